@@ -1,0 +1,105 @@
+# fused: `make` builds the libraries, `make test` runs the specs (installing what is missing).
+PREFIX ?= /usr/local
+LUADIR ?= $(PREFIX)/share/lua/5.1
+LIBDIR ?= $(PREFIX)/lib/lua/5.1
+BUILD ?= build
+CC ?= cc
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+LUAJIT ?= luajit
+BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
+
+CFLAGS ?= -O3 -march=native
+CFLAGS += -std=gnu11 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter
+LDFLAGS += -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
+LIBS = -lopenblas -lm
+NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
+
+C_SOURCES = $(wildcard c/core/*.c c/ops/*.c c/cpu/*.c)
+C_HEADERS = c/fused.h $(wildcard c/core/*.h c/cpu/*.h c/cpu/generic/*.h)
+CU_SOURCES = $(wildcard cuda/*.cu)
+CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
+LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
+SPECS ?= spec
+
+.PHONY: all cuda test test-asan test-valgrind check-cdef deps install uninstall rock-check \
+        bench bench-seq demo clean
+
+all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(NVCC),cuda)
+
+OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
+ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
+
+$(BUILD)/libfused.so: $(OBJECTS)
+	$(CC) $(OBJECTS) -o $@ $(LDFLAGS) $(LIBS)
+
+$(BUILD)/obj/%.o: %.c $(C_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/libfused.so: $(ASAN_OBJECTS)
+	$(CC) $(ASAN_OBJECTS) -o $@ $(LDFLAGS) $(SANITIZE) $(LIBS)
+
+$(BUILD)/asan/obj/%.o: %.c $(C_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
+
+# The generator must not let an FMA change a rounding (see c/ops/random.c).
+$(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o: CFLAGS += -ffp-contract=off
+
+cuda: $(BUILD)/libfused_cuda.so
+
+$(BUILD)/libfused_cuda.so: $(CU_SOURCES) $(CU_HEADERS) $(C_HEADERS) $(BUILD)/libfused.so
+	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -shared $(CU_SOURCES) -o $@ \
+	  -L$(BUILD) -lfused -lcublas -Xlinker -rpath,'$$ORIGIN'
+
+# The FFI declarations are the header's, copied between its ffi markers.
+lua/fused/cdef.lua: c/fused.h scripts/gen-cdef.sh
+	scripts/gen-cdef.sh $< > $@
+
+check-cdef:
+	scripts/gen-cdef.sh c/fused.h | diff -u lua/fused/cdef.lua - \
+	  || { echo "lua/fused/cdef.lua is stale: run make"; exit 1; }
+
+deps:
+	@scripts/install-deps.sh
+
+test: deps all
+	$(LUA_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
+
+# The C core under AddressSanitizer and UBSan; the CUDA library stays out (see TOOLCHAIN).
+test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
+	$(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so FUSED_NO_CUDA=1 \
+	  ASAN_OPTIONS=detect_leaks=0 \
+	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)" \
+	  $(LUAJIT) $(BUSTED) $(SPECS)
+
+test-valgrind: deps $(BUILD)/libfused.so lua/fused/cdef.lua
+	$(LUA_ENV) FUSED_NO_CUDA=1 LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
+	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+	  $(LUAJIT) $(BUSTED) $(SPECS)
+
+install: $(BUILD)/libfused.so lua/fused/cdef.lua
+	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LUADIR)
+	cp $(BUILD)/libfused.so $(DESTDIR)$(LIBDIR)/
+	if [ -f $(BUILD)/libfused_cuda.so ]; then cp $(BUILD)/libfused_cuda.so $(DESTDIR)$(LIBDIR)/; fi
+	cp -r lua/fused $(DESTDIR)$(LUADIR)/
+
+uninstall:
+	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so $(DESTDIR)$(LUADIR)/fused
+
+# luarocks make into a scratch tree, then require 'fused' from elsewhere.
+rock-check: all
+	scripts/rock-check.sh
+
+bench: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_lltm.lua
+
+bench-seq: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
+
+demo: deps all
+	$(LUA_ENV) $(LUAJIT) examples/train.lua
+
+clean:
+	rm -rf $(BUILD)

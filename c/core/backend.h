@@ -1,0 +1,45 @@
+/* The one place where an op meets its device and dtype.
+ *
+ * A backend (the CPU here, CUDA in libfused_cuda) registers a fused_device_ops: how to
+ * allocate and copy on that device, and one fused_kernels table per dtype. Public API
+ * functions validate their arguments, then call kernels_for(...)->op: an op never switches
+ * on device or dtype itself, and a new device or dtype is a new table, not an edit to ops.
+ * Kernels receive validated tensors and may assume contiguous data where the API requires it.
+ */
+#ifndef FUSED_BACKEND_H
+#define FUSED_BACKEND_H
+
+#include "../fused.h"
+
+typedef struct fused_kernels {
+  int (*fill)(fused_tensor *t, double value);
+  int (*unary)(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
+  int (*binary)(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                const fused_tensor *b);
+  int (*binary_scalar)(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                       double scalar);
+  int (*addmm)(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
+               const fused_tensor *b, double beta, double alpha);
+  int (*sum_dim)(fused_tensor *out, const fused_tensor *in, int32_t dim);
+  int (*cat)(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+} fused_kernels;
+
+typedef struct fused_device_ops {
+  const char *name;
+  void *(*alloc)(size_t bytes);             /* NULL with the error set on failure */
+  void (*free)(void *ptr);
+  /* Strided, dtype-converting copy within the device, or a contiguous same-dtype copy
+   * between the host and the device (one side then lives on the CPU). */
+  int (*copy)(fused_tensor *dst, const fused_tensor *src);
+  const fused_kernels *kernels[FUSED_NUM_DTYPES];
+} fused_device_ops;
+
+/* Called by a backend library when it loads and finds its device usable. */
+int fused_register_device(int32_t device, const fused_device_ops *ops);
+/* Called by a backend library that loaded but cannot run, to say why. */
+void fused_set_device_unavailable(int32_t device, const char *reason);
+
+const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
+const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);
+
+#endif

@@ -1,0 +1,24 @@
+/* Argument checks shared by every op. Each returns 0, or sets an error naming the function
+ * (fn), the argument (arg), what was expected and what came, and returns -1. */
+#ifndef FUSED_CHECK_H
+#define FUSED_CHECK_H
+
+#include "../fused.h"
+
+/* Not NULL, with a sane dtype, device and shape. */
+int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
+int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
+int check_ndim(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim);
+int check_shape(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim,
+                const int64_t *sizes);
+/* t has ref's shape, dtype and device (ref_arg names ref in the message). */
+int check_like(const char *fn, const char *arg, const fused_tensor *t, const char *ref_arg,
+               const fused_tensor *ref);
+int check_same_dtype_device(const char *fn, const char *arg, const fused_tensor *t,
+                            const char *ref_arg, const fused_tensor *ref);
+/* Writes "[2, 3]" into buf. */
+const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
+const char *dtype_name(int32_t dtype);
+const char *device_name(int32_t device);
+
+#endif

@@ -1,0 +1,53 @@
+/* The registry of device backends: see backend.h. */
+#include <stdio.h>
+
+#include "backend.h"
+#include "check.h"
+#include "error.h"
+
+extern const fused_device_ops fused_cpu_device;
+
+static const fused_device_ops *devices[FUSED_NUM_DEVICES] = {[FUSED_CPU] = &fused_cpu_device};
+static char unavailable[FUSED_NUM_DEVICES][512] = {
+    [FUSED_CUDA] = "the CUDA library (libfused_cuda.so) is not loaded"};
+
+int fused_register_device(int32_t device, const fused_device_ops *ops) {
+  if (device < 0 || device >= FUSED_NUM_DEVICES || !ops)
+    return fused_error("register_device: argument 'device' expected 0 to %d, got %d",
+                       FUSED_NUM_DEVICES - 1, device);
+  devices[device] = ops;
+  unavailable[device][0] = '\0';
+  return 0;
+}
+
+void fused_set_device_unavailable(int32_t device, const char *reason) {
+  if (device < 0 || device >= FUSED_NUM_DEVICES || devices[device]) return;
+  snprintf(unavailable[device], sizeof unavailable[device], "%s", reason);
+}
+
+int fused_device_available(int32_t device) {
+  return device >= 0 && device < FUSED_NUM_DEVICES && devices[device] != NULL;
+}
+
+const char *fused_device_unavailable_reason(int32_t device) {
+  if (device < 0 || device >= FUSED_NUM_DEVICES) return "no such device";
+  return unavailable[device];
+}
+
+const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device) {
+  if (device < 0 || device >= FUSED_NUM_DEVICES) {
+    fused_error("%s: unknown device %d", fn, device);
+    return NULL;
+  }
+  if (!devices[device]) {
+    fused_error("%s: device %s is not available: %s", fn, device_name(device),
+                unavailable[device]);
+    return NULL;
+  }
+  return devices[device];
+}
+
+const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
+  const fused_device_ops *ops = fused_device_ops_for(fn, t->device_type);
+  return ops ? ops->kernels[t->scalar_type] : NULL;
+}

@@ -1,0 +1,46 @@
+/* Sum along a dim and concatenation, on contiguous tensors seen as [outer, dim, inner]. */
+
+static void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, int64_t *inner) {
+  *outer = *inner = 1;
+  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
+  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
+}
+
+static int sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(in, dim, &outer, &inner);
+  const int64_t len = in->sizes[dim];
+  const scalar_t *x = (const scalar_t *)in->data;
+  scalar_t *y = (scalar_t *)out->data;
+#pragma omp parallel for if (outer * len * inner > PARALLEL_MIN_ELEMENTS && outer > 1)
+  for (int64_t o = 0; o < outer; o++) {
+    scalar_t *row = y + o * inner;
+    const scalar_t *slab = x + o * len * inner;
+    if (inner == 1) {
+      scalar_t acc = 0;
+      for (int64_t d = 0; d < len; d++) acc += slab[d];
+      row[0] = acc;
+      continue;
+    }
+    for (int64_t i = 0; i < inner; i++) row[i] = 0;
+    for (int64_t d = 0; d < len; d++)
+      for (int64_t i = 0; i < inner; i++) row[i] += slab[d * inner + i];
+  }
+  return 0;
+}
+
+static int cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(out, dim, &outer, &inner);
+  scalar_t *y = (scalar_t *)out->data;
+  const int64_t out_row = out->sizes[dim] * inner;
+  int64_t at = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const int64_t row = inputs[k]->sizes[dim] * inner;
+    const scalar_t *x = (const scalar_t *)inputs[k]->data;
+    for (int64_t o = 0; o < outer; o++)
+      memcpy(y + o * out_row + at, x + o * row, (size_t)row * sizeof(scalar_t));
+    at += row;
+  }
+  return 0;
+}

@@ -1,0 +1,5 @@
+/* The CPU kernels in float64: the generic/ sources compiled with scalar_t = double. */
+#define scalar_t double
+#define cblas_gemm cblas_dgemm
+#define CPU_KERNELS fused_cpu_double_kernels
+#include "generic/kernels.h"

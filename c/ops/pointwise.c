@@ -1,0 +1,56 @@
+/* Elementwise ops: out, in and the other operand share shape, dtype and device, contiguous. */
+#include "../core/backend.h"
+#include "../core/check.h"
+#include "../core/error.h"
+
+static const char *const unary_names[FUSED_NUM_UNARY_OPS] = {
+    [FUSED_NEG] = "neg", [FUSED_EXP] = "exp", [FUSED_LOG] = "log", [FUSED_TANH] = "tanh",
+    [FUSED_SIGMOID] = "sigmoid", [FUSED_ELU] = "elu", [FUSED_RELU] = "relu",
+    [FUSED_SQRT] = "sqrt", [FUSED_ABS] = "abs", [FUSED_D_EXP] = "d_exp", [FUSED_D_LOG] = "d_log",
+    [FUSED_D_TANH] = "d_tanh", [FUSED_D_SIGMOID] = "d_sigmoid", [FUSED_D_ELU] = "d_elu",
+    [FUSED_D_RELU] = "d_relu"};
+
+static const char *const binary_names[FUSED_NUM_BINARY_OPS] = {
+    [FUSED_ADD] = "add", [FUSED_SUB] = "sub", [FUSED_MUL] = "mul", [FUSED_DIV] = "div",
+    [FUSED_RSUB] = "rsub", [FUSED_RDIV] = "rdiv", [FUSED_POW] = "pow", [FUSED_MAX] = "max",
+    [FUSED_MIN] = "min"};
+
+static int check_operand(const char *fn, const char *arg, const fused_tensor *t,
+                         const char *ref_arg, const fused_tensor *ref) {
+  FUSED_TRY(check_like(fn, arg, t, ref_arg, ref));
+  return check_contiguous(fn, arg, t);
+}
+
+int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
+  if ((unsigned)op >= FUSED_NUM_UNARY_OPS) return fused_error("unary: unknown op %d", (int)op);
+  const char *fn = unary_names[op];
+  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  FUSED_TRY(check_operand(fn, "input", in, "out", out));
+  const fused_kernels *k = fused_kernels_for(fn, out);
+  return k ? k->unary(op, out, in, alpha) : -1;
+}
+
+int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                 const fused_tensor *b) {
+  if ((unsigned)op >= FUSED_NUM_BINARY_OPS) return fused_error("binary: unknown op %d", (int)op);
+  const char *fn = binary_names[op];
+  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  FUSED_TRY(check_operand(fn, "a", a, "out", out));
+  FUSED_TRY(check_operand(fn, "b", b, "a", a));
+  const fused_kernels *k = fused_kernels_for(fn, out);
+  return k ? k->binary(op, out, a, b) : -1;
+}
+
+int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                        double scalar) {
+  if ((unsigned)op >= FUSED_NUM_BINARY_OPS)
+    return fused_error("binary_scalar: unknown op %d", (int)op);
+  const char *fn = binary_names[op];
+  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  FUSED_TRY(check_operand(fn, "a", a, "out", out));
+  const fused_kernels *k = fused_kernels_for(fn, out);
+  return k ? k->binary_scalar(op, out, a, scalar) : -1;
+}

@@ -1,0 +1,52 @@
+/* sum along a dim, and cat along a dim. */
+#include <stdio.h>
+
+#include "../core/backend.h"
+#include "../core/check.h"
+#include "../core/error.h"
+
+static int check_dim(const char *fn, const fused_tensor *t, int32_t dim) {
+  if (dim >= 0 && dim < t->ndim) return 0;
+  return fused_error("%s: argument 'dim' expected 1 to %d, got %d", fn, t->ndim, dim + 1);
+}
+
+int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  const char *fn = "sum";
+  FUSED_TRY(check_tensor(fn, "input", in));
+  FUSED_TRY(check_contiguous(fn, "input", in));
+  FUSED_TRY(check_dim(fn, in, dim));
+  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_same_dtype_device(fn, "out", out, "input", in));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  int64_t want[FUSED_MAX_DIMS];
+  for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
+  FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
+  const fused_kernels *k = fused_kernels_for(fn, in);
+  return k ? k->sum_dim(out, in, dim) : -1;
+}
+
+int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
+  const char *fn = "cat";
+  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  FUSED_TRY(check_dim(fn, out, dim));
+  if (n < 1 || !inputs) return fused_error("%s: argument 'tensors' expected at least one tensor, got %d", fn, n);
+  int64_t total = 0;
+  for (int32_t k = 0; k < n; k++) {
+    char arg[32];
+    snprintf(arg, sizeof arg, "tensors[%d]", k + 1);
+    FUSED_TRY(check_tensor(fn, arg, inputs[k]));
+    FUSED_TRY(check_same_dtype_device(fn, arg, inputs[k], "out", out));
+    FUSED_TRY(check_contiguous(fn, arg, inputs[k]));
+    int64_t want[FUSED_MAX_DIMS];
+    for (int32_t d = 0; d < out->ndim; d++) want[d] = d == dim ? inputs[k]->sizes[d] : out->sizes[d];
+    if (inputs[k]->ndim != out->ndim) FUSED_TRY(check_ndim(fn, arg, inputs[k], out->ndim));
+    FUSED_TRY(check_shape(fn, arg, inputs[k], out->ndim, want));
+    total += inputs[k]->sizes[dim];
+  }
+  if (total != out->sizes[dim])
+    return fused_error("%s: argument 'out' expected size %lld along dim %d, got %lld", fn,
+                       (long long)total, dim + 1, (long long)out->sizes[dim]);
+  const fused_kernels *k = fused_kernels_for(fn, out);
+  return k ? k->cat(out, inputs, n, dim) : -1;
+}

@@ -1,0 +1,97 @@
+-- Generated from c/fused.h by scripts/gen-cdef.sh; edit the header, then run make.
+return [[
+enum { FUSED_MAX_DIMS = 8 };
+
+typedef enum { FUSED_FLOAT32 = 0, FUSED_FLOAT64 = 1, FUSED_NUM_DTYPES = 2 } fused_dtype;
+typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_device;
+
+typedef struct fused_storage fused_storage;
+
+typedef struct fused_tensor {
+  char *data;                       /* first element: storage base + offset */
+  fused_storage *storage;           /* shared by views; freed with its last tensor */
+  int64_t sizes[FUSED_MAX_DIMS];
+  int64_t strides[FUSED_MAX_DIMS];  /* in elements */
+  int32_t ndim;
+  int32_t scalar_type;              /* fused_dtype */
+  int32_t device_type;              /* fused_device */
+} fused_tensor;
+
+const char *fused_last_error(void);
+
+/* Tensors. A new tensor's memory is uninitialised. */
+int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
+                     int32_t device);
+/* A view of src's storage; offset and strides in elements, checked against the storage. */
+int fused_tensor_view(fused_tensor **out, const fused_tensor *src, int32_t ndim,
+                      const int64_t *sizes, const int64_t *strides, int64_t offset);
+void fused_tensor_free(fused_tensor *t);
+int fused_tensor_is_contiguous(const fused_tensor *t);
+int64_t fused_tensor_numel(const fused_tensor *t);
+size_t fused_dtype_size(int32_t dtype);
+/* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing. */
+int64_t fused_bytes_in_use(int32_t device);
+
+/* Whether a device's backend is loaded, and why not. */
+int fused_device_available(int32_t device);
+const char *fused_device_unavailable_reason(int32_t device);
+
+/* Threads used by the CPU kernels and OpenBLAS; 0 means all cores. */
+int fused_set_num_threads(int32_t n);
+int32_t fused_get_num_threads(void);
+
+/* Copies: any strides, any dtypes on one device; between the CPU and a device, same dtype. */
+int fused_copy(fused_tensor *dst, const fused_tensor *src);
+int fused_fill(fused_tensor *t, double value);
+
+/* Elementwise ops on contiguous tensors of one shape. alpha is ELU's alpha, else unused.
+ * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
+typedef enum {
+  FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
+  FUSED_SQRT, FUSED_ABS,
+  FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU,
+  FUSED_NUM_UNARY_OPS
+} fused_unary_op;
+typedef enum {
+  FUSED_ADD, FUSED_SUB, FUSED_MUL, FUSED_DIV, FUSED_RSUB, FUSED_RDIV, FUSED_POW, FUSED_MAX,
+  FUSED_MIN, FUSED_NUM_BINARY_OPS
+} fused_binary_op;
+int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
+int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                 const fused_tensor *b);
+/* out = a op scalar (FUSED_RSUB: scalar - a, FUSED_RDIV: scalar / a). */
+int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
+                        double scalar);
+
+/* out = beta * bias + alpha * a @ b, 2-D. a and b may be contiguous or transposed views of
+ * contiguous matrices; bias may be NULL, a vector of out's columns (added to every row) or
+ * out's shape. out is contiguous and must not overlap the inputs. */
+int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
+                const fused_tensor *b, double beta, double alpha);
+
+/* Reductions over dim (0-based) of a contiguous tensor; out has that dim of size 1. */
+int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* Concatenation along dim (0-based) of n tensors into a contiguous out. */
+int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+
+/* Random numbers from one generator, reproducible on every machine for a given seed. */
+void fused_manual_seed(uint64_t seed);
+int fused_uniform(fused_tensor *t, double low, double high);
+int fused_normal(fused_tensor *t, double mean, double std);
+
+/* The LLTM cell (the PyTorch C++/CUDA extension tutorial): X = [h, x], gates = X Wᵀ + b split
+ * into input gate (sigmoid), output gate (sigmoid), candidate (ELU, alpha 1);
+ * new_c = c + candidate * input_gate, new_h = tanh(new_c) * output_gate.
+ * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H) receives what backward needs:
+ * [input_gate, output_gate, candidate, tanh(new_c)]. All contiguous, one dtype and device.
+ * Backward writes d_x, d_h, d_c, and adds into d_W and d_b when accumulate is 1 (else
+ * overwrites them). */
+int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
+                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
+                       const fused_tensor *W, const fused_tensor *b);
+int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
+                        fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
+                        const fused_tensor *grad_c, const fused_tensor *saved,
+                        const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
+                        int32_t accumulate);
+]]

@@ -1,0 +1,34 @@
+-- Loads libfused and declares its C API: the one place that calls ffi.load for it.
+local ffi = require 'ffi'
+
+ffi.cdef(require 'fused.cdef')
+
+local lib = {}
+
+-- This file's folder: lua/fused/ in a checkout, $LUADIR/fused/ once installed.
+local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+
+-- A C library named `name` ('libfused'): $FUSED_LIB for libfused, then the checkout's build/,
+-- then package.cpath (where luarocks and `make install` put it).
+function lib.find(name, env)
+  local path = env and os.getenv(env)
+  if path and path ~= '' then return path end
+  local built = here .. '../../build/' .. name .. '.so'
+  local f = io.open(built, 'rb')
+  if f then f:close(); return built end
+  return package.searchpath(name, package.cpath)
+end
+
+lib.path = lib.find('libfused', 'FUSED_LIB')
+if not lib.path then
+  error("fused: libfused.so not found: run `make` in the checkout, or `luarocks make`", 2)
+end
+-- Kept in this table for the life of the program: ffi.gc finalizers point into it.
+lib.C = ffi.load(lib.path)
+
+-- Raises the library's last error, blamed on the caller of the public function (level 3).
+function lib.check(rc)
+  if rc ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end
+end
+
+return lib

@@ -1,0 +1,81 @@
+-- tostring(t): the values, then the shape, dtype and device, in the manner of Torch7.
+-- Large tensors show their first and last few entries along each dim.
+local tensor = require 'fused.tensor'
+
+local EDGE = 3          -- entries kept at each end of a long dim
+local SUMMARIZE = 1000  -- above this many elements, dims longer than 2 * EDGE are cut
+
+local function format_for(values)
+  local max, all_int = 0, true
+  for _, v in ipairs(values) do
+    if v ~= v or v == math.huge or v == -math.huge then
+    else
+      max = math.max(max, math.abs(v))
+      if v ~= math.floor(v) then all_int = false end
+    end
+  end
+  if all_int and max < 1e9 then return '%' .. (#string.format('%d', max) + 2) .. '.0f' end
+  if max >= 1e5 or (max < 1e-3 and max > 0) then return '%12.4e' end
+  return '%' .. (#string.format('%d', math.floor(max)) + 7) .. '.4f'
+end
+
+local function kept(size, cut)
+  local idx = {}
+  if cut and size > 2 * EDGE then
+    for i = 1, EDGE do idx[#idx + 1] = i end
+    idx[#idx + 1] = false -- the gap
+    for i = size - EDGE + 1, size do idx[#idx + 1] = i end
+  else
+    for i = 1, size do idx[i] = i end
+  end
+  return idx
+end
+
+local function render(t)
+  local shape, data = t:shape(), t:totable()
+  local cut = t:numel() > SUMMARIZE
+  local values = {}
+  local function gather(x) if type(x) == 'table' then for _, y in ipairs(x) do gather(y) end else values[#values + 1] = x end end
+  gather(data)
+  local fmt = format_for(values)
+  local lines = {}
+  local function matrix(m, prefix)
+    if prefix then lines[#lines + 1] = prefix end
+    local rows = #shape == 1 and { m } or m
+    local row_idx = #shape == 1 and { 1 } or kept(#rows, cut)
+    for _, r in ipairs(row_idx) do
+      if r then
+        local cells = {}
+        for _, c in ipairs(kept(#rows[r], cut)) do
+          cells[#cells + 1] = c and string.format(fmt, rows[r][c]) or ' ...'
+        end
+        lines[#lines + 1] = table.concat(cells, ' ')
+      else
+        lines[#lines + 1] = ' ...'
+      end
+    end
+    if prefix then lines[#lines + 1] = '' end
+  end
+  local function walk(x, d, index)
+    if d >= #shape - 1 then
+      matrix(x, #shape > 2 and '(' .. table.concat(index, ',') .. ',.,.) = ' or nil)
+      return
+    end
+    for _, i in ipairs(kept(#x, cut)) do
+      if i then
+        index[d] = i
+        walk(x[i], d + 1, index)
+      else
+        lines[#lines + 1] = '(...)'
+      end
+    end
+    index[d] = nil
+  end
+  walk(data, 1, {})
+  return table.concat(lines, '\n')
+end
+
+tensor.metatable.__tostring = function(t)
+  return string.format('%s\n[fused.Tensor %s %s of size %s]', render(t), t.dtype, t.device,
+                       table.concat(t:shape(), 'x'))
+end

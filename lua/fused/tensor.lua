@@ -1,0 +1,417 @@
+-- The Tensor class: a fused_tensor* cdata with methods (ffi.metatype), its constructors,
+-- views and conversions. Memory lives in C; each Lua reference owns one fused_tensor, freed by
+-- ffi.gc, and views share the storage. Math lives in fused/ops.lua, printing in fused/print.lua.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local dt = require 'fused.dtype'
+
+local C, check = lib.C, lib.check
+local Tensor = {}
+local properties = {}
+local M = { Tensor = Tensor }
+
+local tensor_ptr = ffi.typeof('fused_tensor*')
+local box = ffi.new('fused_tensor*[1]')
+local sizes_buf = ffi.new('int64_t[8]')
+local strides_buf = ffi.new('int64_t[8]')
+local MAX_DIMS = 8
+
+function M.is_tensor(x) return ffi.istype(tensor_ptr, x) end
+
+-- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.
+function M.expect(x, fn, arg)
+  if not ffi.istype(tensor_ptr, x) then
+    local got = type(x) == 'cdata' and tostring(ffi.typeof(x)) or type(x)
+    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, got), 3)
+  end
+  return x
+end
+
+-- Lua's collector sees a few bytes per tensor, not the memory behind it, so allocations are
+-- counted here and a full collection runs once they pass what was live after the last one
+-- (at least 256 MB): resident memory stays within about twice the live tensors.
+local GC_MIN_BYTES = 256 * 2 ^ 20
+local allocated, gc_threshold = 0, GC_MIN_BYTES
+
+local function collect()
+  collectgarbage()
+  allocated = 0
+  local live = tonumber(C.fused_bytes_in_use(0) + C.fused_bytes_in_use(1))
+  gc_threshold = math.max(GC_MIN_BYTES, live)
+end
+
+-- A new tensor of ndim sizes (an int64_t array); on failure (out of memory, say) collect once
+-- and retry before raising.
+local function new(ndim, sizes, dtype, device)
+  if C.fused_tensor_new(box, ndim, sizes, dtype, device) ~= 0 then
+    collect()
+    if C.fused_tensor_new(box, ndim, sizes, dtype, device) ~= 0 then
+      error(ffi.string(C.fused_last_error()), 3)
+    end
+  end
+  local t = ffi.gc(box[0], C.fused_tensor_free)
+  allocated = allocated + tonumber(C.fused_tensor_numel(t)) * dt.sizes[dtype]
+  if allocated > gc_threshold then collect() end
+  return t
+end
+M.new = new
+
+function M.empty_like(t, dtype, device)
+  return new(t.ndim, t.sizes, dtype or t.scalar_type, device or t.device_type)
+end
+
+local function view(t, ndim, sizes, strides, offset)
+  check(C.fused_tensor_view(box, t, ndim, sizes, strides, offset))
+  return ffi.gc(box[0], C.fused_tensor_free)
+end
+
+-- shape: a list of positive integers, or one number; fills sizes_buf, returns ndim.
+local function parse_shape(shape, fn)
+  if type(shape) == 'number' then shape = { shape } end
+  if type(shape) ~= 'table' then
+    error(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type(shape)), 3)
+  end
+  local n = #shape
+  if n < 1 or n > MAX_DIMS then
+    error(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n), 3)
+  end
+  for i = 1, n do
+    local s = shape[i]
+    if type(s) ~= 'number' or s < 1 or s ~= math.floor(s) then
+      error(string.format("%s: argument 'shape' expected positive integer sizes, got %s at position %d",
+                          fn, tostring(s), i), 3)
+    end
+    sizes_buf[i - 1] = s
+  end
+  return n
+end
+
+function M.empty(shape, opts)
+  local dtype, device = dt.parse(opts, 'empty')
+  return new(parse_shape(shape, 'empty'), sizes_buf, dtype, device)
+end
+
+local function filled(fn, value)
+  return function(shape, opts)
+    local dtype, device = dt.parse(opts, fn)
+    local t = new(parse_shape(shape, fn), sizes_buf, dtype, device)
+    check(C.fused_fill(t, value))
+    return t
+  end
+end
+M.zeros = filled('zeros', 0)
+M.ones = filled('ones', 1)
+
+function M.full(shape, value, opts)
+  local dtype, device = dt.parse(opts, 'full')
+  local t = new(parse_shape(shape, 'full'), sizes_buf, dtype, device)
+  check(C.fused_fill(t, value))
+  return t
+end
+
+function M.rand(shape, opts)
+  local dtype, device = dt.parse(opts, 'rand')
+  local t = new(parse_shape(shape, 'rand'), sizes_buf, dtype, device)
+  check(C.fused_uniform(t, 0, 1))
+  return t
+end
+
+function M.randn(shape, opts)
+  local dtype, device = dt.parse(opts, 'randn')
+  local t = new(parse_shape(shape, 'randn'), sizes_buf, dtype, device)
+  check(C.fused_normal(t, 0, 1))
+  return t
+end
+
+function M.manual_seed(seed)
+  if type(seed) ~= 'number' or seed < 0 or seed ~= math.floor(seed) then
+    error("manual_seed: argument 'seed' expected a non-negative integer, got " .. tostring(seed), 2)
+  end
+  C.fused_manual_seed(seed)
+end
+
+-- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular.
+function M.tensor(data, opts)
+  local dtype, device = dt.parse(opts, 'tensor')
+  local shape, node = {}, data
+  while type(node) == 'table' do
+    shape[#shape + 1] = #node
+    node = node[1]
+  end
+  if #shape == 0 then
+    error("tensor: argument 'data' expected a nested table of numbers, got " .. type(data), 2)
+  end
+  local host = new(parse_shape(shape, 'tensor'), sizes_buf, dtype, dt.devices.cpu)
+  local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
+  local function walk(x, d, where)
+    if d > #shape then
+      if type(x) ~= 'number' then
+        error(string.format("tensor: argument 'data' expected a number at %s, got %s", where, type(x)), 4)
+      end
+      p[at] = x
+      at = at + 1
+      return
+    end
+    if type(x) ~= 'table' or #x ~= shape[d] then
+      error(string.format("tensor: argument 'data' is not regular: expected %d entries at %s, got %s",
+                          shape[d], where, type(x) == 'table' and #x or type(x)), 4)
+    end
+    for i = 1, shape[d] do walk(x[i], d + 1, where .. '[' .. i .. ']') end
+  end
+  walk(data, 1, 'data')
+  return device == dt.devices.cpu and host or host:to(dt.device_names[device])
+end
+
+-- Properties --------------------------------------------------------------------------------
+
+function properties.dtype(t) return dt.dtype_names[t.scalar_type] end
+function properties.device(t) return dt.device_names[t.device_type] end
+
+function Tensor.dim(t) return t.ndim end
+function Tensor.numel(t) return tonumber(C.fused_tensor_numel(t)) end
+function Tensor.is_contiguous(t) return C.fused_tensor_is_contiguous(t) ~= 0 end
+
+function Tensor.shape(t)
+  local s = {}
+  for d = 1, t.ndim do s[d] = tonumber(t.sizes[d - 1]) end
+  return s
+end
+
+function Tensor.stride(t)
+  local s = {}
+  for d = 1, t.ndim do s[d] = tonumber(t.strides[d - 1]) end
+  return s
+end
+
+-- dim is 1-based; negative counts from the end, as in Torch.
+local function check_dim(t, dim, fn, arg)
+  arg = arg or 'dim'
+  if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
+    error(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
+                        tostring(dim)), 3)
+  end
+  return dim < 0 and t.ndim + dim + 1 or dim
+end
+M.check_dim = check_dim
+
+function Tensor.size(t, dim)
+  if dim == nil then return t:shape() end
+  return tonumber(t.sizes[check_dim(t, dim, 'size') - 1])
+end
+
+-- Copies and conversions --------------------------------------------------------------------
+
+function Tensor.copy(t, src)
+  M.expect(src, 'copy', 'src')
+  check(C.fused_copy(t, src))
+  return t
+end
+
+function Tensor.clone(t)
+  local c = M.empty_like(t)
+  check(C.fused_copy(c, t))
+  return c
+end
+
+function Tensor.contiguous(t)
+  if C.fused_tensor_is_contiguous(t) ~= 0 then return t end
+  return t:clone()
+end
+
+function Tensor.fill(t, value)
+  if type(value) ~= 'number' then
+    error("fill: argument 'value' expected a number, got " .. type(value), 2)
+  end
+  check(C.fused_fill(t, value))
+  return t
+end
+
+function Tensor.zero(t) return t:fill(0) end
+
+function Tensor.uniform(t, low, high)
+  check(C.fused_uniform(t, low or 0, high or 1))
+  return t
+end
+
+function Tensor.normal(t, mean, std)
+  check(C.fused_normal(t, mean or 0, std or 1))
+  return t
+end
+
+-- t:to('float64' | 'float32' | 'cuda' | 'cpu'), or t:to(dtype, device); t itself when nothing
+-- changes, as Torch's :float() does.
+function Tensor.to(t, a, b)
+  local dtype, device = t.scalar_type, t.device_type
+  for _, x in ipairs({ a, b }) do
+    if dt.dtypes[x] then dtype = dt.dtypes[x]
+    elseif dt.devices[x] then device = dt.devices[x]
+    else
+      error(string.format("to: expected 'float32', 'float64', 'cpu' or 'cuda', got %s", tostring(x)), 2)
+    end
+  end
+  if dtype == t.scalar_type and device == t.device_type then return t end
+  local src = t
+  if device ~= t.device_type and dtype ~= t.scalar_type then
+    -- Convert where the data is, then move: a copy between devices keeps the dtype.
+    src = M.empty_like(t, dtype)
+    check(C.fused_copy(src, t))
+  elseif device ~= t.device_type then
+    src = t:contiguous()
+  end
+  local out = M.empty_like(t, dtype, device)
+  check(C.fused_copy(out, src))
+  return out
+end
+
+function Tensor.float(t) return t:to('float32') end
+function Tensor.double(t) return t:to('float64') end
+function Tensor.cpu(t) return t:to('cpu') end
+function Tensor.cuda(t) return t:to('cuda') end
+
+-- Nested Lua tables of numbers.
+function Tensor.totable(t)
+  local host = t:to('cpu'):contiguous()
+  local p, at, shape = ffi.cast(dt.ctypes[host.scalar_type], host.data), 0, host:shape()
+  local function build(d)
+    local r = {}
+    for i = 1, shape[d] do
+      if d == #shape then
+        r[i] = tonumber(p[at]); at = at + 1
+      else
+        r[i] = build(d + 1)
+      end
+    end
+    return r
+  end
+  return build(1)
+end
+
+-- The value of a one-element tensor.
+function Tensor.item(t)
+  if t:numel() ~= 1 then
+    error(string.format("item: expected a tensor of one element, got %d", t:numel()), 2)
+  end
+  local host = t:to('cpu')
+  return tonumber(ffi.cast(dt.ctypes[host.scalar_type], host.data)[0])
+end
+
+-- Views: they share the storage ----------------------------------------------------------
+
+local function copy_layout(t)
+  for d = 0, t.ndim - 1 do
+    sizes_buf[d] = t.sizes[d]
+    strides_buf[d] = t.strides[d]
+  end
+end
+
+-- t:narrow(dim, start, length): elements start .. start+length-1 along dim (1-based).
+function Tensor.narrow(t, dim, start, length)
+  dim = check_dim(t, dim, 'narrow')
+  local size = tonumber(t.sizes[dim - 1])
+  if type(start) ~= 'number' or start < 1 or start > size or start ~= math.floor(start) then
+    error(string.format("narrow: argument 'start' expected 1..%d, got %s", size, tostring(start)), 2)
+  end
+  if type(length) ~= 'number' or length < 1 or start + length - 1 > size or length ~= math.floor(length) then
+    error(string.format("narrow: argument 'length' expected 1..%d (start %d, size %d), got %s",
+                        size - start + 1, start, size, tostring(length)), 2)
+  end
+  copy_layout(t)
+  sizes_buf[dim - 1] = length
+  return view(t, t.ndim, sizes_buf, strides_buf, (start - 1) * t.strides[dim - 1])
+end
+
+-- t:select(dim, index): the slice at index, with dim removed (a 1-D tensor gives 1 element).
+function Tensor.select(t, dim, index)
+  dim = check_dim(t, dim, 'select')
+  local size = tonumber(t.sizes[dim - 1])
+  if type(index) ~= 'number' or index < 1 or index > size or index ~= math.floor(index) then
+    error(string.format("select: argument 'index' expected 1..%d, got %s", size, tostring(index)), 2)
+  end
+  if t.ndim == 1 then return t:narrow(1, index, 1) end
+  local n = 0
+  for d = 0, t.ndim - 1 do
+    if d ~= dim - 1 then
+      sizes_buf[n], strides_buf[n] = t.sizes[d], t.strides[d]
+      n = n + 1
+    end
+  end
+  return view(t, n, sizes_buf, strides_buf, (index - 1) * t.strides[dim - 1])
+end
+
+-- n pieces along dim, the last one smaller when the size does not divide (as torch.chunk).
+function Tensor.chunk(t, n, dim)
+  dim = check_dim(t, dim or 1, 'chunk')
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    error("chunk: argument 'n' expected a positive integer, got " .. tostring(n), 2)
+  end
+  local size = tonumber(t.sizes[dim - 1])
+  local step = math.ceil(size / n)
+  local pieces = {}
+  for start = 1, size, step do
+    pieces[#pieces + 1] = t:narrow(dim, start, math.min(step, size - start + 1))
+  end
+  return pieces
+end
+
+function Tensor.transpose(t, d1, d2)
+  d1, d2 = check_dim(t, d1, 'transpose', 'dim1'), check_dim(t, d2, 'transpose', 'dim2')
+  copy_layout(t)
+  sizes_buf[d1 - 1], sizes_buf[d2 - 1] = t.sizes[d2 - 1], t.sizes[d1 - 1]
+  strides_buf[d1 - 1], strides_buf[d2 - 1] = t.strides[d2 - 1], t.strides[d1 - 1]
+  return view(t, t.ndim, sizes_buf, strides_buf, 0)
+end
+
+function Tensor.t(t)
+  if t.ndim ~= 2 then
+    error(string.format("t: expected a 2-D tensor, got %d dims (use transpose(dim1, dim2))", t.ndim), 2)
+  end
+  return t:transpose(1, 2)
+end
+
+-- A view with another shape of the same numel (one size may be -1); t must be contiguous.
+function Tensor.view(t, shape, ...)
+  if type(shape) == 'number' then shape = { shape, ... } end
+  if C.fused_tensor_is_contiguous(t) == 0 then
+    error("view: expected a contiguous tensor (use :reshape() or :contiguous())", 2)
+  end
+  local n, known, infer = #shape, 1, nil
+  for i = 1, n do
+    if shape[i] == -1 and not infer then infer = i else known = known * shape[i] end
+  end
+  local resolved = {}
+  for i = 1, n do resolved[i] = shape[i] end
+  if infer then resolved[infer] = t:numel() / known end
+  local ndim = parse_shape(resolved, 'view')
+  local numel = 1
+  for i = 1, ndim do numel = numel * resolved[i] end
+  if numel ~= t:numel() then
+    error(string.format("view: argument 'shape' expected %d elements in all, got %d",
+                        t:numel(), numel), 2)
+  end
+  local stride = 1
+  for d = ndim - 1, 0, -1 do
+    strides_buf[d] = stride
+    stride = stride * sizes_buf[d]
+  end
+  return view(t, ndim, sizes_buf, strides_buf, 0)
+end
+
+function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) end
+
+-- The metatype ------------------------------------------------------------------------------
+
+M.metatable = {
+  __index = function(t, k)
+    local method = Tensor[k]
+    if method ~= nil then return method end
+    local property = properties[k]
+    if property then return property(t) end
+  end,
+}
+
+-- Called once by fused/init.lua after ops and printing have added their methods.
+function M.install()
+  ffi.metatype('fused_tensor', M.metatable)
+end
+
+return M
