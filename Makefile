@@ -25,7 +25,7 @@ SPECS ?= spec
 .PHONY: all cuda test test-asan test-valgrind check-cdef deps install uninstall rock-check \
         bench bench-seq demo clean
 
-all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(NVCC),cuda)
+all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
 
 OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)

@@ -36,8 +36,6 @@ typedef struct fused_device_ops {
 
 /* Called by a backend library when it loads and finds its device usable. */
 int fused_register_device(int32_t device, const fused_device_ops *ops);
-/* Called by a backend library that loaded but cannot run, to say why. */
-void fused_set_device_unavailable(int32_t device, const char *reason);
 
 const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
 const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);

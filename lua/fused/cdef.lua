@@ -32,9 +32,10 @@ size_t fused_dtype_size(int32_t dtype);
 /* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing. */
 int64_t fused_bytes_in_use(int32_t device);
 
-/* Whether a device's backend is loaded, and why not. */
+/* Whether a device's backend is loaded, and why not (the loader says why, for the messages). */
 int fused_device_available(int32_t device);
 const char *fused_device_unavailable_reason(int32_t device);
+void fused_set_device_unavailable(int32_t device, const char *reason);
 
 /* Threads used by the CPU kernels and OpenBLAS; 0 means all cores. */
 int fused_set_num_threads(int32_t n);

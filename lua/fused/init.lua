@@ -2,8 +2,8 @@
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local ops = require 'fused.ops'
-require 'fused.print'
 local npy = require 'fused.npy'
+require 'fused.print'
 
 tensor.install()
 
@@ -15,6 +15,9 @@ local fused = {
   rand = tensor.rand, randn = tensor.randn, tensor = tensor.tensor,
   manual_seed = tensor.manual_seed,
   load_npy = npy.load_npy, save_npy = npy.save_npy,
+  cuda = require 'fused.cuda',
+  nn = require 'fused.nn',
+  optim = require 'fused.optim',
 }
 for name, f in pairs(ops) do fused[name] = f end
 
@@ -22,4 +25,17 @@ for name, f in pairs(ops) do fused[name] = f end
 function fused.set_num_threads(n) lib.check(lib.C.fused_set_num_threads(n)) end
 function fused.get_num_threads() return lib.C.fused_get_num_threads() end
 
-return fused
+-- Loaded on first use: fused.functional, fused.gradcheck(...), fused.save / fused.load.
+local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck' }
+function fused.save(...) return require('fused.safetensors').save(...) end
+function fused.load(...) return require('fused.safetensors').load(...) end
+
+return setmetatable(fused, {
+  __index = function(t, k)
+    if lazy[k] then
+      local mod = require(lazy[k])
+      rawset(t, k, mod)
+      return mod
+    end
+  end,
+})

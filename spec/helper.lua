@@ -1,0 +1,48 @@
+-- Shared by the specs: load fused from the checkout, compare tensors, find the golden files.
+local fused = require 'fused'
+
+local helper = { fused = fused }
+
+-- ../shared/golden beside the checkout (FUSED_GOLDEN overrides).
+helper.golden = os.getenv('FUSED_GOLDEN') or (function()
+  local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+  return here .. '../../shared/golden'
+end)()
+
+function helper.load_golden(case, name, dtype)
+  local t = fused.load_npy(helper.golden .. '/' .. case .. '/' .. name .. '.npy')
+  return dtype and t:to(dtype) or t
+end
+
+-- ‖a − b‖ / ‖b‖ over all elements, in float64 on the host (‖a − b‖ when b is all zeros).
+function helper.rel_error(a, b)
+  local x, y = a:double():cpu():contiguous(), b:double():cpu():contiguous()
+  assert(x:numel() == y:numel(), 'rel_error: sizes differ: ' .. x:numel() .. ' vs ' .. y:numel())
+  local num, den = 0, 0
+  local px, py = require('ffi').cast('double*', x.data), require('ffi').cast('double*', y.data)
+  for i = 0, x:numel() - 1 do
+    local d = px[i] - py[i]
+    num, den = num + d * d, den + py[i] * py[i]
+  end
+  if num ~= num then return math.huge end
+  return den > 0 and math.sqrt(num / den) or math.sqrt(num)
+end
+
+-- Asserts rel_error(a, b) <= tol, saying which tensor and by how much when not.
+function helper.assert_close(a, b, tol, what)
+  assert.are.same(b:shape(), a:shape(), (what or 'tensor') .. ': shapes differ')
+  local err = helper.rel_error(a, b)
+  assert(err <= tol, string.format('%s: relative error %.3e exceeds %.1e', what or 'tensor', err, tol))
+end
+
+-- Asserts that f() raises an error whose message contains every given fragment.
+function helper.assert_error(f, ...)
+  local ok, err = pcall(f)
+  assert(not ok, 'expected an error, got none')
+  err = tostring(err)
+  for _, fragment in ipairs({ ... }) do
+    assert(err:find(fragment, 1, true), string.format('error %q lacks %q', err, fragment))
+  end
+end
+
+return helper
