@@ -9,7 +9,7 @@ LUAJIT ?= luajit
 BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 
 CFLAGS ?= -O3 -march=native
-CFLAGS += -std=gnu11 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter
+CFLAGS += -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter
 LDFLAGS += -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 LIBS = -lopenblas -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90

@@ -43,13 +43,19 @@ typedef struct fused_tensor {
 
 const char *fused_last_error(void);
 
-/* Tensors. A new tensor's memory is uninitialised. */
+/* Tensors. fused_tensor_init fills a caller-owned struct (LuaJIT's ffi.new) with a new storage,
+ * fused_tensor_release drops its reference; fused_tensor_new/free do the same for a struct on
+ * the heap, for C callers. A new tensor's memory is uninitialised. */
+int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32_t dtype,
+                      int32_t device);
+void fused_tensor_release(fused_tensor *t);
 int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
                      int32_t device);
-/* A view of src's storage; offset and strides in elements, checked against the storage. */
-int fused_tensor_view(fused_tensor **out, const fused_tensor *src, int32_t ndim,
-                      const int64_t *sizes, const int64_t *strides, int64_t offset);
 void fused_tensor_free(fused_tensor *t);
+/* Fills out with a view of src's storage; offset and strides in elements, checked against the
+ * storage. Release it like any tensor. */
+int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
+                      const int64_t *sizes, const int64_t *strides, int64_t offset);
 int fused_tensor_is_contiguous(const fused_tensor *t);
 int64_t fused_tensor_numel(const fused_tensor *t);
 size_t fused_dtype_size(int32_t dtype);

@@ -30,7 +30,8 @@ end
 
 -- Asserts rel_error(a, b) <= tol, saying which tensor and by how much when not.
 function helper.assert_close(a, b, tol, what)
-  assert.are.same(b:shape(), a:shape(), (what or 'tensor') .. ': shapes differ')
+  local sa, sb = table.concat(a:shape(), 'x'), table.concat(b:shape(), 'x')
+  assert(sa == sb, string.format('%s: shape %s, expected %s', what or 'tensor', sa, sb))
   local err = helper.rel_error(a, b)
   assert(err <= tol, string.format('%s: relative error %.3e exceeds %.1e', what or 'tensor', err, tol))
 end

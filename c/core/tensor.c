@@ -1,6 +1,7 @@
 /* Tensors and their refcounted storages. A storage is allocated by its device's backend and
  * freed when the last tensor viewing it is freed. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "backend.h"
 #include "check.h"
@@ -47,11 +48,11 @@ static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {
   return 0;
 }
 
-int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
-                     int32_t device) {
+int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32_t dtype,
+                      int32_t device) {
   const char *fn = "tensor_new";
-  if (!out) return fused_error("%s: argument 'out' is NULL", fn);
-  *out = NULL;
+  if (!t) return fused_error("%s: argument 't' is NULL", fn);
+  memset(t, 0, sizeof *t);
   FUSED_TRY(check_sizes(fn, ndim, sizes));
   if (dtype < 0 || dtype >= FUSED_NUM_DTYPES)
     return fused_error("%s: argument 'dtype' expected float32 or float64, got %d", fn, dtype);
@@ -64,13 +65,11 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
       return fused_error("%s: the tensor's size overflows", fn);
     numel *= (size_t)sizes[d];
   }
-  fused_tensor *t = calloc(1, sizeof *t);
   fused_storage *s = calloc(1, sizeof *s);
-  char *base = t && s ? ops->alloc(numel * elem) : NULL;
+  if (!s) return fused_error("%s: out of memory", fn);
+  char *base = ops->alloc(numel * elem);
   if (!base) {
-    free(t);
     free(s);
-    if (!t || !s) return fused_error("%s: out of memory", fn);
     return -1; /* the device's alloc said why */
   }
   *s = (fused_storage){.base = base, .bytes = numel * elem, .device = device, .refcount = 1};
@@ -86,15 +85,27 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
     t->strides[d] = stride;
     stride *= sizes[d];
   }
+  return 0;
+}
+
+int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
+                     int32_t device) {
+  if (!out) return fused_error("tensor_new: argument 'out' is NULL");
+  *out = NULL;
+  fused_tensor *t = malloc(sizeof *t);
+  if (!t) return fused_error("tensor_new: out of memory");
+  if (fused_tensor_init(t, ndim, sizes, dtype, device) != 0) {
+    free(t);
+    return -1;
+  }
   *out = t;
   return 0;
 }
 
-int fused_tensor_view(fused_tensor **out, const fused_tensor *src, int32_t ndim,
+int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset) {
   const char *fn = "tensor_view";
   if (!out) return fused_error("%s: argument 'out' is NULL", fn);
-  *out = NULL;
   FUSED_TRY(check_tensor(fn, "src", src));
   FUSED_TRY(check_sizes(fn, ndim, sizes));
   if (!strides) return fused_error("%s: argument 'strides' is NULL", fn);
@@ -108,28 +119,32 @@ int fused_tensor_view(fused_tensor **out, const fused_tensor *src, int32_t ndim,
   if (lo < 0 || (hi + 1) * elem > (int64_t)src->storage->bytes)
     return fused_error("%s: the view (offset %lld) reaches outside its storage of %lld elements",
                        fn, (long long)offset, (long long)(src->storage->bytes / (size_t)elem));
-  fused_tensor *t = calloc(1, sizeof *t);
-  if (!t) return fused_error("%s: out of memory", fn);
-  *t = *src;
-  t->data = src->storage->base + first * elem;
-  t->ndim = ndim;
+  fused_tensor view = *src;
+  view.data = src->storage->base + first * elem;
+  view.ndim = ndim;
   for (int32_t d = 0; d < FUSED_MAX_DIMS; d++) {
-    t->sizes[d] = d < ndim ? sizes[d] : 0;
-    t->strides[d] = d < ndim ? strides[d] : 0;
+    view.sizes[d] = d < ndim ? sizes[d] : 0;
+    view.strides[d] = d < ndim ? strides[d] : 0;
   }
-  t->storage->refcount++;
-  *out = t;
+  view.storage->refcount++;
+  *out = view; /* out may be src itself */
   return 0;
 }
 
-void fused_tensor_free(fused_tensor *t) {
+void fused_tensor_release(fused_tensor *t) {
   if (!t) return;
   fused_storage *s = t->storage;
+  t->storage = NULL;
+  t->data = NULL;
   if (s && --s->refcount == 0) {
     bytes_in_use[s->device] -= (int64_t)s->bytes;
-    const fused_device_ops *ops = fused_device_ops_for("tensor_free", s->device);
+    const fused_device_ops *ops = fused_device_ops_for("tensor_release", s->device);
     if (ops) ops->free(s->base);
     free(s);
   }
+}
+
+void fused_tensor_free(fused_tensor *t) {
+  fused_tensor_release(t);
   free(t);
 }

@@ -144,6 +144,6 @@ end
 
 local mt = tensor.metatable
 mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow
-mt.__unm = M.neg
+mt.__unm = function(t) return M.neg(t) end -- Lua passes t twice
 
 return M

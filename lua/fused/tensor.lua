@@ -1,6 +1,8 @@
--- The Tensor class: a fused_tensor* cdata with methods (ffi.metatype), its constructors,
--- views and conversions. Memory lives in C; each Lua reference owns one fused_tensor, freed by
--- ffi.gc, and views share the storage. Math lives in fused/ops.lua, printing in fused/print.lua.
+-- The Tensor class: a fused_tensor struct cdata with methods (ffi.metatype), its constructors,
+-- views and conversions. The struct lives in Lua's heap (a struct, not a pointer, so that
+-- LuaJIT's pointer arithmetic cannot shadow + and -); the data lives in a C storage that the
+-- struct holds a reference to, dropped by an ffi.gc finalizer. Views share the storage.
+-- Math lives in fused/ops.lua, printing in fused/print.lua.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
@@ -10,17 +12,16 @@ local Tensor = {}
 local properties = {}
 local M = { Tensor = Tensor }
 
-local tensor_ptr = ffi.typeof('fused_tensor*')
-local box = ffi.new('fused_tensor*[1]')
+local tensor_t = ffi.typeof('fused_tensor')
 local sizes_buf = ffi.new('int64_t[8]')
 local strides_buf = ffi.new('int64_t[8]')
 local MAX_DIMS = 8
 
-function M.is_tensor(x) return ffi.istype(tensor_ptr, x) end
+function M.is_tensor(x) return ffi.istype(tensor_t, x) end
 
 -- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.
 function M.expect(x, fn, arg)
-  if not ffi.istype(tensor_ptr, x) then
+  if not ffi.istype(tensor_t, x) then
     local got = type(x) == 'cdata' and tostring(ffi.typeof(x)) or type(x)
     error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, got), 3)
   end
@@ -43,13 +44,14 @@ end
 -- A new tensor of ndim sizes (an int64_t array); on failure (out of memory, say) collect once
 -- and retry before raising.
 local function new(ndim, sizes, dtype, device)
-  if C.fused_tensor_new(box, ndim, sizes, dtype, device) ~= 0 then
+  local t = tensor_t()
+  if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
     collect()
-    if C.fused_tensor_new(box, ndim, sizes, dtype, device) ~= 0 then
+    if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
       error(ffi.string(C.fused_last_error()), 3)
     end
   end
-  local t = ffi.gc(box[0], C.fused_tensor_free)
+  ffi.gc(t, C.fused_tensor_release)
   allocated = allocated + tonumber(C.fused_tensor_numel(t)) * dt.sizes[dtype]
   if allocated > gc_threshold then collect() end
   return t
@@ -61,8 +63,9 @@ function M.empty_like(t, dtype, device)
 end
 
 local function view(t, ndim, sizes, strides, offset)
-  check(C.fused_tensor_view(box, t, ndim, sizes, strides, offset))
-  return ffi.gc(box[0], C.fused_tensor_free)
+  local v = tensor_t()
+  check(C.fused_tensor_view(v, t, ndim, sizes, strides, offset))
+  return ffi.gc(v, C.fused_tensor_release)
 end
 
 -- shape: a list of positive integers, or one number; fills sizes_buf, returns ndim.
