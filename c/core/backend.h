@@ -11,6 +11,10 @@
 
 #include "../fused.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct fused_kernels {
   int (*fill)(fused_tensor *t, double value);
   int (*unary)(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
@@ -22,6 +26,23 @@ typedef struct fused_kernels {
                const fused_tensor *b, double beta, double alpha);
   int (*sum_dim)(fused_tensor *out, const fused_tensor *in, int32_t dim);
   int (*cat)(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+  int (*lltm_forward)(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
+                      const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
+                      const fused_tensor *W, const fused_tensor *b);
+  int (*lltm_backward)(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
+                       fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
+                       const fused_tensor *grad_c, const fused_tensor *saved,
+                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
+                       int32_t accumulate);
+  int (*lltm_seq_forward)(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
+                          const fused_tensor *xs, const fused_tensor *h0,
+                          const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b);
+  int (*lltm_seq_backward)(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
+                           fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
+                           const fused_tensor *d_hT, const fused_tensor *d_cT,
+                           const fused_tensor *saved, const fused_tensor *xs,
+                           const fused_tensor *h0, const fused_tensor *hs,
+                           const fused_tensor *W, int32_t accumulate);
 } fused_kernels;
 
 typedef struct fused_device_ops {
@@ -39,5 +60,9 @@ int fused_register_device(int32_t device, const fused_device_ops *ops);
 
 const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
 const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

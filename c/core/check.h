@@ -5,6 +5,10 @@
 
 #include "../fused.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Not NULL, with a sane dtype, device and shape. */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
@@ -20,5 +24,9 @@ int check_same_dtype_device(const char *fn, const char *arg, const fused_tensor 
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
 const char *dtype_name(int32_t dtype);
 const char *device_name(int32_t device);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef FUSED_ERROR_H
 #define FUSED_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Formats the message for fused_last_error() and returns -1, so: return fused_error(...). */
 int fused_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -9,5 +13,9 @@ int fused_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
   do {                             \
     if ((expr) != 0) return -1;    \
   } while (0)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Installs the rock into a scratch tree with `luarocks make` (offline) and requires it from
+# another directory, as a user would.
+set -e
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+cd "$top"
+luarocks make --tree="$tree" rockspec/fused-scm-1.rockspec >"$tree/build.log" 2>&1 \
+  || { cat "$tree/build.log"; exit 1; }
+cd /
+LUA_PATH="$tree/share/lua/5.1/?.lua;$tree/share/lua/5.1/?/init.lua;;" \
+LUA_CPATH="$tree/lib/lua/5.1/?.so;;" \
+  luajit -e "
+    local fused = require 'fused'
+    assert(require('fused.lib').path:find('$tree', 1, true), 'loaded ' .. require('fused.lib').path)
+    local t = fused.ones({2, 2}) + 1
+    assert(t:sum() == 8)
+    print('rock-check: luarocks make installed fused into $tree and require works from /')"
