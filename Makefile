@@ -8,7 +8,9 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/de
 LUAJIT ?= luajit
 BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 
-CFLAGS ?= -O3 -march=native
+CFLAGS ?= -O3
+# The machine's own vector instructions, except in the valgrind build (valgrind has no AVX-512).
+ARCH ?= -march=native
 CFLAGS += -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter
 LDFLAGS += -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 LIBS = -lopenblas -lm
@@ -29,23 +31,32 @@ all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),c
 
 OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
+VALGRIND_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/valgrind/obj/%.o)
 
 $(BUILD)/libfused.so: $(OBJECTS)
 	$(CC) $(OBJECTS) -o $@ $(LDFLAGS) $(LIBS)
 
 $(BUILD)/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(ARCH) -c $< -o $@
+
+$(BUILD)/valgrind/libfused.so: $(VALGRIND_OBJECTS)
+	$(CC) $(VALGRIND_OBJECTS) -o $@ $(LDFLAGS) $(LIBS)
+
+$(BUILD)/valgrind/obj/%.o: %.c $(C_HEADERS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -g -c $< -o $@
 
 $(BUILD)/asan/libfused.so: $(ASAN_OBJECTS)
 	$(CC) $(ASAN_OBJECTS) -o $@ $(LDFLAGS) $(SANITIZE) $(LIBS)
 
 $(BUILD)/asan/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANITIZE) -c $< -o $@
+	$(CC) $(CFLAGS) $(ARCH) $(SANITIZE) -c $< -o $@
 
 # The generator must not let an FMA change a rounding (see c/ops/random.c).
-$(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o: CFLAGS += -ffp-contract=off
+$(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o $(BUILD)/valgrind/obj/c/ops/random.o: \
+  CFLAGS += -ffp-contract=off
 
 cuda: $(BUILD)/libfused_cuda.so
 
@@ -74,9 +85,11 @@ test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
 	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)" \
 	  $(LUAJIT) $(BUSTED) $(SPECS)
 
-test-valgrind: deps $(BUILD)/libfused.so lua/fused/cdef.lua
-	$(LUA_ENV) FUSED_NO_CUDA=1 LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
-	  valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
+	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 FUSED_SPEC_QUICK=1 \
+	  LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
+	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite \
+	  --errors-for-leak-kinds=definite \
 	  $(LUAJIT) $(BUSTED) $(SPECS)
 
 install: $(BUILD)/libfused.so lua/fused/cdef.lua
