@@ -25,7 +25,7 @@ LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
 .PHONY: all cuda test test-asan test-valgrind check-cdef deps install uninstall rock-check \
-        bench bench-seq demo clean
+        bench bench-ffi bench-seq demo clean
 
 all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
 
@@ -104,6 +104,9 @@ uninstall:
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all
 	scripts/rock-check.sh
+
+bench-ffi: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_ffi.lua
 
 bench: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_lltm.lua

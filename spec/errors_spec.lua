@@ -5,11 +5,11 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error
 
--- A tensor that claims to live on the GPU, to reach the device checks without one. It is a
--- plain copy of the struct (no ffi.gc), so it never releases the CPU storage it points at.
+-- A tensor that claims to live on the GPU, to reach the device checks without one: a copy of
+-- the struct without the storage reference, which stays with t.
 local function on_cuda(t)
   local fake = ffi.new('fused_tensor', t)
-  fake.device_type = 1
+  fake.storage, fake.device_type = nil, 1
   return fake, t
 end
 
@@ -103,7 +103,7 @@ describe('bad input', function()
     assert.are.equal(-1, C.fused_addmm(a, nil, nil, a, 0, 1))
     assert.are.equal(-1, C.fused_cat(a, nil, 0, 0))
     local bad = ffi.new('fused_tensor', a)
-    bad.ndim = 12
+    bad.storage, bad.ndim = nil, 12
     assert.are.equal(-1, C.fused_fill(bad, 0))
     assert.truthy(ffi.string(C.fused_last_error()):find('1 to 8 dims, got 12', 1, true))
     bad.ndim, bad.scalar_type = 2, 7

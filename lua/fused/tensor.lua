@@ -1,7 +1,7 @@
 -- The Tensor class: a fused_tensor struct cdata with methods (ffi.metatype), its constructors,
 -- views and conversions. The struct lives in Lua's heap (a struct, not a pointer, so that
 -- LuaJIT's pointer arithmetic cannot shadow + and -); the data lives in a C storage that the
--- struct holds a reference to, dropped by an ffi.gc finalizer. Views share the storage.
+-- struct holds a reference to, dropped by the metatype's __gc. Views share the storage.
 -- Math lives in fused/ops.lua, printing in fused/print.lua.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
@@ -51,7 +51,6 @@ local function new(ndim, sizes, dtype, device)
       error(ffi.string(C.fused_last_error()), 3)
     end
   end
-  ffi.gc(t, C.fused_tensor_release)
   allocated = allocated + tonumber(C.fused_tensor_numel(t)) * dt.sizes[dtype]
   if allocated > gc_threshold then collect() end
   return t
@@ -65,7 +64,7 @@ end
 local function view(t, ndim, sizes, strides, offset)
   local v = tensor_t()
   check(C.fused_tensor_view(v, t, ndim, sizes, strides, offset))
-  return ffi.gc(v, C.fused_tensor_release)
+  return v
 end
 
 -- shape: a list of positive integers, or one number; fills sizes_buf, returns ndim.
@@ -403,7 +402,10 @@ function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) en
 
 -- The metatype ------------------------------------------------------------------------------
 
+-- __gc drops the storage reference of every fused_tensor struct made by ffi.new: cheaper than
+-- ffi.gc per object. A struct copied by hand must not keep the original's storage pointer.
 M.metatable = {
+  __gc = C.fused_tensor_release,
   __index = function(t, k)
     local method = Tensor[k]
     if method ~= nil then return method end

@@ -7,8 +7,7 @@ static int fill(fused_tensor *t, double value) {
   if (fused_tensor_is_contiguous(t)) {
     scalar_t *x = (scalar_t *)t->data;
     int64_t n = fused_tensor_numel(t);
-#pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) x[i] = v;
+    PARALLEL_FOR(n, i, { x[i] = v; });
     return 0;
   }
   do {
@@ -21,12 +20,11 @@ static int fill(fused_tensor *t, double value) {
 static inline scalar_t sigmoid_of(scalar_t z) { return 1 / (1 + exp(-z)); }
 
 /* Each case is its own loop so that the compiler vectorises it. */
-#define MAP(EXPR)                                                  \
-  _Pragma("omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)") \
-  for (int64_t i = 0; i < n; i++) {                                \
-    const scalar_t z = x[i];                                       \
-    y[i] = (EXPR);                                                 \
-  }                                                                \
+#define MAP(EXPR)                     \
+  PARALLEL_FOR(n, i, {                \
+    const scalar_t z = x[i];          \
+    y[i] = (EXPR);                    \
+  });                                 \
   break
 
 static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha_) {
@@ -71,10 +69,9 @@ static inline scalar_t apply_binary(fused_binary_op op, scalar_t a, scalar_t b) 
 }
 
 /* The op is a compile-time constant inside each case, so each loop vectorises. */
-#define ZIP(OP, B)                                                 \
-  case OP:                                                         \
-    _Pragma("omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)") \
-    for (int64_t i = 0; i < n; i++) y[i] = apply_binary(OP, a[i], (B)); \
+#define ZIP(OP, B)                                          \
+  case OP:                                                  \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], (B)); }); \
     break
 
 static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
