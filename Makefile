@@ -15,6 +15,7 @@ CFLAGS += -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall 
 LDFLAGS += -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 LIBS = -lopenblas -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 
 C_SOURCES = $(wildcard c/core/*.c c/ops/*.c c/cpu/*.c)
@@ -27,7 +28,7 @@ SPECS ?= spec
 .PHONY: all cuda test test-asan test-valgrind check-cdef deps install uninstall rock-check \
         bench bench-ffi bench-seq demo clean
 
-all: $(BUILD)/libfused.so lua/fused/cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
+all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
 
 OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
@@ -60,17 +61,29 @@ $(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o $(BUILD)/valgrind/o
 
 cuda: $(BUILD)/libfused_cuda.so
 
-$(BUILD)/libfused_cuda.so: $(CU_SOURCES) $(CU_HEADERS) $(C_HEADERS) $(BUILD)/libfused.so
-	$(NVCC) $(NVCCFLAGS) -Xcompiler -fPIC -shared $(CU_SOURCES) -o $@ \
+# One object per .cu file, so that `make -j` compiles them side by side.
+CU_OBJECTS = $(CU_SOURCES:%.cu=$(BUILD)/obj/%.o)
+
+$(BUILD)/libfused_cuda.so: $(CU_OBJECTS) $(BUILD)/libfused.so
+	$(NVCC) $(NVCCFLAGS) -shared $(CU_OBJECTS) -o $@ \
 	  -L$(BUILD) -lfused -lcublas -Xlinker -rpath,'$$ORIGIN'
+
+$(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # The FFI declarations are the header's, copied between its ffi markers.
 lua/fused/cdef.lua: c/fused.h scripts/gen-cdef.sh
 	scripts/gen-cdef.sh $< > $@
 
+lua/fused/cuda_cdef.lua: cuda/fused_cuda.h scripts/gen-cdef.sh
+	scripts/gen-cdef.sh $< > $@
+
 check-cdef:
 	scripts/gen-cdef.sh c/fused.h | diff -u lua/fused/cdef.lua - \
 	  || { echo "lua/fused/cdef.lua is stale: run make"; exit 1; }
+	scripts/gen-cdef.sh cuda/fused_cuda.h | diff -u lua/fused/cuda_cdef.lua - \
+	  || { echo "lua/fused/cuda_cdef.lua is stale: run make"; exit 1; }
 
 deps:
 	@scripts/install-deps.sh

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "../c/core/backend.h"
 #include "../c/core/error.h"
@@ -28,6 +29,21 @@ int cuda_done(const char *op);
 /* allocator.cu: NULL with the error set (naming fn) when the device has no room. */
 void *cuda_alloc(const char *fn, size_t bytes);
 void cuda_free(void *ptr);
+
+/* Scratch memory for one op, given back when it goes out of scope: the one stream orders the
+ * op's queued work before any later use of the block. Check ptr before use. */
+struct Scratch {
+  void *ptr;
+  Scratch(const char *fn, size_t bytes) : ptr(cuda_alloc(fn, bytes)) {}
+  ~Scratch() { if (ptr) cuda_free(ptr); }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
+  template <typename U> U *as() const { return (U *)ptr; }
+};
+
+/* copy.cu: the values of a contiguous device tensor, on the host (this waits for the device).
+ * Ops that take index values check them there, with the CPU's messages. */
+template <typename T> int cuda_read(const char *fn, const fused_tensor *t, std::vector<T> *out);
 
 /* Grid-stride loops: enough blocks to fill the device, each thread then strides. */
 constexpr int THREADS = 256;
@@ -50,11 +66,11 @@ Layout layout_of(const fused_tensor *t);
 /* The offset of the linear-th element (row-major order) of a tensor with layout l. */
 __device__ inline int64_t offset_of(const Layout &l, int64_t linear) {
   int64_t offset = 0;
-  for (int32_t d = l.ndim - 1; d >= 0; d--) {
+  for (int32_t d = l.ndim - 1; d > 0; d--) {
     offset += linear % l.sizes[d] * l.strides[d];
     linear /= l.sizes[d];
   }
-  return offset;
+  return offset + linear * l.strides[0]; /* linear < sizes[0] by now: no division needed */
 }
 
 /* Maths picked by type, so that float code never calls a double function nor the reverse
@@ -78,6 +94,28 @@ template <typename T>
 __device__ inline T dsigmoid(T z) {
   return T(1) / (T(1) + dexp(-z)); /* exp overflow gives 1/inf = 0, the right limit */
 }
+
+/* op(v) over the block's THREADS threads (blockDim.x == THREADS), combined in a fixed tree
+ * order so that the result has the same bits on every run; every thread receives it. */
+template <typename T, typename Op>
+__device__ T block_reduce(T v, Op op) {
+  __shared__ T partial[THREADS];
+  partial[threadIdx.x] = v;
+  __syncthreads();
+  for (int half = THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) partial[threadIdx.x] = op(partial[threadIdx.x], partial[threadIdx.x + half]);
+    __syncthreads();
+  }
+  const T result = partial[0];
+  __syncthreads(); /* partial may be reused by the next call */
+  return result;
+}
+struct Add {
+  template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct Max {
+  template <typename T> __device__ T operator()(T a, T b) const { return a > b || a != a ? a : b; }
+};
 
 /* cuBLAS in column-major terms, one name for both dtypes. */
 cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
@@ -103,6 +141,53 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
 template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
 template <typename T>
 int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+
+template <typename T>
+int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
+                  double lr, double momentum, double weight_decay, int32_t init_buffer);
+template <typename T>
+int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
+                      fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
+                      double alpha, double eps, double momentum, double weight_decay);
+template <typename T>
+int cuda_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
+                   const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
+                   double weight_decay, int64_t step);
+template <typename T> int cuda_sum_squares(double *out, const fused_tensor *t);
+template <typename T>
+int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
+                               const fused_tensor *targets);
+template <typename T>
+int cuda_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
+                                const fused_tensor *targets, double grad_loss);
+template <typename T>
+int cuda_embedding_forward(fused_tensor *out, const fused_tensor *weight,
+                           const fused_tensor *indices);
+template <typename T>
+int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
+                            const fused_tensor *indices);
+
+template <typename T>
+int cuda_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
+                      const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
+                      const fused_tensor *W, const fused_tensor *b);
+template <typename T>
+int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
+                       fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
+                       const fused_tensor *grad_c, const fused_tensor *saved,
+                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
+                       int32_t accumulate);
+template <typename T>
+int cuda_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
+                          const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
+                          const fused_tensor *W, const fused_tensor *b);
+template <typename T>
+int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
+                           fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
+                           const fused_tensor *d_hT, const fused_tensor *d_cT,
+                           const fused_tensor *saved, const fused_tensor *xs,
+                           const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
+                           int32_t accumulate);
 
 /* copy.cu: the device's copy (within the device, or between it and the host). */
 int cuda_copy(fused_tensor *dst, const fused_tensor *src);

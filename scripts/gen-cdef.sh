@@ -1,7 +1,8 @@
 #!/bin/sh
-# Prints lua/fused/cdef.lua: the declarations between the ffi markers of c/fused.h.
+# Prints a cdef module (lua/fused/cdef.lua from c/fused.h, lua/fused/cuda_cdef.lua from
+# cuda/fused_cuda.h): the declarations between the header's ffi markers.
 set -e
-echo "-- Generated from c/fused.h by scripts/gen-cdef.sh; edit the header, then run make."
+echo "-- Generated from $1 by scripts/gen-cdef.sh; edit the header, then run make."
 echo "return [["
 sed -n '/\/\* ffi-begin \*\//,/\/\* ffi-end \*\//p' "$1" | sed '1d;$d'
 echo "]]"

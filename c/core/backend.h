@@ -26,6 +26,23 @@ typedef struct fused_kernels {
                const fused_tensor *b, double beta, double alpha);
   int (*sum_dim)(fused_tensor *out, const fused_tensor *in, int32_t dim);
   int (*cat)(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+  int (*sgd_step)(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
+                  double lr, double momentum, double weight_decay, int32_t init_buffer);
+  int (*rmsprop_step)(fused_tensor *param, fused_tensor *square_avg,
+                      fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
+                      double alpha, double eps, double momentum, double weight_decay);
+  int (*adam_step)(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
+                   const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
+                   double weight_decay, int64_t step);
+  int (*sum_squares)(double *out, const fused_tensor *t);
+  int (*cross_entropy_forward)(fused_tensor *loss, const fused_tensor *logits,
+                               const fused_tensor *targets);
+  int (*cross_entropy_backward)(fused_tensor *d_logits, const fused_tensor *logits,
+                                const fused_tensor *targets, double grad_loss);
+  int (*embedding_forward)(fused_tensor *out, const fused_tensor *weight,
+                           const fused_tensor *indices);
+  int (*embedding_backward)(fused_tensor *grad_weight, const fused_tensor *grad_out,
+                            const fused_tensor *indices);
   int (*lltm_forward)(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
                       const fused_tensor *W, const fused_tensor *b);
@@ -60,6 +77,18 @@ int fused_register_device(int32_t device, const fused_device_ops *ops);
 
 const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
 const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);
+
+/* Returns kernels_for(fn, t)->op(...), or -1 with an error when the device has no such kernel
+ * yet (a table leaves it NULL): for ops that a backend may not have written. */
+#define FUSED_CALL_KERNEL(fn, t, op, ...)                                                     \
+  do {                                                                                        \
+    const fused_kernels *kernels_ = fused_kernels_for(fn, t);                                 \
+    if (!kernels_) return -1;                                                                 \
+    if (!kernels_->op)                                                                        \
+      return fused_error("%s: not implemented on the %s device yet", fn,                      \
+                         fused_device_ops_for(fn, (t)->device_type)->name);                   \
+    return kernels_->op(__VA_ARGS__);                                                         \
+  } while (0)
 
 #ifdef __cplusplus
 }

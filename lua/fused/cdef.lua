@@ -118,4 +118,50 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
                             const fused_tensor *saved, const fused_tensor *xs,
                             const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
                             int32_t accumulate);
+/* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is
+ * written in place; grad and the state buffers have its shape, dtype and device; all are
+ * contiguous. weight_decay adds weight_decay * param to the gradient g (L2), as PyTorch does.
+ * SGD: with momentum > 0, buf = momentum * buf + g (buf = g on the first step: init_buffer 1),
+ * param -= lr * buf; with momentum 0 (momentum_buffer may be NULL), param -= lr * g. */
+int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
+                   double lr, double momentum, double weight_decay, int32_t init_buffer);
+/* RMSprop: square_avg = alpha * square_avg + (1 - alpha) * g^2, avg = sqrt(square_avg) + eps
+ * (eps outside the root); with momentum > 0, buf = momentum * buf + g / avg and
+ * param -= lr * buf; else param -= lr * g / avg. Buffers start at zero. */
+int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
+                       fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
+                       double alpha, double eps, double momentum, double weight_decay);
+/* Adam at step t (counted from 1): m = beta1 * m + (1 - beta1) * g,
+ * v = beta2 * v + (1 - beta2) * g^2,
+ * param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). */
+int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
+                    const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
+                    double weight_decay, int64_t step);
+/* The sum of the squares of all elements of a contiguous tensor, accumulated in float64. */
+int fused_sum_squares(double *out, const fused_tensor *t);
+
+/* Class indices and embedding indices are VALUES counted from 1 (as in Lua and Torch7), held
+ * in a tensor of the other operand's dtype and device; a value that is not an integer in
+ * range is an error naming its position. */
+/* Cross-entropy, log-softmax and NLL fused: logits N×C, targets N. loss (1 element) receives
+ * the mean over rows of logsumexp(row) - row[target]; each row's max is subtracted first, so
+ * no exp overflows. Backward: d_logits = grad_loss / N * (softmax(logits) - onehot(targets)),
+ * one pass per row (it recomputes the row's logsumexp rather than keep it from forward). */
+int fused_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
+                                const fused_tensor *targets);
+int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
+                                 const fused_tensor *targets, double grad_loss);
+/* Embedding: weight rows × dim, indices of any shape S; out (S × dim) receives the rows
+ * picked by the indices. Backward adds each row of grad_out (S × dim) into grad_weight at its
+ * index (repeated indices add up). */
+int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
+                            const fused_tensor *indices);
+int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
+                             const fused_tensor *indices);
+
+/* Ctrl-C as a flag, for training loops: after install, SIGINT sets a flag (a second one ends
+ * the process) that the loop polls between steps; restore puts back the previous handler. */
+int fused_sigint_install(void);
+int fused_sigint_received(void);
+int fused_sigint_restore(void);
 ]]

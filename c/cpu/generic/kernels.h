@@ -14,6 +14,11 @@
 #include "pointwise.h"
 #include "addmm.h"
 #include "reduce.h"
+#include "optim.h"
+#include "loss.h"
+#include "embedding.h"
+#include "lltm.h"
+#include "lltm_seq.h"
 
 const fused_kernels CPU_KERNELS = {
     .fill = fill,
@@ -23,4 +28,16 @@ const fused_kernels CPU_KERNELS = {
     .addmm = addmm,
     .sum_dim = sum_dim,
     .cat = cat,
+    .sgd_step = sgd_step,
+    .rmsprop_step = rmsprop_step,
+    .adam_step = adam_step,
+    .sum_squares = sum_squares,
+    .cross_entropy_forward = cross_entropy_forward,
+    .cross_entropy_backward = cross_entropy_backward,
+    .embedding_forward = embedding_forward,
+    .embedding_backward = embedding_backward,
+    .lltm_forward = lltm_forward,
+    .lltm_backward = lltm_backward,
+    .lltm_seq_forward = lltm_seq_forward,
+    .lltm_seq_backward = lltm_seq_backward,
 };

@@ -1,0 +1,90 @@
+/* Optimizer updates and the squared norm behind clip_grad_norm: argument checks, then the
+ * device's kernel. */
+#include <math.h>
+
+#include "../core/backend.h"
+#include "../core/check.h"
+#include "../core/error.h"
+
+/* param is contiguous; each other tensor has its shape, dtype and device, contiguous. */
+static int check_state(const char *fn, const char *arg, const fused_tensor *t,
+                       const fused_tensor *param) {
+  FUSED_TRY(check_like(fn, arg, t, "param", param));
+  FUSED_TRY(check_contiguous(fn, arg, t));
+  if (t->data == param->data)
+    return fused_error("%s: argument '%s' must not share memory with 'param'", fn, arg);
+  return 0;
+}
+
+static int check_param(const char *fn, const fused_tensor *param, const fused_tensor *grad) {
+  FUSED_TRY(check_tensor(fn, "param", param));
+  FUSED_TRY(check_contiguous(fn, "param", param));
+  return check_state(fn, "grad", grad, param);
+}
+
+static int check_hyper(const char *fn, const char *arg, double value, double low, double high,
+                       const char *range) {
+  if (value >= low && value <= high) return 0;
+  return fused_error("%s: argument '%s' expected %s, got %g", fn, arg, range, value);
+}
+
+int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
+                   double lr, double momentum, double weight_decay, int32_t init_buffer) {
+  const char *fn = "sgd_step";
+  FUSED_TRY(check_param(fn, param, grad));
+  FUSED_TRY(check_hyper(fn, "lr", lr, 0, INFINITY, ">= 0"));
+  FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
+  FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
+  if (momentum > 0 && !momentum_buffer)
+    return fused_error("%s: argument 'momentum_buffer' expected a tensor (momentum is %g), "
+                       "got NULL", fn, momentum);
+  if (momentum_buffer) FUSED_TRY(check_state(fn, "momentum_buffer", momentum_buffer, param));
+  FUSED_CALL_KERNEL(fn, param, sgd_step, param, momentum > 0 ? momentum_buffer : NULL, grad, lr,
+                    momentum, weight_decay, init_buffer);
+}
+
+int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg, fused_tensor *momentum_buffer,
+                       const fused_tensor *grad, double lr, double alpha, double eps,
+                       double momentum, double weight_decay) {
+  const char *fn = "rmsprop_step";
+  FUSED_TRY(check_param(fn, param, grad));
+  FUSED_TRY(check_state(fn, "square_avg", square_avg, param));
+  FUSED_TRY(check_hyper(fn, "lr", lr, 0, INFINITY, ">= 0"));
+  FUSED_TRY(check_hyper(fn, "alpha", alpha, 0, 1, "in [0, 1]"));
+  FUSED_TRY(check_hyper(fn, "eps", eps, 0, INFINITY, ">= 0"));
+  FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
+  FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
+  if (momentum > 0 && !momentum_buffer)
+    return fused_error("%s: argument 'momentum_buffer' expected a tensor (momentum is %g), "
+                       "got NULL", fn, momentum);
+  if (momentum_buffer) FUSED_TRY(check_state(fn, "momentum_buffer", momentum_buffer, param));
+  FUSED_CALL_KERNEL(fn, param, rmsprop_step, param, square_avg,
+                    momentum > 0 ? momentum_buffer : NULL, grad, lr, alpha, eps, momentum,
+                    weight_decay);
+}
+
+int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
+                    const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
+                    double weight_decay, int64_t step) {
+  const char *fn = "adam_step";
+  FUSED_TRY(check_param(fn, param, grad));
+  FUSED_TRY(check_state(fn, "exp_avg", exp_avg, param));
+  FUSED_TRY(check_state(fn, "exp_avg_sq", exp_avg_sq, param));
+  FUSED_TRY(check_hyper(fn, "lr", lr, 0, INFINITY, ">= 0"));
+  /* beta < 1: the bias corrections divide by 1 - beta^step. */
+  FUSED_TRY(check_hyper(fn, "beta1", beta1, 0, nextafter(1, 0), "in [0, 1)"));
+  FUSED_TRY(check_hyper(fn, "beta2", beta2, 0, nextafter(1, 0), "in [0, 1)"));
+  FUSED_TRY(check_hyper(fn, "eps", eps, 0, INFINITY, ">= 0"));
+  FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
+  if (step < 1) return fused_error("%s: argument 'step' expected >= 1, got %lld", fn, (long long)step);
+  FUSED_CALL_KERNEL(fn, param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
+                    eps, weight_decay, step);
+}
+
+int fused_sum_squares(double *out, const fused_tensor *t) {
+  const char *fn = "sum_squares";
+  if (!out) return fused_error("%s: argument 'out' expected a pointer, got NULL", fn);
+  FUSED_TRY(check_tensor(fn, "input", t));
+  FUSED_TRY(check_contiguous(fn, "input", t));
+  FUSED_CALL_KERNEL(fn, t, sum_squares, out, t);
+}

@@ -1,0 +1,65 @@
+/* out = beta * bias + alpha * a @ b on cuBLAS. cuBLAS is column-major: a row-major matrix is
+ * its column-major transpose, so out^T = b^T a^T is computed with the operands swapped. */
+#include "common.cuh"
+
+cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                    const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                    int ldc) {
+  return cublasSgemm(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                    double alpha, const double *a, int lda, const double *b, int ldb,
+                    double beta, double *c, int ldc) {
+  return cublasDgemm(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+/* A row-major operand (stride 1 along columns) is read as is by the swapped call (OP_N); a
+ * transposed view of one is column-major, read transposed (OP_T). The same test as the CPU's. */
+static void gemm_operand(const fused_tensor *t, cublasOperation_t *op, int *ld) {
+  const int64_t rows = t->sizes[0], cols = t->sizes[1];
+  if ((t->strides[1] == 1 || cols == 1) && (rows == 1 || t->strides[0] >= cols)) {
+    *op = CUBLAS_OP_N;
+    *ld = (int)(rows == 1 ? cols : t->strides[0]);
+  } else {
+    *op = CUBLAS_OP_T;
+    *ld = (int)(cols == 1 ? rows : t->strides[1]);
+  }
+}
+
+/* out[i] = beta * bias[i % period]: a bias row repeated (period = columns) or a matrix. */
+template <typename T>
+__global__ void scaled_bias_kernel(T *out, const T *bias, T beta, int64_t period, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = beta * bias[i % period];
+}
+
+template <typename T>
+int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
+               const fused_tensor *b, double beta, double alpha) {
+  const char *fn = bias ? "addmm" : "matmul";
+  const int64_t m = out->sizes[0], n = out->sizes[1], k = a->sizes[1];
+  T *y = (T *)out->data;
+  double gemm_beta = 0;
+  if (bias && bias->data == out->data) {
+    gemm_beta = beta;
+  } else if (bias) {
+    const int64_t period = bias->ndim == 1 ? n : m * n;
+    scaled_bias_kernel<T><<<blocks_for(m * n), THREADS, 0, cuda_stream>>>(
+        y, (const T *)bias->data, (T)beta, period, m * n);
+    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    gemm_beta = 1;
+  }
+  cublasOperation_t op_a, op_b;
+  int lda, ldb;
+  gemm_operand(a, &op_a, &lda);
+  gemm_operand(b, &op_b, &ldb);
+  FUSED_TRY(cuda_check_blas(fn, gemm(op_b, op_a, (int)n, (int)m, (int)k, (T)alpha,
+                                     (const T *)b->data, ldb, (const T *)a->data, lda,
+                                     (T)gemm_beta, y, (int)n)));
+  return cuda_done(fn);
+}
+
+template int cuda_addmm<float>(fused_tensor *, const fused_tensor *, const fused_tensor *,
+                               const fused_tensor *, double, double);
+template int cuda_addmm<double>(fused_tensor *, const fused_tensor *, const fused_tensor *,
+                                const fused_tensor *, double, double);

@@ -1,0 +1,314 @@
+/* The LLTM cell and its unrolled sequence (fused.h): the gate GEMMs on cuBLAS, all pointwise
+ * work in one kernel each way, and deterministic bias sums (fixed order, no atomics).
+ *
+ * X = [h, x] is never built: W's first H columns multiply h and its last I columns multiply
+ * x, so each product with X or W is two GEMMs on column blocks of W (leading dimension H+I).
+ *
+ * saved, per batch row: [input_gate, output_gate, z, tanh(new_c)], z the candidate's
+ * pre-activation. Keeping z rather than elu(z) lets backward take ELU's derivative as exp(z),
+ * which elu(z) + 1 loses to rounding where the candidate saturates at -1. */
+#include "common.cuh"
+
+/* Column sums over batch rows run in (COLS, LANES) blocks, each block summing a chunk of rows
+ * lane by lane, then its lanes in order. */
+constexpr int COLS = 32, LANES = 8;
+
+struct RowChunks {
+  int64_t per_block, count;
+};
+/* At least 64 rows a block, and few enough blocks for gridDim.y. */
+static RowChunks row_chunks(int64_t rows) {
+  int64_t per_block = std::max<int64_t>(64, (rows + 65534) / 65535);
+  per_block = (per_block + LANES - 1) / LANES * LANES;
+  return {per_block, (rows + per_block - 1) / per_block};
+}
+
+/* v summed over the block's lanes in lane order; meaningful in lane 0. */
+template <typename T>
+__device__ T sum_lanes(T v) {
+  __shared__ T lane[LANES][COLS];
+  lane[threadIdx.y][threadIdx.x] = v;
+  __syncthreads();
+  T acc = 0;
+  if (threadIdx.y == 0)
+    for (int l = 0; l < LANES; l++) acc += lane[l][threadIdx.x];
+  __syncthreads();
+  return acc;
+}
+
+/* From lane 0, for a thread with a column (valid): with one chunk of rows the sum goes to
+ * out (added when accumulate), else to this chunk's row of partial, which finish_sums_kernel
+ * adds up in chunk order. */
+template <typename T>
+__device__ void store_sum(T *out, T *partial, int64_t cols, int64_t col, bool valid, T sum,
+                          bool accumulate) {
+  if (threadIdx.y != 0 || !valid) return;
+  if (gridDim.y == 1) out[col] = accumulate ? out[col] + sum : sum;
+  else partial[blockIdx.y * cols + col] = sum;
+}
+
+template <typename T>
+__global__ void finish_sums_kernel(T *out, const T *partial, int64_t chunks, int64_t cols,
+                                   bool accumulate) {
+  GRID_STRIDE(col, cols) {
+    T acc = accumulate ? out[col] : T(0);
+    for (int64_t k = 0; k < chunks; k++) acc += partial[k * cols + col];
+    out[col] = acc;
+  }
+}
+
+template <typename T>
+__global__ void column_sums_kernel(T *out, T *partial, const T *in, int64_t rows, int64_t cols,
+                                   int64_t per_block, bool accumulate) {
+  const int64_t col = blockIdx.x * (int64_t)COLS + threadIdx.x;
+  const int64_t chunk_end = (blockIdx.y + 1) * per_block, end = chunk_end < rows ? chunk_end : rows;
+  T acc = 0;
+  if (col < cols)
+    for (int64_t r = blockIdx.y * per_block + threadIdx.y; r < end; r += LANES)
+      acc += in[r * cols + col];
+  store_sum(out, partial, cols, col, col < cols, sum_lanes(acc), accumulate);
+}
+
+/* out (cols) = (out +) the column sums of in (rows×cols). */
+template <typename T>
+static int column_sums(const char *fn, T *out, const T *in, int64_t rows, int64_t cols,
+                       bool accumulate) {
+  const RowChunks chunks = row_chunks(rows);
+  Scratch partial(fn, (size_t)(chunks.count > 1 ? chunks.count * cols : 1) * sizeof(T));
+  if (!partial.ptr) return -1;
+  const dim3 grid((unsigned)((cols + COLS - 1) / COLS), (unsigned)chunks.count);
+  column_sums_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
+      out, partial.as<T>(), in, rows, cols, chunks.per_block, accumulate);
+  if (chunks.count > 1)
+    finish_sums_kernel<T><<<blocks_for(cols), THREADS, 0, cuda_stream>>>(
+        out, partial.as<T>(), chunks.count, cols, accumulate);
+  return cuda_check(fn, cudaGetLastError());
+}
+
+/* The GEMMs, row-major, W's column block w (k columns, leading dimension ldw = H+I); cuBLAS
+ * sees each row-major matrix as its column-major transpose (see addmm.cu).
+ * gates (rows×3H) = beta·gates + a (rows×k) · wᵀ */
+template <typename T>
+static int times_w_t(const char *fn, T *gates, int64_t rows, int64_t H3, const T *a, int64_t k,
+                     const T *w, int64_t ldw, T beta) {
+  return cuda_check_blas(fn, gemm(CUBLAS_OP_T, CUBLAS_OP_N, (int)H3, (int)rows, (int)k, T(1), w,
+                                  (int)ldw, a, (int)k, beta, gates, (int)H3));
+}
+
+/* out (rows×k) = d_gates (rows×3H) · w */
+template <typename T>
+static int times_w(const char *fn, T *out, int64_t rows, int64_t k, const T *d_gates, int64_t H3,
+                   const T *w, int64_t ldw) {
+  return cuda_check_blas(fn, gemm(CUBLAS_OP_N, CUBLAS_OP_N, (int)k, (int)rows, (int)H3, T(1), w,
+                                  (int)ldw, d_gates, (int)H3, T(0), out, (int)k));
+}
+
+/* d_w (3H×k, leading dimension ldw) = beta·d_w + d_gatesᵀ (3H×rows) · a (rows×k) */
+template <typename T>
+static int gates_t_times(const char *fn, T *d_w, int64_t ldw, int64_t H3, const T *d_gates,
+                         int64_t rows, const T *a, int64_t k, T beta) {
+  return cuda_check_blas(fn, gemm(CUBLAS_OP_N, CUBLAS_OP_T, (int)k, (int)H3, (int)rows, T(1), a,
+                                  (int)k, d_gates, (int)H3, beta, d_w, (int)ldw));
+}
+
+/* One step's pointwise forward over rows×H: gates holds the pre-activations without the bias.
+ * c and new_c may be the same memory (each element is read, then written, by one thread). */
+template <typename T>
+__global__ void lltm_forward_kernel(T *new_h, T *new_c, T *saved, const T *gates, const T *bias,
+                                    const T *c, int64_t H, int64_t n) {
+  GRID_STRIDE(i, n) {
+    const int64_t r = i / H, j = i % H;
+    const T *g = gates + r * 3 * H;
+    const T input_gate = dsigmoid(g[j] + bias[j]);
+    const T output_gate = dsigmoid(g[H + j] + bias[H + j]);
+    const T z = g[2 * H + j] + bias[2 * H + j];
+    const T candidate = z > 0 ? z : dexpm1(z);
+    const T cell = c[i] + candidate * input_gate;
+    const T tanh_cell = dtanh(cell);
+    new_c[i] = cell;
+    new_h[i] = tanh_cell * output_gate;
+    T *s = saved + r * 4 * H;
+    s[j] = input_gate;
+    s[H + j] = output_gate;
+    s[2 * H + j] = z;
+    s[3 * H + j] = tanh_cell;
+  }
+}
+
+/* One step's pointwise backward over B×H, in (COLS, LANES) blocks over (hidden unit, chunk of
+ * rows): d_gates (B×3H) and d_c from the gradients at new_h (grad_h plus grad_h_extra, which
+ * may be NULL) and at new_c (grad_c, NULL for zero). grad_c and d_c may be the same memory.
+ * With d_b, the bias gradient's column sums are taken on the way (see store_sum). */
+template <typename T>
+__global__ void lltm_backward_kernel(T *d_gates, T *d_c, T *d_b, T *partial, bool accumulate,
+                                     const T *grad_h, const T *grad_h_extra, const T *grad_c,
+                                     const T *saved, int64_t B, int64_t H, int64_t per_block) {
+  const int64_t j = blockIdx.x * (int64_t)COLS + threadIdx.x;
+  const int64_t chunk_end = (blockIdx.y + 1) * per_block, end = chunk_end < B ? chunk_end : B;
+  T sums[3] = {0, 0, 0};
+  if (j < H)
+    for (int64_t r = blockIdx.y * per_block + threadIdx.y; r < end; r += LANES) {
+      const int64_t i = r * H + j;
+      const T *s = saved + r * 4 * H;
+      const T input_gate = s[j], output_gate = s[H + j], z = s[2 * H + j], tanh_cell = s[3 * H + j];
+      const T candidate = z > 0 ? z : dexpm1(z);
+      const T d_elu = z > 0 ? T(1) : dexp(z);
+      const T gh = grad_h_extra ? grad_h[i] + grad_h_extra[i] : grad_h[i];
+      const T d_cell = (grad_c ? grad_c[i] : T(0)) + gh * output_gate * (1 - tanh_cell * tanh_cell);
+      T *dg = d_gates + r * 3 * H;
+      const T d_input = d_cell * candidate * input_gate * (1 - input_gate);
+      const T d_output = gh * tanh_cell * output_gate * (1 - output_gate);
+      const T d_candidate = d_cell * input_gate * d_elu;
+      dg[j] = d_input;
+      dg[H + j] = d_output;
+      dg[2 * H + j] = d_candidate;
+      d_c[i] = d_cell;
+      sums[0] += d_input;
+      sums[1] += d_output;
+      sums[2] += d_candidate;
+    }
+  if (!d_b) return; /* the same for the whole grid: no thread waits at a barrier alone */
+  for (int g = 0; g < 3; g++)
+    store_sum(d_b, partial, 3 * H, g * H + j, j < H, sum_lanes(sums[g]), accumulate);
+}
+
+template <typename T>
+int cuda_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
+                      const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
+                      const fused_tensor *W, const fused_tensor *b) {
+  const char *fn = "lltm_forward";
+  const int64_t B = x->sizes[0], In = x->sizes[1], H = h->sizes[1], K = H + In;
+  Scratch gates(fn, (size_t)(B * 3 * H) * sizeof(T));
+  if (!gates.ptr) return -1;
+  const T *w = (const T *)W->data;
+  FUSED_TRY(times_w_t(fn, gates.as<T>(), B, 3 * H, (const T *)x->data, In, w + H, K, T(0)));
+  FUSED_TRY(times_w_t(fn, gates.as<T>(), B, 3 * H, (const T *)h->data, H, w, K, T(1)));
+  lltm_forward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
+      (T *)new_h->data, (T *)new_c->data, (T *)saved->data, gates.as<T>(), (const T *)b->data,
+      (const T *)c->data, H, B * H);
+  return cuda_done(fn);
+}
+
+template <typename T>
+int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
+                       fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
+                       const fused_tensor *grad_c, const fused_tensor *saved,
+                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
+                       int32_t accumulate) {
+  const char *fn = "lltm_backward";
+  const int64_t B = x->sizes[0], In = x->sizes[1], H = h->sizes[1], K = H + In;
+  const RowChunks chunks = row_chunks(B);
+  /* d_gates (B×3H), then the bias sums' partials when B spans several chunks. */
+  const int64_t partials = chunks.count > 1 ? chunks.count * 3 * H : 0;
+  Scratch scratch(fn, (size_t)(B * 3 * H + partials) * sizeof(T));
+  if (!scratch.ptr) return -1;
+  T *d_gates = scratch.as<T>(), *partial = d_gates + B * 3 * H, *db = (T *)d_b->data;
+  const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
+  lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
+      d_gates, (T *)d_c->data, db, partial, accumulate != 0, (const T *)grad_h->data, NULL,
+      (const T *)grad_c->data, (const T *)saved->data, B, H, chunks.per_block);
+  if (chunks.count > 1)
+    finish_sums_kernel<T><<<blocks_for(3 * H), THREADS, 0, cuda_stream>>>(
+        db, partial, chunks.count, 3 * H, accumulate != 0);
+  FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+  const T *w = (const T *)W->data;
+  T *dw = (T *)d_W->data, beta = accumulate ? T(1) : T(0);
+  FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates, B, (const T *)h->data, H, beta));
+  FUSED_TRY(gates_t_times(fn, dw + H, K, 3 * H, d_gates, B, (const T *)x->data, In, beta));
+  FUSED_TRY(times_w(fn, (T *)d_h->data, B, H, d_gates, 3 * H, w, K));
+  FUSED_TRY(times_w(fn, (T *)d_x->data, B, In, d_gates, 3 * H, w + H, K));
+  return cuda_done(fn);
+}
+
+/* The sequence: the input GEMM for every step at once, then per step one GEMM with h and the
+ * pointwise kernel; c_T holds the running cell state. */
+template <typename T>
+int cuda_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
+                          const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
+                          const fused_tensor *W, const fused_tensor *b) {
+  const char *fn = "lltm_seq_forward";
+  const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
+  const int64_t K = H + In, step = B * 3 * H;
+  Scratch gates(fn, (size_t)(T_ * step) * sizeof(T));
+  if (!gates.ptr) return -1;
+  const T *w = (const T *)W->data;
+  T *g = gates.as<T>(), *h_all = (T *)hs->data, *c = (T *)c_T->data;
+  FUSED_TRY(times_w_t(fn, g, T_ * B, 3 * H, (const T *)xs->data, In, w + H, K, T(0)));
+  for (int64_t t = 0; t < T_; t++) {
+    const T *h_prev = t == 0 ? (const T *)h0->data : h_all + (t - 1) * B * H;
+    FUSED_TRY(times_w_t(fn, g + t * step, B, 3 * H, h_prev, H, w, K, T(1)));
+    lltm_forward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
+        h_all + t * B * H, c, (T *)saved->data + t * B * 4 * H, g + t * step,
+        (const T *)b->data, t == 0 ? (const T *)c0->data : c, H, B * H);
+    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+  }
+  return cuda_done(fn);
+}
+
+/* Backward through time: per step (from the last) the pointwise kernel, then the GEMM that
+ * carries d_h to the step before; then the weight, input and bias gradients for all steps at
+ * once from the stacked d_gates. */
+template <typename T>
+int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
+                           fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
+                           const fused_tensor *d_hT, const fused_tensor *d_cT,
+                           const fused_tensor *saved, const fused_tensor *xs,
+                           const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
+                           int32_t accumulate) {
+  const char *fn = "lltm_seq_backward";
+  const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
+  const int64_t K = H + In, step = B * 3 * H;
+  /* d_gates for every step, then the carried d_h and d_c. */
+  Scratch scratch(fn, (size_t)(T_ * step + 2 * B * H) * sizeof(T));
+  if (!scratch.ptr) return -1;
+  T *d_gates = scratch.as<T>(), *carry_h = d_gates + T_ * step, *carry_c = carry_h + B * H;
+  const T *w = (const T *)W->data;
+  const RowChunks chunks = row_chunks(B);
+  const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
+  for (int64_t t = T_ - 1; t >= 0; t--) {
+    const bool last = t == T_ - 1;
+    const T *extra_h = last ? (d_hT ? (const T *)d_hT->data : NULL) : carry_h;
+    const T *grad_c = last ? (d_cT ? (const T *)d_cT->data : NULL) : carry_c;
+    T *d_c = t == 0 ? (T *)d_c0->data : carry_c;
+    lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
+        d_gates + t * step, d_c, NULL, NULL, false, (const T *)d_hs->data + t * B * H, extra_h,
+        grad_c, (const T *)saved->data + t * B * 4 * H, B, H, chunks.per_block);
+    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    FUSED_TRY(times_w(fn, t == 0 ? (T *)d_h0->data : carry_h, B, H, d_gates + t * step, 3 * H,
+                      w, K));
+  }
+  T *dw = (T *)d_W->data;
+  const T beta = accumulate ? T(1) : T(0);
+  /* d_W's h block: step 0 multiplies h0, step t > 0 multiplies h_{t-1} = hs[t-1]. */
+  FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates, B, (const T *)h0->data, H, beta));
+  if (T_ > 1)
+    FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates + step, (T_ - 1) * B,
+                            (const T *)hs->data, H, T(1)));
+  FUSED_TRY(gates_t_times(fn, dw + H, K, 3 * H, d_gates, T_ * B, (const T *)xs->data, In, beta));
+  FUSED_TRY(times_w(fn, (T *)d_xs->data, T_ * B, In, d_gates, 3 * H, w + H, K));
+  FUSED_TRY(column_sums(fn, (T *)d_b->data, d_gates, T_ * B, 3 * H, accumulate != 0));
+  return cuda_done(fn);
+}
+
+#define INSTANTIATE(T)                                                                         \
+  template int cuda_lltm_forward<T>(fused_tensor *, fused_tensor *, fused_tensor *,            \
+                                    const fused_tensor *, const fused_tensor *,                \
+                                    const fused_tensor *, const fused_tensor *,                \
+                                    const fused_tensor *);                                     \
+  template int cuda_lltm_backward<T>(fused_tensor *, fused_tensor *, fused_tensor *,           \
+                                     fused_tensor *, fused_tensor *, const fused_tensor *,     \
+                                     const fused_tensor *, const fused_tensor *,               \
+                                     const fused_tensor *, const fused_tensor *,               \
+                                     const fused_tensor *, int32_t);                           \
+  template int cuda_lltm_seq_forward<T>(fused_tensor *, fused_tensor *, fused_tensor *,        \
+                                        const fused_tensor *, const fused_tensor *,            \
+                                        const fused_tensor *, const fused_tensor *,            \
+                                        const fused_tensor *);                                 \
+  template int cuda_lltm_seq_backward<T>(fused_tensor *, fused_tensor *, fused_tensor *,       \
+                                         fused_tensor *, fused_tensor *, const fused_tensor *, \
+                                         const fused_tensor *, const fused_tensor *,           \
+                                         const fused_tensor *, const fused_tensor *,           \
+                                         const fused_tensor *, const fused_tensor *,           \
+                                         const fused_tensor *, int32_t);
+INSTANTIATE(float)
+INSTANTIATE(double)

@@ -1,0 +1,100 @@
+/* Cross-entropy (log-softmax and NLL fused), as c/cpu/generic/loss.h: each row's max is
+ * subtracted before exp. The targets are checked on the host first (the CPU's message names
+ * the first bad one), which waits for the device. One block per row; its sums run in a fixed
+ * order, so the bits are the same on every run. */
+#include "common.cuh"
+
+/* 0, or the CPU's error for the first target that is not a class index 1..classes. */
+template <typename T>
+static int check_targets(const char *fn, const fused_tensor *targets, int64_t classes) {
+  std::vector<T> host;
+  FUSED_TRY(cuda_read(fn, targets, &host));
+  for (size_t r = 0; r < host.size(); r++) {
+    const T t = host[r];
+    if (!(t >= 1 && t <= (T)classes && t == floor(t)))
+      return fused_error("%s: argument 'targets' expected class indices 1 to %lld, got %g at "
+                         "position %lld", fn, (long long)classes, (double)t, (long long)r + 1);
+  }
+  return 0;
+}
+
+/* max + log(sum(exp(row - max))) over the block; every thread receives it. */
+template <typename T>
+__device__ T block_log_sum_exp(const T *row, int64_t classes) {
+  T max = row[0];
+  for (int64_t c = threadIdx.x; c < classes; c += THREADS) max = Max()(max, row[c]);
+  max = block_reduce(max, Max());
+  T sum = 0;
+  for (int64_t c = threadIdx.x; c < classes; c += THREADS) sum += dexp(row[c] - max);
+  return max + dlog(block_reduce(sum, Add()));
+}
+
+template <typename T>
+__global__ void cross_entropy_rows_kernel(double *row_loss, const T *x, const T *targets,
+                                          int64_t rows, int64_t classes) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T *row = x + r * classes;
+    const T lse = block_log_sum_exp(row, classes);
+    if (threadIdx.x == 0) row_loss[r] = (double)(lse - row[(int64_t)targets[r] - 1]);
+  }
+}
+
+/* loss = the mean of row_loss, summed in double by one block. */
+template <typename T>
+__global__ void mean_kernel(T *loss, const double *row_loss, int64_t rows) {
+  double acc = 0;
+  for (int64_t r = threadIdx.x; r < rows; r += THREADS) acc += row_loss[r];
+  acc = block_reduce(acc, Add());
+  if (threadIdx.x == 0) *loss = (T)(acc / (double)rows);
+}
+
+static unsigned row_blocks(int64_t rows) { return (unsigned)std::min<int64_t>(rows, 65535); }
+
+template <typename T>
+int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
+                               const fused_tensor *targets) {
+  const char *fn = "cross_entropy_forward";
+  const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
+  FUSED_TRY(check_targets<T>(fn, targets, classes));
+  Scratch row_loss(fn, (size_t)rows * sizeof(double));
+  if (!row_loss.ptr) return -1;
+  cross_entropy_rows_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
+      row_loss.as<double>(), (const T *)logits->data, (const T *)targets->data, rows, classes);
+  mean_kernel<T><<<1, THREADS, 0, cuda_stream>>>((T *)loss->data, row_loss.as<double>(), rows);
+  return cuda_done(fn);
+}
+
+/* d_logits = scale * softmax(row), minus scale at the target; scale = grad_loss / rows. */
+template <typename T>
+__global__ void cross_entropy_backward_kernel(T *dx, const T *x, const T *targets, T scale,
+                                              int64_t rows, int64_t classes) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T *row = x + r * classes;
+    const T lse = block_log_sum_exp(row, classes);
+    const int64_t target = (int64_t)targets[r] - 1;
+    for (int64_t c = threadIdx.x; c < classes; c += THREADS) {
+      const T d = scale * dexp(row[c] - lse);
+      dx[r * classes + c] = c == target ? d - scale : d;
+    }
+  }
+}
+
+template <typename T>
+int cuda_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
+                                const fused_tensor *targets, double grad_loss) {
+  const char *fn = "cross_entropy_backward";
+  const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
+  FUSED_TRY(check_targets<T>(fn, targets, classes));
+  cross_entropy_backward_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
+      (T *)d_logits->data, (const T *)logits->data, (const T *)targets->data,
+      (T)(grad_loss / (double)rows), rows, classes);
+  return cuda_done(fn);
+}
+
+#define INSTANTIATE(T)                                                                       \
+  template int cuda_cross_entropy_forward<T>(fused_tensor *, const fused_tensor *,           \
+                                             const fused_tensor *);                          \
+  template int cuda_cross_entropy_backward<T>(fused_tensor *, const fused_tensor *,          \
+                                              const fused_tensor *, double);
+INSTANTIATE(float)
+INSTANTIATE(double)

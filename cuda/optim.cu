@@ -1,0 +1,125 @@
+/* Optimizer updates, one pass over each parameter, with the CPU's formulas in its order of
+ * operations (c/cpu/generic/optim.h); and the sum of squares behind clip_grad_norm. */
+#include "common.cuh"
+
+/* buf NULL: no momentum; init: the first step sets buf = g. */
+template <typename T>
+__global__ void sgd_kernel(T *p, T *buf, const T *g, T lr, T momentum, T wd, bool init,
+                           int64_t n) {
+  GRID_STRIDE(i, n) {
+    const T d = g[i] + wd * p[i];
+    if (!buf) {
+      p[i] -= lr * d;
+    } else {
+      buf[i] = init ? d : momentum * buf[i] + d;
+      p[i] -= lr * buf[i];
+    }
+  }
+}
+
+template <typename T>
+int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
+                  double lr, double momentum, double weight_decay, int32_t init_buffer) {
+  const int64_t n = fused_tensor_numel(param);
+  sgd_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      (T *)param->data, momentum_buffer ? (T *)momentum_buffer->data : NULL,
+      (const T *)grad->data, (T)lr, (T)momentum, (T)weight_decay, init_buffer != 0, n);
+  return cuda_done("sgd_step");
+}
+
+template <typename T>
+__global__ void rmsprop_kernel(T *p, T *sq, T *buf, const T *g, T lr, T alpha, T eps,
+                               T momentum, T wd, int64_t n) {
+  GRID_STRIDE(i, n) {
+    const T d = g[i] + wd * p[i];
+    sq[i] = alpha * sq[i] + (1 - alpha) * d * d;
+    if (!buf) {
+      p[i] -= lr * d / (dsqrt(sq[i]) + eps);
+    } else {
+      buf[i] = momentum * buf[i] + d / (dsqrt(sq[i]) + eps);
+      p[i] -= lr * buf[i];
+    }
+  }
+}
+
+template <typename T>
+int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
+                      fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
+                      double alpha, double eps, double momentum, double weight_decay) {
+  const int64_t n = fused_tensor_numel(param);
+  rmsprop_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      (T *)param->data, (T *)square_avg->data,
+      momentum_buffer ? (T *)momentum_buffer->data : NULL, (const T *)grad->data, (T)lr,
+      (T)alpha, (T)eps, (T)momentum, (T)weight_decay, n);
+  return cuda_done("rmsprop_step");
+}
+
+template <typename T>
+__global__ void adam_kernel(T *p, T *m, T *v, const T *g, T step_size, T correction2_sqrt,
+                            T beta1, T beta2, T eps, T wd, int64_t n) {
+  GRID_STRIDE(i, n) {
+    const T d = g[i] + wd * p[i];
+    m[i] = beta1 * m[i] + (1 - beta1) * d;
+    v[i] = beta2 * v[i] + (1 - beta2) * d * d;
+    p[i] -= step_size * m[i] / (dsqrt(v[i]) / correction2_sqrt + eps);
+  }
+}
+
+template <typename T>
+int cuda_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
+                   const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
+                   double weight_decay, int64_t step) {
+  const int64_t n = fused_tensor_numel(param);
+  /* The bias corrections in double on the host, rounded once, as on the CPU. */
+  const T step_size = (T)(lr / (1 - pow(beta1, (double)step)));
+  const T correction2_sqrt = (T)sqrt(1 - pow(beta2, (double)step));
+  adam_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      (T *)param->data, (T *)exp_avg->data, (T *)exp_avg_sq->data, (const T *)grad->data,
+      step_size, correction2_sqrt, (T)beta1, (T)beta2, (T)eps, (T)weight_decay, n);
+  return cuda_done("adam_step");
+}
+
+/* Two passes in double, each in a fixed order: blocks sum grid-strided shares into partial,
+ * then one block sums partial. The grid depends on n only, so the bits do too. */
+template <typename T>
+__global__ void sum_squares_kernel(double *partial, const T *x, int64_t n) {
+  double acc = 0;
+  GRID_STRIDE(i, n) acc += (double)x[i] * (double)x[i];
+  acc = block_reduce(acc, Add());
+  if (threadIdx.x == 0) partial[blockIdx.x] = acc;
+}
+
+__global__ void sum_partials_kernel(double *out, const double *partial, int64_t n) {
+  double acc = 0;
+  for (int64_t i = threadIdx.x; i < n; i += THREADS) acc += partial[i];
+  acc = block_reduce(acc, Add());
+  if (threadIdx.x == 0) *out = acc;
+}
+
+template <typename T> int cuda_sum_squares(double *out, const fused_tensor *t) {
+  const char *fn = "sum_squares";
+  const int64_t n = fused_tensor_numel(t);
+  const unsigned blocks = std::min(blocks_for(n), 1024u);
+  Scratch partial(fn, (blocks + 1) * sizeof(double));
+  if (!partial.ptr) return -1;
+  double *sums = partial.as<double>();
+  sum_squares_kernel<T><<<blocks, THREADS, 0, cuda_stream>>>(sums, (const T *)t->data, n);
+  sum_partials_kernel<<<1, THREADS, 0, cuda_stream>>>(sums + blocks, sums, blocks);
+  FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+  FUSED_TRY(cuda_check(fn, cudaMemcpyAsync(out, sums + blocks, sizeof *out,
+                                           cudaMemcpyDeviceToHost, cuda_stream)));
+  return cuda_check(fn, cudaStreamSynchronize(cuda_stream));
+}
+
+#define INSTANTIATE(T)                                                                         \
+  template int cuda_sgd_step<T>(fused_tensor *, fused_tensor *, const fused_tensor *, double,  \
+                                double, double, int32_t);                                      \
+  template int cuda_rmsprop_step<T>(fused_tensor *, fused_tensor *, fused_tensor *,            \
+                                    const fused_tensor *, double, double, double, double,      \
+                                    double);                                                   \
+  template int cuda_adam_step<T>(fused_tensor *, fused_tensor *, fused_tensor *,               \
+                                 const fused_tensor *, double, double, double, double, double, \
+                                 int64_t);                                                     \
+  template int cuda_sum_squares<T>(double *, const fused_tensor *);
+INSTANTIATE(float)
+INSTANTIATE(double)

@@ -1,0 +1,69 @@
+/* Sum along a dim and concatenation, on contiguous tensors seen as [outer, len, inner]. Sums
+ * add in a fixed order (no atomics), so the same input gives the same bits on every run. */
+#include "common.cuh"
+
+static void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, int64_t *inner) {
+  *outer = *inner = 1;
+  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
+  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
+}
+
+/* inner == 1: one block per row, each thread sums a strided share, then a tree. */
+template <typename T>
+__global__ void sum_rows_kernel(T *out, const T *in, int64_t rows, int64_t len) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T *row = in + r * len;
+    T acc = 0;
+    for (int64_t d = threadIdx.x; d < len; d += THREADS) acc += row[d];
+    acc = block_reduce(acc, Add());
+    if (threadIdx.x == 0) out[r] = acc;
+  }
+}
+
+/* inner > 1: one thread per output, walking len; neighbouring threads read neighbouring
+ * elements. */
+template <typename T>
+__global__ void sum_columns_kernel(T *out, const T *in, int64_t outer, int64_t len,
+                                   int64_t inner) {
+  GRID_STRIDE(i, outer * inner) {
+    const T *column = in + i / inner * len * inner + i % inner;
+    T acc = 0;
+    for (int64_t d = 0; d < len; d++) acc += column[d * inner];
+    out[i] = acc;
+  }
+}
+
+template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(in, dim, &outer, &inner);
+  const int64_t len = in->sizes[dim];
+  if (inner == 1)
+    sum_rows_kernel<T><<<(unsigned)std::min<int64_t>(outer, 65535), THREADS, 0, cuda_stream>>>(
+        (T *)out->data, (const T *)in->data, outer, len);
+  else
+    sum_columns_kernel<T><<<blocks_for(outer * inner), THREADS, 0, cuda_stream>>>(
+        (T *)out->data, (const T *)in->data, outer, len, inner);
+  return cuda_done("sum");
+}
+
+/* Each input is a block of rows in out: one 2-D copy per input. */
+template <typename T>
+int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(out, dim, &outer, &inner);
+  const size_t out_row = (size_t)(out->sizes[dim] * inner) * sizeof(T);
+  size_t at = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const size_t row = (size_t)(inputs[k]->sizes[dim] * inner) * sizeof(T);
+    FUSED_TRY(cuda_check("cat", cudaMemcpy2DAsync(out->data + at, out_row, inputs[k]->data, row,
+                                                  row, (size_t)outer, cudaMemcpyDeviceToDevice,
+                                                  cuda_stream)));
+    at += row;
+  }
+  return cuda_done("cat");
+}
+
+template int cuda_sum_dim<float>(fused_tensor *, const fused_tensor *, int32_t);
+template int cuda_sum_dim<double>(fused_tensor *, const fused_tensor *, int32_t);
+template int cuda_cat<float>(fused_tensor *, const fused_tensor *const *, int32_t, int32_t);
+template int cuda_cat<double>(fused_tensor *, const fused_tensor *const *, int32_t, int32_t);

@@ -1,0 +1,83 @@
+-- Training-step throughput of the LLTM over a sequence, float32, T = 100: nn.LLTM (fused over
+-- time) against nn.Recurrent(nn.LLTMCell) and nn.Recurrent(nn.LLTMCellComposed), one thread
+-- and all threads. A step is what ../shared/bench/pytorch_lltm.py --seq times: forward from a
+-- zero state, then backward of the sum of every h_t (d_hs = ones); we compute d_xs too.
+-- tokens/s = T·B per second (median step). The compute limit is the step's GEMM flops
+-- (3 · T · 2·B·(H+I)·3H) at the rate of a 1024x1024x1024 sgemm measured in this run.
+-- Run: make bench-seq (PyTorch's side: /usr/bin/python3 ../shared/bench/pytorch_lltm.py
+-- --device cpu --threads 1 --seq, in the same session).
+local ffi = require 'ffi'
+local fused = require 'fused'
+local C = fused.C
+
+ffi.cdef [[
+typedef struct { long tv_sec; long tv_nsec; } bench_seq_timespec;
+int clock_gettime(int clock, bench_seq_timespec *ts);
+]]
+local ts = ffi.new('bench_seq_timespec')
+local function now_ms()
+  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
+  return tonumber(ts.tv_sec) * 1e3 + tonumber(ts.tv_nsec) * 1e-6
+end
+
+local T = 100
+local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 } }
+local KINDS = {
+  { 'LLTM', function(I, H) return fused.nn.LLTM(I, H) end },
+  { 'Recurrent(LLTMCell)', function(I, H) return fused.nn.Recurrent(fused.nn.LLTMCell(I, H)) end },
+  { 'Recurrent(Composed)', function(I, H)
+      return fused.nn.Recurrent(fused.nn.LLTMCellComposed(I, H)) end },
+}
+
+local function median(samples)
+  table.sort(samples)
+  return samples[math.floor(#samples / 2) + 1]
+end
+
+local function time_seq(make, B, I, H)
+  fused.manual_seed(0)
+  local rnn = make(I, H)
+  local xs, ones = fused.randn({ T, B, I }), fused.ones({ T, B, H })
+  local warm, iters = 2, B * H < 10000 and 20 or 3
+  local samples = {}
+  collectgarbage()
+  for i = 1, warm + iters do
+    local t0 = now_ms()
+    rnn:forward(xs)
+    rnn:backward(ones)
+    if i > warm then samples[#samples + 1] = now_ms() - t0 end
+  end
+  return median(samples)
+end
+
+local function sgemm_gflops()
+  local a, b, out = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 }), fused.empty({ 1024, 1024 })
+  C.fused_addmm(out, nil, a, b, 0, 1)
+  local best = math.huge
+  for _ = 1, 5 do
+    local t0 = now_ms()
+    C.fused_addmm(out, nil, a, b, 0, 1)
+    best = math.min(best, now_ms() - t0)
+  end
+  return 2 * 1024 ^ 3 / best * 1e-6
+end
+
+fused.set_num_threads(0)
+local threads_all = fused.get_num_threads()
+print(string.format('# LLTM sequence training step (forward + backward), float32, T = %d', T))
+print(string.format('%-20s %3s %4s %5s %5s  %9s %11s  %9s %11s', 'impl', 'thr', 'B', 'I', 'H',
+                    'ms/seq', 'tokens/s', 'limit ms', 'ms/limit'))
+for _, threads in ipairs({ 1, threads_all }) do
+  fused.set_num_threads(threads)
+  local gflops = sgemm_gflops()
+  print(string.format('# threads %d: 1024^3 sgemm %.1f GFLOP/s', threads, gflops))
+  for _, cfg in ipairs(CONFIGS) do
+    local B, I, H = cfg[1], cfg[2], cfg[3]
+    local limit = 3 * T * 2 * B * (H + I) * 3 * H / gflops * 1e-6
+    for _, kind in ipairs(KINDS) do
+      local ms = time_seq(kind[2], B, I, H)
+      print(string.format('%-20s %3d %4d %5d %5d  %9.2f %11.0f  %9.2f %11.2f', kind[1], threads,
+                          B, I, H, ms, T * B / ms * 1e3, limit, ms / limit))
+    end
+  end
+end

@@ -1,0 +1,56 @@
+-- Cross-entropy of logits against class indices, log-softmax and the negative log-likelihood
+-- fused in C (stable for any finite logits), averaged over the rows.
+--
+--   local criterion = fused.nn.CrossEntropyLoss()
+--   local loss = criterion:forward(logits, targets)    -- a Lua number
+--   local d_logits = criterion:backward(logits, targets)
+--
+-- logits are N × C or T × B × C; targets hold N class indices 1..C (counted from 1, as in Lua
+-- and Torch7), as a Lua table (nested or flat) or a tensor of any shape. Like Torch7's
+-- criterions it keeps nothing between calls: backward takes the same arguments.
+local lib = require 'fused.lib'
+local Module = require 'fused.nn.Module'
+local tensor = require 'fused.tensor'
+
+local C, check = lib.C, lib.check
+local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
+
+-- The logits as rows (N × C) and the targets as N values of their dtype, on their device.
+local function rows_and_targets(logits, targets, fn)
+  tensor.expect(logits, fn, 'logits')
+  if logits.ndim ~= 2 and logits.ndim ~= 3 then
+    error(string.format("%s: argument 'logits' expected N x C or T x B x C, got [%s]", fn,
+                        table.concat(logits:shape(), ', ')), 3)
+  end
+  local classes = tonumber(logits.sizes[logits.ndim - 1])
+  local rows = logits:contiguous():view(-1, classes)
+  local opts = { dtype = logits.dtype, device = logits.device }
+  local t
+  if type(targets) == 'table' then
+    t = tensor.tensor(targets, opts)
+  else
+    tensor.expect(targets, fn, 'targets')
+    t = targets:to(logits.dtype, logits.device)
+  end
+  if t:numel() ~= rows:size(1) then
+    error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",
+                        fn, rows:size(1), t:numel()), 3)
+  end
+  return rows, t:contiguous():view(-1)
+end
+
+function CrossEntropyLoss:forward(logits, targets)
+  local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:forward')
+  local loss = tensor.empty({ 1 }, { dtype = logits.dtype, device = logits.device })
+  check(C.fused_cross_entropy_forward(loss, rows, t))
+  return loss:item()
+end
+
+function CrossEntropyLoss:backward(logits, targets)
+  local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:backward')
+  local d = tensor.empty_like(rows)
+  check(C.fused_cross_entropy_backward(d, rows, t, 1))
+  return d:view(logits:shape())
+end
+
+return CrossEntropyLoss

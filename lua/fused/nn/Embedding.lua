@@ -1,0 +1,57 @@
+-- A lookup table: row i of weight for index i (indices count from 1, as in Lua and Torch7).
+--
+--   local embed = fused.nn.Embedding(num_embeddings, embedding_dim, {dtype=, device=})
+--   local y = embed:forward(indices)   -- indices: a (nested) Lua table or a tensor of shape S
+--                                      -- holding integers 1..num_embeddings; y is S × dim
+--   embed:backward(d_y)                -- adds into gradWeight (repeated indices add up)
+--
+-- weight starts normal(0, 1), as torch.nn.Embedding's. Indices have no gradient: backward
+-- returns nothing.
+local lib = require 'fused.lib'
+local Module = require 'fused.nn.Module'
+local tensor = require 'fused.tensor'
+
+local C, check = lib.C, lib.check
+local Embedding = Module:extend('Embedding')
+
+local function expect_size(n, arg)
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    error(string.format("Embedding: argument '%s' expected a positive integer, got %s", arg,
+                        tostring(n)), 4)
+  end
+end
+
+function Embedding:__init(num_embeddings, embedding_dim, opts)
+  expect_size(num_embeddings, 'num_embeddings')
+  expect_size(embedding_dim, 'embedding_dim')
+  self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+  self.weight = tensor.empty({ num_embeddings, embedding_dim }, opts):normal(0, 1)
+  self.gradWeight = tensor.zeros(self.weight:shape(), opts)
+end
+
+-- The C kernels take indices as values of the weight's dtype, on its device.
+local function index_tensor(indices, like)
+  if type(indices) == 'table' then
+    return tensor.tensor(indices, { dtype = like.dtype, device = like.device })
+  end
+  tensor.expect(indices, 'Embedding:forward', 'indices')
+  return indices:to(like.dtype, like.device):contiguous()
+end
+
+function Embedding:forward(indices)
+  local idx = index_tensor(indices, self.weight)
+  local shape = idx:shape()
+  shape[#shape + 1] = self.embedding_dim
+  local y = tensor.empty(shape, { dtype = self.weight.dtype, device = self.weight.device })
+  check(C.fused_embedding_forward(y, self.weight, idx))
+  self.saved = { indices = idx }
+  return y
+end
+
+function Embedding:backward(d_y)
+  local saved = self:expect_saved()
+  tensor.expect(d_y, 'Embedding:backward', 'd_output')
+  check(C.fused_embedding_backward(self.gradWeight, d_y:contiguous(), saved.indices))
+end
+
+return Embedding

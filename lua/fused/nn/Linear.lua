@@ -1,0 +1,70 @@
+-- y = x·weightᵀ + bias, on B × in or T × B × in inputs (the leading dims are flattened into
+-- one GEMM).
+--
+--   local linear = fused.nn.Linear(in_features, out_features, {dtype=, device=})
+--   local y = linear:forward(x)           -- x … × in, y … × out
+--   local d_x = linear:backward(d_y)      -- adds into gradWeight and gradBias
+--
+-- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts.
+local lib = require 'fused.lib'
+local Module = require 'fused.nn.Module'
+local tensor = require 'fused.tensor'
+
+local C, check = lib.C, lib.check
+local Linear = Module:extend('Linear')
+
+local function expect_size(n, arg)
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    error(string.format("Linear: argument '%s' expected a positive integer, got %s", arg,
+                        tostring(n)), 4)
+  end
+end
+
+function Linear:__init(in_features, out_features, opts)
+  expect_size(in_features, 'in_features')
+  expect_size(out_features, 'out_features')
+  self.in_features, self.out_features = in_features, out_features
+  local bound = 1 / math.sqrt(in_features)
+  self.weight = tensor.empty({ out_features, in_features }, opts):uniform(-bound, bound)
+  self.bias = tensor.empty({ out_features }, opts):uniform(-bound, bound)
+  self.gradWeight = tensor.zeros(self.weight:shape(), opts)
+  self.gradBias = tensor.zeros(self.bias:shape(), opts)
+end
+
+-- x as a 2-D matrix of rows, and the shape of the output.
+local function rows_of(self, x, fn)
+  tensor.expect(x, fn, 'input')
+  local n = x.ndim
+  if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
+    error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",
+                        fn, self.in_features, self.in_features, table.concat(x:shape(), ', ')), 3)
+  end
+  local shape = x:shape()
+  shape[n] = self.out_features
+  return x:contiguous():view(-1, self.in_features), shape
+end
+
+function Linear:forward(x)
+  local rows, shape = rows_of(self, x, 'forward')
+  local y = tensor.empty({ rows:size(1), self.out_features }, { dtype = x.dtype, device = x.device })
+  check(C.fused_addmm(y, self.bias, rows, self.weight:t(), 1, 1))
+  self.saved = { rows = rows, in_shape = x:shape(), out_shape = shape }
+  return y:view(shape)
+end
+
+function Linear:backward(d_y)
+  local saved = self:expect_saved()
+  tensor.expect(d_y, 'Linear:backward', 'd_output')
+  if table.concat(d_y:shape(), 'x') ~= table.concat(saved.out_shape, 'x') then
+    error(string.format("Linear:backward: argument 'd_output' expected shape [%s] (the output's), got [%s]",
+                        table.concat(saved.out_shape, ', '), table.concat(d_y:shape(), ', ')), 2)
+  end
+  local d_rows = d_y:contiguous():view(-1, self.out_features)
+  local d_x = tensor.empty(saved.rows:shape(), { dtype = d_y.dtype, device = d_y.device })
+  check(C.fused_addmm(d_x, nil, d_rows, self.weight, 0, 1))
+  check(C.fused_addmm(self.gradWeight, self.gradWeight, d_rows:t(), saved.rows, 1, 1))
+  check(C.fused_binary(C.FUSED_ADD, self.gradBias, self.gradBias, d_rows:sum(1):view(-1)))
+  return d_x:view(saved.in_shape)
+end
+
+return Linear

@@ -1,0 +1,33 @@
+-- The mean squared error: mean((input - target)^2) over all elements.
+--
+--   local criterion = fused.nn.MSELoss()
+--   local loss = criterion:forward(input, target)    -- a Lua number
+--   local d_input = criterion:backward(input, target) -- 2 (input - target) / numel
+--
+-- Like Torch7's criterions it keeps nothing between calls: backward takes the same arguments.
+local Module = require 'fused.nn.Module'
+local tensor = require 'fused.tensor'
+
+local MSELoss = Module:extend('MSELoss')
+
+local function expect_pair(input, target, fn)
+  tensor.expect(input, fn, 'input')
+  tensor.expect(target, fn, 'target')
+  local a, b = table.concat(input:shape(), ', '), table.concat(target:shape(), ', ')
+  if a ~= b then
+    error(string.format("%s: argument 'target' expected shape [%s] (as input), got [%s]", fn, a, b), 3)
+  end
+end
+
+function MSELoss:forward(input, target)
+  expect_pair(input, target, 'MSELoss:forward')
+  local d = input - target
+  return (d * d):sum() / input:numel()
+end
+
+function MSELoss:backward(input, target)
+  expect_pair(input, target, 'MSELoss:backward')
+  return (input - target) * (2 / input:numel())
+end
+
+return MSELoss

@@ -1,0 +1,134 @@
+-- The base of the optimizers: a list of parameters and their gradients, per-parameter state
+-- buffers, a step count, and the state_dict that a checkpoint saves so that training resumes
+-- exactly.
+--
+--   local Adam = Optimizer:extend('Adam', defaults, check)
+--   function Adam:buffer_names() return { 'exp_avg', 'exp_avg_sq' } end
+--   function Adam:update(i, param, grad) ... end  -- one parameter, one fused C call
+--
+-- The hyperparameters are fields (opt.lr, ...) and may be changed between steps.
+local tensor = require 'fused.tensor'
+
+local Optimizer = {}
+Optimizer.__index = Optimizer
+
+local function same_layout(a, b)
+  return a.dtype == b.dtype and a.device == b.device
+    and table.concat(a:shape(), 'x') == table.concat(b:shape(), 'x')
+end
+
+-- A subclass. defaults: the hyperparameters and their defaults; check(name, value) raises
+-- (with a message saying what was expected) for a bad value. Its instances hold, per name
+-- that buffer_names() lists, one buffer per parameter, zeros at first.
+function Optimizer:extend(name, defaults, check)
+  local class = setmetatable({ __name = name, defaults = defaults, check = check }, { __index = self,
+    __call = function(cls, params, grads, opts) return cls.new(cls, params, grads, opts) end })
+  class.__index = class
+  return class
+end
+
+function Optimizer.new(cls, params, grads, opts)
+  local fn = cls.__name
+  if type(params) ~= 'table' or type(grads) ~= 'table' or #params ~= #grads or #params == 0 then
+    error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one length (as module:parameters() returns), got %s of %s and %s of %s",
+                        fn, type(params), type(params) == 'table' and #params or '-', type(grads),
+                        type(grads) == 'table' and #grads or '-'), 3)
+  end
+  for i = 1, #params do
+    tensor.expect(params[i], fn, 'params[' .. i .. ']')
+    tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
+    if not same_layout(params[i], grads[i]) then
+      error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn, i, i), 3)
+    end
+    if not params[i]:is_contiguous() or not grads[i]:is_contiguous() then
+      error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 3)
+    end
+  end
+  opts = opts or {}
+  if type(opts) ~= 'table' then
+    error(string.format("%s: argument 'opts' expected a table of options, got %s", fn, type(opts)), 3)
+  end
+  local self = setmetatable({ params = params, grads = grads, step_count = 0, buffers = {} }, cls)
+  for k in pairs(opts) do
+    if cls.defaults[k] == nil then
+      error(string.format("%s: unknown option '%s'", fn, tostring(k)), 3)
+    end
+  end
+  for k, default in pairs(cls.defaults) do
+    local value = opts[k]
+    if value == nil then value = default end
+    local ok, err = pcall(cls.check, k, value)
+    if not ok then error(string.format("%s: option '%s' %s", fn, k, err), 3) end
+    self[k] = value
+  end
+  for _, b in ipairs(self:buffer_names()) do
+    self.buffers[b] = {}
+    for i, p in ipairs(params) do
+      self.buffers[b][i] = tensor.zeros(p:shape(), { dtype = p.dtype, device = p.device })
+    end
+  end
+  return self
+end
+
+-- One update of every parameter from its gradient.
+function Optimizer:step()
+  self.step_count = self.step_count + 1
+  for i = 1, #self.params do self:update(i, self.params[i], self.grads[i]) end
+end
+
+-- { step = n, hyper = {lr = ...}, tensors = {['exp_avg.1'] = t, ...} }: everything a later
+-- load_state_dict needs to continue exactly. The tensors are the live buffers, not copies.
+function Optimizer:state_dict()
+  local hyper, tensors = {}, {}
+  for k in pairs(self.defaults) do hyper[k] = self[k] end
+  for _, b in ipairs(self:buffer_names()) do
+    for i, t in ipairs(self.buffers[b]) do tensors[b .. '.' .. i] = t end
+  end
+  return { step = self.step_count, hyper = hyper, tensors = tensors }
+end
+
+-- The hyperparameters first: they decide which buffers there are (momentum, say).
+function Optimizer:load_state_dict(state)
+  local fn = self.__name .. ':load_state_dict'
+  if type(state) ~= 'table' or type(state.step) ~= 'number' or type(state.tensors) ~= 'table' then
+    error(fn .. ": argument 'state' expected a table from state_dict()", 2)
+  end
+  for k, v in pairs(state.hyper or {}) do
+    if self.defaults[k] == nil then error(string.format("%s: unknown option '%s'", fn, k), 2) end
+    local ok, err = pcall(self.check, k, v)
+    if not ok then error(string.format("%s: option '%s' %s", fn, k, err), 2) end
+    self[k] = v
+  end
+  for _, b in ipairs(self:buffer_names()) do
+    self.buffers[b] = self.buffers[b] or {}
+    for i, p in ipairs(self.params) do
+      local src = state.tensors[b .. '.' .. i]
+      if not tensor.is_tensor(src) or table.concat(src:shape(), 'x') ~= table.concat(p:shape(), 'x') then
+        error(string.format("%s: buffer '%s.%d' expected a tensor of shape [%s], got %s", fn, b, i,
+                            table.concat(p:shape(), ', '),
+                            tensor.is_tensor(src) and '[' .. table.concat(src:shape(), ', ') .. ']' or type(src)), 2)
+      end
+      self.buffers[b][i] = self.buffers[b][i] or tensor.empty_like(p)
+      self.buffers[b][i]:copy(src:to(p.dtype))
+    end
+  end
+  self.step_count = state.step
+end
+
+-- Checks for the subclasses' check(name, value): each raises "expected ..., got ..." (the
+-- constructor adds the optimizer's name and the option's).
+function Optimizer.expect_non_negative(v)
+  if type(v) ~= 'number' or not (v >= 0 and v < math.huge) then
+    error('expected a finite number >= 0, got ' .. tostring(v), 0)
+  end
+end
+
+-- In [low, high], or [low, high) when open_high.
+function Optimizer.expect_in_range(v, low, high, open_high)
+  if type(v) ~= 'number' or not (v >= low and (v < high or not open_high and v == high)) then
+    error(string.format('expected a number in [%g, %g%s, got %s', low, high,
+                        open_high and ')' or ']', tostring(v)), 0)
+  end
+end
+
+return Optimizer

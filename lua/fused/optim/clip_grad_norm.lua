@@ -1,0 +1,32 @@
+-- fused.optim.clip_grad_norm(grads, max_norm) -> total_norm, as torch.nn.utils.clip_grad_norm_:
+-- the L2 norm of all gradients together (each tensor's sum of squares from one C reduction,
+-- accumulated in float64); when it exceeds max_norm every gradient is scaled in place by
+-- max_norm / (total_norm + 1e-6). A norm that is not finite is returned with the gradients
+-- left as they are, for the caller to report.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+
+local C, check = lib.C, lib.check
+local sum = ffi.new('double[1]')
+
+return function(grads, max_norm)
+  if type(grads) ~= 'table' then
+    error("clip_grad_norm: argument 'grads' expected a list of tensors, got " .. type(grads), 2)
+  end
+  if type(max_norm) ~= 'number' or not (max_norm > 0) then
+    error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm), 2)
+  end
+  local total = 0
+  for i, g in ipairs(grads) do
+    tensor.expect(g, 'clip_grad_norm', 'grads[' .. i .. ']')
+    check(C.fused_sum_squares(sum, g))
+    total = total + sum[0]
+  end
+  total = math.sqrt(total)
+  local scale = max_norm / (total + 1e-6)
+  if scale < 1 and total < math.huge then
+    for _, g in ipairs(grads) do check(C.fused_binary_scalar(C.FUSED_MUL, g, g, scale)) end
+  end
+  return total
+end

@@ -1,0 +1,209 @@
+-- Checkpoints in the safetensors format, which PyTorch's `safetensors` reads and writes:
+--   8 bytes: N, the header's length (unsigned, little-endian)
+--   N bytes: a JSON object {name: {"dtype": "F32"|"F64", "shape": [...],
+--            "data_offsets": [begin, end]}, "__metadata__": {string: string}}
+--   the data: each tensor's bytes, little-endian, C order, at [begin, end) of this part.
+--
+-- fused.save(path, {name = tensor, ...}, metadata) writes a temporary file and renames it,
+-- so a crash never leaves a half-written checkpoint. Device tensors are saved through a host
+-- copy, so a checkpoint made on a GPU loads on a CPU-only machine. metadata values must be
+-- strings (the format says so): encode anything else yourself (json.encode, tostring).
+-- fused.load(path) returns {name = tensor} (CPU tensors) and the metadata table ({} if none).
+local ffi = require 'ffi'
+local json = require 'fused.json'
+local tensor = require 'fused.tensor'
+local dt = require 'fused.dtype'
+
+local M = {}
+
+local format_dtypes = { F32 = 'float32', F64 = 'float64' }
+local dtype_formats = { float32 = 'F32', float64 = 'F64' }
+
+-- The file's numbers are little-endian: this code copies bytes as they are.
+assert(ffi.abi('le'), 'fused.safetensors: big-endian hosts are not supported')
+
+local function u64le(n)
+  local bytes = {}
+  for i = 1, 8 do
+    bytes[i] = string.char(n % 256)
+    n = math.floor(n / 256)
+  end
+  return table.concat(bytes)
+end
+
+local function read_u64le(s)
+  local n = 0
+  for i = 8, 1, -1 do n = n * 256 + s:byte(i) end
+  return n
+end
+
+function M.save(path, named, metadata)
+  if type(path) ~= 'string' then
+    error("save: argument 'path' expected a string, got " .. type(path), 2)
+  end
+  if type(named) ~= 'table' then
+    error("save: argument 'tensors' expected a table {name = tensor}, got " .. type(named), 2)
+  end
+  if metadata ~= nil and type(metadata) ~= 'table' then
+    error("save: argument 'metadata' expected a table of strings, got " .. type(metadata), 2)
+  end
+  for k, v in pairs(metadata or {}) do
+    if type(k) ~= 'string' or type(v) ~= 'string' then
+      error(string.format("save: argument 'metadata' expected string keys and values, got %s = %s (%s)",
+                          tostring(k), tostring(v), type(v)), 2)
+    end
+  end
+  -- float64 first, then by name: every tensor's data starts aligned to its element size.
+  local names = {}
+  for name, t in pairs(named) do
+    if type(name) ~= 'string' or name == '__metadata__' then
+      error("save: argument 'tensors' expected string names other than '__metadata__', got "
+            .. tostring(name), 2)
+    end
+    tensor.expect(t, 'save', 'tensors.' .. name)
+    names[#names + 1] = name
+  end
+  table.sort(names, function(a, b)
+    local sa, sb = dt.sizes[named[a].scalar_type], dt.sizes[named[b].scalar_type]
+    if sa ~= sb then return sa > sb end
+    return a < b
+  end)
+  local header, hosts, offset = {}, {}, 0
+  for i, name in ipairs(names) do
+    local host = named[name]:to('cpu'):contiguous()
+    local bytes = host:numel() * dt.sizes[host.scalar_type]
+    hosts[i] = host
+    header[name] = { dtype = dtype_formats[host.dtype], shape = host:shape(),
+                     data_offsets = { offset, offset + bytes } }
+    offset = offset + bytes
+  end
+  if metadata and next(metadata) then header.__metadata__ = metadata end
+  local text = json.encode(header)
+  -- Spaces pad the header so that the data starts on an 8-byte boundary, as the reference
+  -- implementation does.
+  text = text .. string.rep(' ', (8 - #text % 8) % 8)
+
+  local tmp = string.format('%s.tmp%d', path, math.random(1, 1e9))
+  local f, err = io.open(tmp, 'wb')
+  if not f then error('save: ' .. err, 2) end
+  local ok, werr = f:write(u64le(#text), text)
+  for i = 1, #hosts do
+    if not ok then break end
+    local host = hosts[i]
+    ok, werr = f:write(ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type]))
+  end
+  local closed, cerr = f:close()
+  if not (ok and closed) then
+    os.remove(tmp)
+    error('save: writing ' .. path .. ': ' .. tostring(werr or cerr), 2)
+  end
+  local renamed, rerr = os.rename(tmp, path)
+  if not renamed then
+    os.remove(tmp)
+    error('save: ' .. rerr, 2)
+  end
+end
+
+-- Loading ------------------------------------------------------------------------------------
+
+local function fail(path, fmt, ...)
+  error(string.format('load: %s: ' .. fmt, path, ...), 0)
+end
+
+local function is_count(x) return type(x) == 'number' and x >= 0 and x == math.floor(x) end
+
+-- The entry for one tensor, checked: its dtype, shape and byte range.
+local function parse_entry(path, name, entry, data_len)
+  if type(entry) ~= 'table' or json.is_array(entry) or entry == json.null then
+    fail(path, "tensor '%s': expected an object {dtype, shape, data_offsets}", name)
+  end
+  local dtype = format_dtypes[entry.dtype]
+  if not dtype then
+    fail(path, "tensor '%s': unsupported dtype %s (expected \"F32\" or \"F64\")", name,
+         type(entry.dtype) == 'string' and ('"' .. entry.dtype .. '"') or tostring(entry.dtype))
+  end
+  local shape = entry.shape
+  if not json.is_array(shape) then
+    fail(path, "tensor '%s': 'shape' expected a list of sizes", name)
+  end
+  local numel = 1
+  for i, n in ipairs(shape) do
+    if not is_count(n) then fail(path, "tensor '%s': 'shape' has a bad size %s at %d", name, tostring(n), i) end
+    if n == 0 then fail(path, "tensor '%s': shape [%s] has an empty dim: zero sizes are not supported",
+                        name, table.concat(shape, ', ')) end
+    numel = numel * n
+  end
+  if #shape > 8 then fail(path, "tensor '%s': %d dims, at most 8 are supported", name, #shape) end
+  local offsets = entry.data_offsets
+  if not json.is_array(offsets) or #offsets ~= 2 or not is_count(offsets[1]) or not is_count(offsets[2])
+     or offsets[2] < offsets[1] then
+    fail(path, "tensor '%s': 'data_offsets' expected [begin, end] with 0 <= begin <= end", name)
+  end
+  local bytes = numel * dt.sizes[dt.dtypes[dtype]]
+  if offsets[2] - offsets[1] ~= bytes then
+    fail(path, "tensor '%s': data_offsets [%d, %d] hold %d bytes, but shape [%s] of %s needs %d",
+         name, offsets[1], offsets[2], offsets[2] - offsets[1], table.concat(shape, ', '),
+         entry.dtype, bytes)
+  end
+  if offsets[2] > data_len then
+    fail(path, "tensor '%s': data_offsets [%d, %d] run past the end of the data (%d bytes): truncated file?",
+         name, offsets[1], offsets[2], data_len)
+  end
+  -- A 0-d tensor holds one value; ours have at least one dim.
+  return { name = name, dtype = dtype, shape = #shape > 0 and shape or { 1 },
+           first = offsets[1], last = offsets[2] }
+end
+
+function M.load(path)
+  if type(path) ~= 'string' then
+    error("load: argument 'path' expected a string, got " .. type(path), 2)
+  end
+  local f, err = io.open(path, 'rb')
+  if not f then error('load: ' .. err, 2) end
+  local bytes = f:read('*a')
+  f:close()
+  if #bytes < 8 then fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', #bytes) end
+  local header_len = read_u64le(bytes)
+  if header_len > #bytes - 8 then
+    fail(path, 'header length %d runs past the end of the file (%d bytes): truncated or not safetensors',
+         header_len, #bytes)
+  end
+  local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len))
+  if not ok then fail(path, 'bad header: %s', header) end
+  if type(header) ~= 'table' or json.is_array(header) or header == json.null then fail(path, 'bad header: expected a JSON object') end
+
+  local metadata = header.__metadata__ or {}
+  if type(metadata) ~= 'table' or json.is_array(metadata) or metadata == json.null then fail(path, "'__metadata__' expected an object of strings") end
+  for k, v in pairs(metadata) do
+    if type(v) ~= 'string' then fail(path, "'__metadata__' value '%s' expected a string, got %s", k, type(v)) end
+  end
+
+  local data_start, data_len = 8 + header_len, #bytes - 8 - header_len
+  local entries = {}
+  for name, entry in pairs(header) do
+    if name ~= '__metadata__' then entries[#entries + 1] = parse_entry(path, name, entry, data_len) end
+  end
+  -- The data part is the tensors back to back: no overlap, no gap, nothing after.
+  table.sort(entries, function(a, b) return a.first < b.first or (a.first == b.first and a.last < b.last) end)
+  local at = 0
+  for _, e in ipairs(entries) do
+    if e.first < at then fail(path, "tensor '%s': data_offsets [%d, %d] overlap another tensor's", e.name, e.first, e.last) end
+    if e.first > at then fail(path, "tensor '%s': a gap of %d bytes before its data_offsets [%d, %d]",
+                              e.name, e.first - at, e.first, e.last) end
+    at = e.last
+  end
+  if at ~= data_len then
+    fail(path, 'the tensors hold %d bytes of data, but the file has %d after the header', at, data_len)
+  end
+
+  local base = ffi.cast('const char *', bytes) + data_start
+  local tensors = {}
+  for _, e in ipairs(entries) do
+    local t = tensor.empty(e.shape, { dtype = e.dtype })
+    ffi.copy(t.data, base + e.first, e.last - e.first)
+    tensors[e.name] = t
+  end
+  return tensors, metadata
+end
+
+return M

@@ -1,0 +1,169 @@
+-- The LLTM over a sequence: the fused nn.LLTM and nn.Recurrent(nn.LLTMCell) against the golden
+-- vectors (loss L = Σ_t <h_t, r_t> + <c_T, s>, so d_hs = r, d_cT = s), against each other,
+-- against numeric gradients; accumulation; nil states; bad input.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local close, err = helper.assert_close, helper.assert_error
+
+local TOL = { float64 = 1e-10, float32 = 1e-4 }
+
+local function golden(case, dtype)
+  local g = {}
+  for _, name in ipairs({ 'xs', 'h0', 'c0', 'W', 'b', 'r', 's', 'hs', 'c_T', 'd_xs', 'd_h0',
+                          'd_c0', 'd_W', 'd_b' }) do
+    g[name] = helper.load_golden('lltm_seq/' .. case, name, dtype)
+  end
+  return g
+end
+
+-- nn.LLTM or nn.Recurrent(nn.LLTMCell) holding W and b.
+local MAKERS = {
+  LLTM = function(I, H, dtype) return fused.nn.LLTM(I, H, { dtype = dtype }) end,
+  ['Recurrent(LLTMCell)'] = function(I, H, dtype)
+    return fused.nn.Recurrent(fused.nn.LLTMCell(I, H, { dtype = dtype }))
+  end,
+}
+local function rnn_with(kind, W, b)
+  local H = W:size(1) / 3
+  local rnn = MAKERS[kind](W:size(2) - H, H, W.dtype)
+  local params = rnn:parameters()
+  params[1]:copy(W)
+  params[2]:copy(b)
+  return rnn
+end
+
+describe('LLTM sequence', function()
+  for _, dtype in ipairs({ 'float64', 'float32' }) do
+    for _, case in ipairs({ 'short', 'long' }) do
+      for kind in pairs(MAKERS) do
+        it(string.format('%s matches golden %s in %s', kind, case, dtype), function()
+          local g, tol = golden(case, dtype), TOL[dtype]
+          local rnn = rnn_with(kind, g.W, g.b)
+          local hs, h_T, c_T = rnn:forward(g.xs, g.h0, g.c0)
+          close(hs, g.hs, tol, 'hs')
+          close(h_T, g.hs:select(1, g.hs:size(1)), tol, 'h_T')
+          close(c_T, g.c_T, tol, 'c_T')
+          local d_xs, d_h0, d_c0 = rnn:backward(g.r, nil, g.s)
+          close(d_xs, g.d_xs, tol, 'd_xs')
+          close(d_h0, g.d_h0, tol, 'd_h0')
+          close(d_c0, g.d_c0, tol, 'd_c0')
+          local _, grads = rnn:parameters()
+          close(grads[1], g.d_W, tol, 'gradWeight')
+          close(grads[2], g.d_b, tol, 'gradBias')
+        end)
+      end
+    end
+  end
+
+  it('fused and unrolled agree with nil states, a gradient at h_T, and B, I or H = 1', function()
+    fused.manual_seed(3)
+    for _, s in ipairs({ { 1, 1, 1, 1 }, { 3, 1, 2, 5 }, { 4, 5, 1, 3 }, { 2, 3, 4, 1 },
+                         { 6, 7, 5, 9 } }) do
+      local T, B, I, H = s[1], s[2], s[3], s[4]
+      local what = string.format('(T %d, B %d, I %d, H %d) ', T, B, I, H)
+      local o = { dtype = 'float64' }
+      local fast = fused.nn.LLTM(I, H, o)
+      local slow = rnn_with('Recurrent(LLTMCell)', fast.weight, fast.bias)
+      local xs, d_hs, d_hT = fused.randn({ T, B, I }, o), fused.randn({ T, B, H }, o), fused.randn({ B, H }, o)
+      local a, b = { fast:forward(xs) }, { slow:forward(xs) }
+      for i, name in ipairs({ 'hs', 'h_T', 'c_T' }) do close(a[i], b[i], 1e-12, what .. name) end
+      a, b = { fast:backward(d_hs, d_hT) }, { slow:backward(d_hs, d_hT) }
+      for i, name in ipairs({ 'd_xs', 'd_h0', 'd_c0' }) do close(a[i], b[i], 1e-12, what .. name) end
+      close(fast.gradWeight, slow.cell.gradWeight, 1e-12, what .. 'gradWeight')
+      close(fast.gradBias, slow.cell.gradBias, 1e-12, what .. 'gradBias')
+    end
+  end)
+
+  it('gives the same with the batch split over two threads as on one', function()
+    fused.manual_seed(5)
+    local o = { dtype = 'float64' }
+    local before = fused.get_num_threads()
+    local rnn = fused.nn.LLTM(2, 512, o) -- 2 rows per thread of H = 512: enough to split
+    local xs, d_hs = fused.randn({ 3, 4, 2 }, o), fused.randn({ 3, 4, 512 }, o)
+    local h0, c0, d_hT, d_cT = fused.randn({ 4, 512 }, o), fused.randn({ 4, 512 }, o),
+                               fused.randn({ 4, 512 }, o), fused.randn({ 4, 512 }, o)
+    local results = {}
+    for _, threads in ipairs({ 1, 2 }) do
+      fused.set_num_threads(threads)
+      rnn:zeroGradParameters()
+      local r = { rnn:forward(xs, h0, c0) }
+      for _, t in ipairs({ rnn:backward(d_hs, d_hT, d_cT) }) do r[#r + 1] = t end
+      r[#r + 1], r[#r + 2] = rnn.gradWeight:clone(), rnn.gradBias:clone()
+      results[threads] = r
+    end
+    fused.set_num_threads(before)
+    for i, name in ipairs({ 'hs', 'h_T', 'c_T', 'd_xs', 'd_h0', 'd_c0', 'gradWeight', 'gradBias' }) do
+      close(results[2][i], results[1][i], 1e-12, name)
+    end
+  end)
+
+  it('passes gradcheck, fused and unrolled', function()
+    fused.manual_seed(4)
+    local o = { dtype = 'float64' }
+    local xs, h0, c0 = fused.randn({ 3, 2, 3 }, o), fused.randn({ 2, 4 }, o), fused.randn({ 2, 4 }, o)
+    local W, b = fused.randn({ 12, 7 }, o) * 0.5, fused.randn({ 12 }, o) * 0.5
+    for kind in pairs(MAKERS) do
+      local op = {
+        forward = function(xs_, W_, b_, h0_, c0_)
+          local rnn = rnn_with(kind, W_, b_)
+          local hs, _, c_T = rnn:forward(xs_, h0_, c0_)
+          return hs, c_T, rnn
+        end,
+        backward = function(rnn, d_hs, d_cT)
+          local d_xs, d_h0, d_c0 = rnn:backward(d_hs, nil, d_cT)
+          local _, grads = rnn:parameters()
+          return d_xs, grads[1], grads[2], d_h0, d_c0
+        end,
+      }
+      local ok, worst = fused.gradcheck(op, { xs, W, b, h0, c0 })
+      assert(ok, kind .. ' ' .. worst.message)
+    end
+  end)
+
+  it('backward adds into the parameter gradients', function()
+    local g = golden('short', 'float64')
+    for kind in pairs(MAKERS) do
+      local rnn = rnn_with(kind, g.W, g.b)
+      rnn:forward(g.xs, g.h0, g.c0)
+      rnn:backward(g.r, nil, g.s)
+      local d_xs = rnn:backward(g.r, nil, g.s)
+      close(d_xs, g.d_xs, 1e-10, kind .. ' d_xs of a second backward')
+      local _, grads = rnn:parameters()
+      close(grads[1], g.d_W * 2, 1e-10, kind .. ' gradWeight after two backwards')
+      close(grads[2], g.d_b * 2, 1e-10, kind .. ' gradBias after two backwards')
+    end
+  end)
+
+  describe('bad input', function()
+    local o = { dtype = 'float64' }
+    local rnn = fused.nn.LLTM(3, 4, o)
+    local xs = fused.randn({ 5, 2, 3 }, o)
+
+    it('xs of the wrong rank or size, states of another batch or dtype', function()
+      err(function() rnn:forward(xs:select(1, 1)) end, 'LLTM:forward', "'xs'", '3 dims', 'got 2')
+      err(function() rnn:forward(fused.randn({ 5, 2, 4 }, o)) end, 'lltm_seq_forward', "'W'",
+          '[12, 8]', 'got [12, 7]')
+      err(function() rnn:forward(xs, fused.zeros({ 3, 4 }, o)) end, 'lltm_seq_forward', "'h0'",
+          '[2, 4]', 'got [3, 4]')
+      err(function() rnn:forward(xs, nil, fused.zeros({ 2, 4 })) end, 'lltm_seq_forward', "'c0'",
+          'float64', 'float32')
+      err(function() rnn:forward(xs:float()) end, 'lltm_seq_forward', "'W'", 'float32', 'float64')
+    end)
+
+    it('backward before forward, or with gradients of the wrong shape', function()
+      err(function() fused.nn.LLTM(3, 4, o):backward(fused.zeros({ 5, 2, 4 }, o)) end,
+          'LLTM:backward', 'call forward first')
+      err(function() fused.nn.Recurrent(fused.nn.LLTMCell(3, 4)):backward(xs) end,
+          'Recurrent:backward', 'call forward first')
+      rnn:forward(xs)
+      err(function() rnn:backward(fused.zeros({ 4, 2, 4 }, o)) end, 'lltm_seq_backward',
+          "'d_hs'", '[5, 2, 4]', 'got [4, 2, 4]')
+      err(function() rnn:backward(fused.zeros({ 5, 2, 4 }, o), nil, fused.zeros({ 2, 5 }, o)) end,
+          'lltm_seq_backward', "'d_cT'", '[2, 4]', 'got [2, 5]')
+    end)
+
+    it('a Recurrent of something that is not a cell', function()
+      err(function() fused.nn.Recurrent(42) end, 'Recurrent', "'cell'", 'number')
+    end)
+  end)
+end)

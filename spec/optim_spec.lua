@@ -1,0 +1,226 @@
+-- Optimizers: a few steps against the same updates written out in plain Lua (PyTorch's
+-- formulas), state_dict round trips that continue exactly, clip_grad_norm, and errors.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local optim = fused.optim
+
+local F64 = { dtype = 'float64' }
+
+-- Parameters and a fixed sequence of gradients (one list per step), as tensors and tables.
+local P0 = { { 1, -2, 3, 0.5 }, { 0.25, -0.75 } }
+local GRADS = {
+  { { 0.5, 0.1, -1, 2 }, { 0.3, -0.2 } },
+  { { -0.4, 0.2, 0.7, -1 }, { 0.1, 0.05 } },
+  { { 0.05, -0.3, 0.2, 0.9 }, { -0.6, 0.4 } },
+}
+
+-- Runs `steps` steps of the optimizer class on tensors, returning the parameters as tables.
+local function run(class, opts, steps, dtype)
+  local params, grads = {}, {}
+  for i, p in ipairs(P0) do
+    params[i] = fused.tensor(p, { dtype = dtype or 'float64' })
+    grads[i] = fused.zeros({ #p }, { dtype = dtype or 'float64' })
+  end
+  local opt = class(params, grads, opts)
+  for s = 1, steps do
+    for i = 1, #params do grads[i]:copy(fused.tensor(GRADS[s][i], { dtype = dtype or 'float64' })) end
+    opt:step()
+  end
+  local out = {}
+  for i, p in ipairs(params) do out[i] = p:totable() end
+  return out, opt, params, grads
+end
+
+-- The reference: update(state, p, g, t) changes p (a number) and returns it, per element.
+local function reference(steps, update)
+  local out, state = {}, {}
+  for i, p in ipairs(P0) do
+    out[i], state[i] = {}, {}
+    for e, v in ipairs(p) do
+      state[i][e] = {}
+      for s = 1, steps do v = update(state[i][e], v, GRADS[s][i][e], s) end
+      out[i][e] = v
+    end
+  end
+  return out
+end
+
+local function assert_near(got, want, tol)
+  for i = 1, #want do
+    for e = 1, #want[i] do
+      local g, w = got[i][e], want[i][e]
+      assert(math.abs(g - w) <= tol * math.max(1, math.abs(w)),
+             string.format('param %d[%d]: got %.17g, want %.17g', i, e, g, w))
+    end
+  end
+end
+
+describe('optim.SGD', function()
+  it('without momentum: param -= lr (grad + weight_decay param)', function()
+    local got = run(optim.SGD, { lr = 0.1, weight_decay = 0.01 }, 3)
+    assert_near(got, reference(3, function(_, p, g) return p - 0.1 * (g + 0.01 * p) end), 1e-15)
+  end)
+
+  it('with momentum: the buffer starts as the first gradient', function()
+    local got = run(optim.SGD, { lr = 0.1, momentum = 0.9, weight_decay = 0.01 }, 3)
+    assert_near(got, reference(3, function(st, p, g, t)
+      local d = g + 0.01 * p
+      st.buf = t == 1 and d or 0.9 * st.buf + d
+      return p - 0.1 * st.buf
+    end), 1e-15)
+  end)
+end)
+
+describe('optim.RMSprop', function()
+  local function rmsprop(lr, alpha, eps, momentum, wd)
+    return function(st, p, g)
+      local d = g + wd * p
+      st.sq = alpha * (st.sq or 0) + (1 - alpha) * d * d
+      local avg = math.sqrt(st.sq) + eps -- eps outside the root, as PyTorch
+      if momentum > 0 then
+        st.buf = momentum * (st.buf or 0) + d / avg
+        return p - lr * st.buf
+      end
+      return p - lr * d / avg
+    end
+  end
+
+  it('matches PyTorch’s update, eps outside the square root', function()
+    -- eps = 0.1 is large enough that eps inside the root would fail this.
+    local got = run(optim.RMSprop, { lr = 0.01, alpha = 0.9, eps = 0.1, weight_decay = 0.02 }, 3)
+    assert_near(got, reference(3, rmsprop(0.01, 0.9, 0.1, 0, 0.02)), 1e-15)
+  end)
+
+  it('with momentum, the buffer starting at zero', function()
+    local got = run(optim.RMSprop, { lr = 0.01, momentum = 0.5 }, 3)
+    assert_near(got, reference(3, rmsprop(0.01, 0.99, 1e-8, 0.5, 0)), 1e-15)
+  end)
+end)
+
+describe('optim.Adam', function()
+  local function adam(lr, b1, b2, eps, wd)
+    return function(st, p, g, t)
+      local d = g + wd * p
+      st.m = b1 * (st.m or 0) + (1 - b1) * d
+      st.v = b2 * (st.v or 0) + (1 - b2) * d * d
+      return p - lr / (1 - b1 ^ t) * st.m / (math.sqrt(st.v) / math.sqrt(1 - b2 ^ t) + eps)
+    end
+  end
+
+  it('matches PyTorch’s update with bias correction and L2 weight decay', function()
+    local got = run(optim.Adam, { lr = 0.1, betas = { 0.8, 0.95 }, eps = 1e-3, weight_decay = 0.1 }, 3)
+    assert_near(got, reference(3, adam(0.1, 0.8, 0.95, 1e-3, 0.1)), 1e-15)
+  end)
+
+  it('uses PyTorch’s defaults, in float32 too', function()
+    local want = reference(3, adam(1e-3, 0.9, 0.999, 1e-8, 0))
+    assert_near(run(optim.Adam, {}, 3), want, 1e-15)
+    assert_near(run(optim.Adam, {}, 3, 'float32'), want, 1e-6)
+  end)
+end)
+
+describe('Optimizer:state_dict', function()
+  for _, case in ipairs({ { optim.Adam, { lr = 0.1 } }, { optim.SGD, { lr = 0.1, momentum = 0.9 } },
+                          { optim.RMSprop, { lr = 0.01, momentum = 0.5 } } }) do
+    local class, opts = case[1], case[2]
+    it(class.__name .. ': a fresh optimizer loaded from step 2 continues exactly as the original', function()
+      local want = run(class, opts, 3)
+      local _, opt, params = run(class, opts, 2)
+      local state = opt:state_dict()
+      assert.are.equal(2, state.step)
+      assert.are.equal(opts.lr, state.hyper.lr)
+      -- As a checkpoint would: copies, and fresh parameters holding the same values.
+      local copied = { step = state.step, hyper = state.hyper, tensors = {} }
+      for k, t in pairs(state.tensors) do copied.tensors[k] = t:clone() end
+      local params2, grads2 = {}, {}
+      for i, p in ipairs(params) do params2[i], grads2[i] = p:clone(), fused.zeros(p:shape(), F64) end
+      local opt2 = class(params2, grads2, {})
+      opt2:load_state_dict(copied)
+      assert.are.equal(opts.lr, opt2.lr)
+      for i = 1, #params2 do grads2[i]:copy(fused.tensor(GRADS[3][i], F64)) end
+      opt2:step()
+      for i = 1, #want do assert.are.same(want[i], params2[i]:totable()) end
+    end)
+  end
+
+  it('rejects a state whose buffers do not fit', function()
+    local _, opt = run(optim.Adam, {}, 1)
+    local state = opt:state_dict()
+    state.tensors['exp_avg.1'] = fused.zeros({ 3 }, F64)
+    helper.assert_error(function() opt:load_state_dict(state) end,
+                        "Adam:load_state_dict: buffer 'exp_avg.1' expected a tensor of shape [4], got [3]")
+    helper.assert_error(function() opt:load_state_dict({}) end, 'expected a table from state_dict()')
+  end)
+end)
+
+describe('optim.clip_grad_norm', function()
+  it('returns the total norm and scales the gradients down to max_norm', function()
+    local a, b = fused.tensor({ 3, 0 }, F64), fused.tensor({ { 0, 4 } }, F64)
+    assert.are.equal(5, optim.clip_grad_norm({ a, b }, 1))
+    local scale = 1 / (5 + 1e-6)
+    assert.are.same({ 3 * scale, 0 }, a:totable())
+    assert.are.same({ { 0, 4 * scale } }, b:totable())
+  end)
+
+  it('leaves gradients under max_norm, and non-finite norms, as they are', function()
+    local a = fused.tensor({ 0.3, 0.4 })
+    assert(math.abs(optim.clip_grad_norm({ a }, 1) - 0.5) < 1e-7)
+    assert.are.same(fused.tensor({ 0.3, 0.4 }):totable(), a:totable())
+    local inf = fused.tensor({ 1, math.huge })
+    assert.are.equal(math.huge, optim.clip_grad_norm({ inf }, 1))
+    assert.are.same({ 1, math.huge }, inf:totable())
+  end)
+
+  it('sums the squares in float64 for float32 tensors', function()
+    local g = fused.full({ 1000 }, 1e-3)
+    local want = math.sqrt(1000 * (fused.tensor({ 1e-3 }):item()) ^ 2)
+    assert(math.abs(optim.clip_grad_norm({ g }, 1) - want) < 1e-15)
+  end)
+
+  it('rejects bad arguments', function()
+    helper.assert_error(function() optim.clip_grad_norm(fused.ones({ 2 }), 1) end,
+                        "clip_grad_norm: argument 'grads' expected a list of tensors")
+    helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2 }) }, 0) end,
+                        "argument 'max_norm' expected a number > 0, got 0")
+    helper.assert_error(function() optim.clip_grad_norm({ 1 }, 1) end, "argument 'grads[1]' expected a tensor")
+    helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2, 2 }):t() }, 1) end,
+                        "sum_squares: argument 'input' expected a contiguous tensor")
+  end)
+end)
+
+describe('optimizer errors', function()
+  local p, g = fused.ones({ 3 }, F64), fused.zeros({ 3 }, F64)
+
+  it('name the optimizer and the option', function()
+    helper.assert_error(function() optim.Adam({ p }, { g }, { lr = -1 }) end,
+                        "Adam: option 'lr' expected a finite number >= 0, got -1")
+    helper.assert_error(function() optim.Adam({ p }, { g }, { betas = { 0.9, 1 } }) end,
+                        "Adam: option 'betas' expected a number in [0, 1), got 1")
+    helper.assert_error(function() optim.Adam({ p }, { g }, { betas = 0.9 }) end, "option 'betas' expected two numbers")
+    helper.assert_error(function() optim.SGD({ p }, { g }, { momentum = 1.5 }) end,
+                        "SGD: option 'momentum' expected a number in [0, 1], got 1.5")
+    helper.assert_error(function() optim.RMSprop({ p }, { g }, { rho = 0.9 }) end, "RMSprop: unknown option 'rho'")
+  end)
+
+  it('check params against grads', function()
+    helper.assert_error(function() optim.SGD({ p }, { g, g }) end,
+                        "SGD: arguments 'params' and 'grads' expected two lists of tensors of one length")
+    helper.assert_error(function() optim.SGD({ p }, { fused.zeros({ 3 }) }) end,
+                        'SGD: grads[1] expected the shape, dtype and device of params[1]')
+    helper.assert_error(function() optim.SGD({}, {}) end, 'expected two lists')
+    helper.assert_error(function() optim.SGD({ 'x' }, { g }) end, "argument 'params[1]' expected a tensor, got string")
+  end)
+
+  it('come from the C API too, naming the argument', function()
+    local C = fused.C
+    local m, v = fused.zeros({ 3 }, F64), fused.zeros({ 3 }, F64)
+    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, v, g, 0.1, 0.9, 0.999, 1e-8, 0, 0)) end,
+                        "adam_step: argument 'step' expected >= 1, got 0")
+    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, fused.zeros({ 2 }, F64), g, 0.1, 0.9, 0.999, 1e-8, 0, 1)) end,
+                        "adam_step: argument 'exp_avg_sq' expected shape [3] (as 'param'), got [2]")
+    helper.assert_error(function() require('fused.lib').check(C.fused_sgd_step(p, nil, g, 0.1, 0.9, 0, 1)) end,
+                        "sgd_step: argument 'momentum_buffer' expected a tensor (momentum is 0.9), got NULL")
+    helper.assert_error(function() require('fused.lib').check(C.fused_rmsprop_step(p, p, nil, g, 0.1, 0.9, 1e-8, 0, 0)) end,
+                        "rmsprop_step: argument 'square_avg' must not share memory with 'param'")
+  end)
+end)

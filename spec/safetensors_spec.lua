@@ -1,0 +1,214 @@
+-- fused.save / fused.load in the safetensors format, the JSON they rest on, and every kind
+-- of malformed file.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local json = require 'fused.json'
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute('mkdir -p ' .. dir) == 0)
+local function path(name) return dir .. '/' .. name end
+
+local function read(p)
+  local f = assert(io.open(p, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function write(p, bytes)
+  local f = assert(io.open(p, 'wb'))
+  f:write(bytes)
+  f:close()
+end
+
+local function u64le(n)
+  local b = {}
+  for i = 1, 8 do b[i] = string.char(n % 256); n = math.floor(n / 256) end
+  return table.concat(b)
+end
+
+-- A file from a header text and data bytes, as the format lays them out.
+local function file(header, data) return u64le(#header) .. header .. (data or '') end
+
+local function f32(...) -- little-endian float32 bytes
+  local t = fused.tensor({ ... })
+  return require('ffi').string(t.data, 4 * t:numel())
+end
+
+local function f64(...)
+  local t = fused.tensor({ ... }, { dtype = 'float64' })
+  return require('ffi').string(t.data, 8 * t:numel())
+end
+
+local function load_error(name, bytes, ...)
+  write(path(name), bytes)
+  helper.assert_error(function() fused.load(path(name)) end, 'load: ' .. path(name) .. ': ', ...)
+end
+
+describe('json', function()
+  it('round-trips objects, arrays, strings with escapes and numbers', function()
+    local value = { a = { 1, -2.5, 1e-300, 2 ^ 53 }, b = 'x"\\\n\t\1é', c = true, d = json.null, e = {} }
+    local text = json.encode(value)
+    assert.are.equal('{"a":[1,-2.5,1e-300,9007199254740992],'
+                     .. '"b":"x\\"\\\\\\n\\t\\u0001é","c":true,"d":null,"e":{}}', text)
+    local back = json.decode(text)
+    assert.are.same({ 1, -2.5, 1e-300, 2 ^ 53 }, { unpack(back.a) })
+    assert.are.equal(value.b, back.b)
+    assert.are.equal(json.null, back.d)
+    assert.is_true(json.is_array(json.decode('[]')))
+    assert.is_false(json.is_array(json.decode('{}')))
+    assert.are.equal('é😀', json.decode('"\\u00e9\\ud83d\\ude00"'))
+  end)
+
+  it('rejects what RFC 8259 rejects, and duplicate keys, saying where', function()
+    for text, why in pairs({
+      ['[1,]'] = 'unexpected character at byte 4', ['01'] = 'malformed number at byte 1',
+      ['1.'] = 'malformed number', ['"a'] = 'unterminated string', ['[1] 2'] = 'trailing text at byte 5',
+      ['{"a":1,"a":2}'] = 'duplicate key "a"', ['{a:1}'] = 'expected a string key',
+      ['"\\x"'] = 'bad escape', ['"\\ud800"'] = 'unpaired surrogate', ['"a\tb"'] = 'control character',
+      [''] = 'unexpected end of text', ['nul'] = 'unexpected character', ['[1 2]'] = "expected ',' or ']'",
+    }) do
+      helper.assert_error(function() json.decode(text) end, 'json: ' .. why)
+    end
+    helper.assert_error(function() json.encode({ 0 / 0 }) end, 'cannot encode nan')
+    helper.assert_error(function() json.encode({ [true] = 1 }) end, 'object keys must be strings')
+  end)
+end)
+
+describe('fused.save and fused.load', function()
+  teardown(function() os.execute('rm -rf ' .. dir) end)
+
+  it('round-trip float32 and float64 tensors of any shape, and string metadata', function()
+    local tensors = {
+      w = fused.randn({ 3, 4, 2 }), b = fused.randn({ 5 }, { dtype = 'float64' }),
+      s = fused.tensor({ 7 }), v = fused.randn({ 2, 3 }):t(), -- a view: saved contiguous
+    }
+    local meta = { step = '12', config = json.encode({ hidden = 64 }) }
+    fused.save(path('a.safetensors'), tensors, meta)
+    local back, back_meta = fused.load(path('a.safetensors'))
+    for name, t in pairs(tensors) do
+      assert.are.equal(t.dtype, back[name].dtype)
+      assert.are.equal('cpu', back[name].device)
+      assert.are.same(t:totable(), back[name]:totable())
+    end
+    assert.are.same(meta, back_meta)
+    local empty, none = fused.load((function() fused.save(path('e.safetensors'), {}) return path('e.safetensors') end)())
+    assert.are.same({}, empty)
+    assert.are.same({}, none)
+  end)
+
+  it('writes the layout PyTorch’s safetensors reads: length, JSON header, aligned data', function()
+    fused.save(path('layout.safetensors'), { a = fused.tensor({ 1, 2 }), b = fused.tensor({ 3 }, { dtype = 'float64' }) },
+               { format = 'pt' })
+    local bytes = read(path('layout.safetensors'))
+    local n = 0
+    for i = 8, 1, -1 do n = n * 256 + bytes:byte(i) end
+    assert.are.equal(0, (8 + n) % 8, 'data starts on an 8-byte boundary')
+    local header = json.decode(bytes:sub(9, 8 + n))
+    -- float64 first, so that each tensor starts aligned to its element size.
+    assert.are.same({ dtype = 'F64', shape = { 1 }, data_offsets = { 0, 8 } },
+                    { dtype = header.b.dtype, shape = { unpack(header.b.shape) },
+                      data_offsets = { unpack(header.b.data_offsets) } })
+    assert.are.same({ 8, 16 }, { unpack(header.a.data_offsets) })
+    assert.are.equal('F32', header.a.dtype)
+    assert.are.same({ format = 'pt' }, header.__metadata__)
+    assert.are.equal(f64(3) .. f32(1, 2), bytes:sub(9 + n))
+  end)
+
+  it('reads a file laid out by hand as PyTorch’s safetensors writes it', function()
+    -- safetensors.torch.save_file({'weight': float32 2x3, 'bias': float64 [3], 'scale': 0-d
+    -- float32}, metadata={'format': 'pt'}): header padded with spaces to 8 bytes.
+    local header = '{"__metadata__":{"format":"pt"},"bias":{"dtype":"F64","shape":[3],"data_offsets":[0,24]},'
+      .. '"scale":{"dtype":"F32","shape":[],"data_offsets":[24,28]},'
+      .. '"weight":{"dtype":"F32","shape":[2,3],"data_offsets":[28,52]}}'
+    header = header .. string.rep(' ', (8 - #header % 8) % 8)
+    write(path('torch.safetensors'), file(header, f64(0.5, -1, 2) .. f32(4) .. f32(1, 2, 3, 4, 5, 6)))
+    local t, meta = fused.load(path('torch.safetensors'))
+    assert.are.same({ format = 'pt' }, meta)
+    assert.are.same({ 0.5, -1, 2 }, t.bias:totable())
+    assert.are.equal('float64', t.bias.dtype)
+    assert.are.same({ 4 }, t.scale:totable()) -- a 0-d tensor loads as one element
+    assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, t.weight:totable())
+  end)
+
+  it('replaces an existing file and leaves no temporary file behind', function()
+    fused.save(path('r.safetensors'), { x = fused.tensor({ 1 }) })
+    fused.save(path('r.safetensors'), { y = fused.tensor({ 2 }) })
+    local t = fused.load(path('r.safetensors'))
+    assert.is_nil(t.x)
+    assert.are.same({ 2 }, t.y:totable())
+    local listing = io.popen('ls ' .. dir):read('*a')
+    assert.is_nil(listing:find('tmp'), listing)
+  end)
+
+  it('saves GPU tensors through the host, loading on the CPU', function()
+    if not fused.cuda.is_available() then
+      pending('no CUDA device: ' .. fused.cuda.why())
+      return
+    end
+    local x = fused.randn({ 3, 2 })
+    fused.save(path('gpu.safetensors'), { x = x:cuda() })
+    local t = fused.load(path('gpu.safetensors'))
+    assert.are.equal('cpu', t.x.device)
+    assert.are.same(x:totable(), t.x:totable())
+  end)
+
+  it('rejects bad arguments to save, leaving nothing behind', function()
+    helper.assert_error(function() fused.save(1, {}) end, "save: argument 'path' expected a string, got number")
+    helper.assert_error(function() fused.save(path('x'), { a = 1 }) end, "argument 'tensors.a' expected a tensor, got number")
+    helper.assert_error(function() fused.save(path('x'), { __metadata__ = fused.ones({ 1 }) }) end,
+                        "expected string names other than '__metadata__'")
+    helper.assert_error(function() fused.save(path('x'), {}, { step = 3 }) end,
+                        "save: argument 'metadata' expected string keys and values, got step = 3 (number)")
+    helper.assert_error(function() fused.save(dir .. '/no/such/dir/x', { a = fused.ones({ 1 }) }) end,
+                        'save: ', 'No such file or directory')
+    assert.is_nil(io.open(path('x'), 'rb'))
+  end)
+
+  describe('rejects malformed files with clear errors:', function()
+    local ok_entry = '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
+
+    it('missing or truncated', function()
+      helper.assert_error(function() fused.load(path('missing')) end, 'load: ', 'No such file or directory')
+      load_error('short', '\1\0\0', 'truncated: 3 bytes, expected at least 8')
+      load_error('long-header', u64le(1000) .. '{}', 'header length 1000 runs past the end of the file (10 bytes)')
+      load_error('truncated-data', file('{' .. ok_entry .. '}', f32(1)),
+                 "tensor 'a': data_offsets [0, 8] run past the end of the data (4 bytes): truncated file?")
+    end)
+
+    it('a header that is not JSON, or not an object', function()
+      load_error('bad-json', file('{"a":', ''), 'bad header: json: unexpected end of text')
+      load_error('array', file('[]'), 'bad header: expected a JSON object')
+      load_error('entry', file('{"a":[1]}'), "tensor 'a': expected an object {dtype, shape, data_offsets}")
+      load_error('meta', file('{"__metadata__":{"step":3}}'), "'__metadata__' value 'step' expected a string, got number")
+    end)
+
+    it('an unknown dtype', function()
+      load_error('bf16', file('{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}', '1234'),
+                 "tensor 'a': unsupported dtype \"BF16\" (expected \"F32\" or \"F64\")")
+      load_error('nodtype', file('{"a":{"shape":[2],"data_offsets":[0,8]}}', f32(1, 2)), 'unsupported dtype nil')
+    end)
+
+    it('offsets that do not match the shape, or a bad shape', function()
+      load_error('mismatch', file('{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}}', f64(1)),
+                 "tensor 'a': data_offsets [0, 8] hold 8 bytes, but shape [2] of F64 needs 16")
+      load_error('backwards', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}}', f32(1)),
+                 "'data_offsets' expected [begin, end] with 0 <= begin <= end")
+      load_error('zero', file('{"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}}'), 'zero sizes are not supported')
+      load_error('negative', file('{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}', f32(1)), "has a bad size -1")
+      load_error('shape-obj', file('{"a":{"dtype":"F32","shape":{},"data_offsets":[0,4]}}', f32(1)),
+                 "'shape' expected a list of sizes")
+    end)
+
+    it('overlapping offsets, gaps and trailing bytes', function()
+      load_error('overlap', file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
+                                 .. '"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}', f32(1, 2, 3)),
+                 "tensor 'b': data_offsets [4, 12] overlap another tensor's")
+      load_error('gap', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', f32(1, 2)),
+                 "tensor 'a': a gap of 4 bytes before its data_offsets [4, 8]")
+      load_error('trailing', file('{' .. ok_entry .. '}', f32(1, 2, 3)),
+                 'the tensors hold 8 bytes of data, but the file has 12 after the header')
+    end)
+  end)
+end)

@@ -1,0 +1,165 @@
+-- examples/train.lua, run in-process on tiny models: determinism, exact resumption from a
+-- checkpoint (after a finished run and after Ctrl-C), the NaN stop, the log, and usage errors.
+local ffi = require 'ffi'
+local helper = require 'spec.helper'
+local fused = helper.fused
+local json = require 'fused.json'
+
+local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+local train = dofile(here .. '../examples/train.lua')
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute('mkdir -p ' .. dir) == 0)
+local function path(name) return dir .. '/' .. name end
+
+-- A file-like sink that keeps what is written.
+local function sink()
+  local parts = {}
+  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end return self end,
+           flush = function() end, text = function() return table.concat(parts) end }
+end
+
+local TINY = { '--hidden', '8', '--seq-len', '6', '--batch', '4', '--eval-every', '3', '--device', 'cpu' }
+
+-- Runs train.lua with TINY and the given arguments; returns status, result and the output.
+local function run(args, on_step)
+  local argv = {}
+  for _, a in ipairs(TINY) do argv[#argv + 1] = a end
+  for _, a in ipairs(args) do argv[#argv + 1] = a end
+  local out, err = sink(), sink()
+  local status, result = train.run(argv, { out = out, err = err, on_step = on_step })
+  return status, result, out:text() .. err:text()
+end
+
+local function losses_from(result, first, last)
+  local list = {}
+  for s = first, last do list[#list + 1] = result.losses[s] end
+  return list
+end
+
+pcall(ffi.cdef, 'int raise(int sig);')
+
+describe('examples/train.lua', function()
+  teardown(function() os.execute('rm -rf ' .. dir) end)
+
+  it('gives the same losses for the same seed, and others for another seed', function()
+    local s1, a = run({ '--steps', '6' })
+    local s2, b = run({ '--steps', '6' })
+    local _, c = run({ '--steps', '6', '--seed', '2' })
+    assert.are.equal(0, s1)
+    assert.are.equal(0, s2)
+    assert.are.equal(6, #a.losses)
+    assert.are.same(a.losses, b.losses)
+    assert.are_not.same(a.losses, c.losses)
+    assert(a.heldout and a.heldout == b.heldout)
+  end)
+
+  it('resumed from a checkpoint, continues with exactly the uninterrupted losses', function()
+    for _, args in ipairs({ { '--optim', 'adam' }, { '--optim', 'sgd', '--task', 'copy', '--seq-len', '3' },
+                            { '--optim', 'rmsprop', '--dtype', 'float64' } }) do
+      local full_args = { '--steps', '8', unpack(args) }
+      local _, full = run(full_args)
+      local first_args = { '--steps', '5', '--checkpoint', path('ck.safetensors'), unpack(args) }
+      assert.are.equal(0, (run(first_args)))
+      local status, resumed, text = run({ '--steps', '8', '--resume', path('ck.safetensors'), unpack(args) })
+      assert.are.equal(0, status, text)
+      assert.is_truthy(text:find('resumed from ' .. path('ck.safetensors') .. ' at step 5', 1, true))
+      assert.is_nil(resumed.losses[5])
+      assert.are.same(losses_from(full, 6, 8), losses_from(resumed, 6, 8))
+      assert.are.equal(full.heldout, resumed.heldout)
+    end
+  end)
+
+  it('saves a checkpoint on Ctrl-C, from which the run continues exactly', function()
+    local _, full = run({ '--steps', '7' })
+    local ck = path('interrupted.safetensors')
+    local status, stopped, text = run({ '--steps', '7', '--checkpoint', ck }, function(step)
+      if step == 4 then ffi.C.raise(2) end -- SIGINT, as Ctrl-C sends
+    end)
+    assert.are.equal(130, status)
+    assert.is_truthy(text:find('interrupted at step 4: checkpoint saved to ' .. ck, 1, true), text)
+    assert.are.equal(4, stopped.step)
+    local _, meta = fused.load(ck)
+    assert.are.equal('4', meta.step)
+    assert.are.equal(8, json.decode(meta.config).hidden)
+    local _, resumed = run({ '--steps', '7', '--resume', ck })
+    assert.are.same(losses_from(full, 5, 7), losses_from(resumed, 5, 7))
+  end)
+
+  it('stops with a clear message when the loss is not finite', function()
+    local status, result, text = run({ '--steps', '50', '--optim', 'sgd', '--lr', '1e30', '--clip', '0' })
+    assert.are.equal(1, status)
+    assert.is_truthy(text:find('stopped: the loss became', 1, true), text)
+    assert.is_truthy(text:find('Try a lower --lr', 1, true))
+    assert(result.step < 50)
+  end)
+
+  it('writes the losses to a CSV log and prints a summary against the baseline', function()
+    local status, result, text = run({ '--steps', '3', '--log', path('log.csv') })
+    assert.are.equal(0, status)
+    local f = assert(io.open(path('log.csv')))
+    local lines = {}
+    for line in f:lines() do lines[#lines + 1] = line end
+    f:close()
+    assert.are.equal('step,loss,heldout,seconds,tokens_per_s', lines[1])
+    assert.are.equal(4, #lines)
+    local step, loss, heldout = lines[4]:match('^(%d+),([^,]+),([^,]*),')
+    assert.are.equal('3', step)
+    assert.are.equal(string.format('%.9g', result.losses[3]), loss)
+    assert.are.equal(string.format('%.9g', result.heldout), heldout)
+    assert.is_truthy(text:find('against the baseline 0.1667 (predicting 1 always)', 1, true), text)
+    assert.is_truthy(text:find('log: ' .. path('log.csv'), 1, true))
+  end)
+
+  it('trains the copy and text tasks, printing text samples', function()
+    local status, copy = run({ '--task', 'copy', '--seq-len', '2', '--steps', '2' })
+    assert.are.equal(0, status)
+    assert(copy.losses[2] > 0 and copy.losses[2] < 10)
+    local f = assert(io.open(path('text.txt'), 'w'))
+    f:write(string.rep('the quick brown fox jumps over the lazy dog. ', 20))
+    f:close()
+    local s2, text_run, out = run({ '--task', 'text', '--data', path('text.txt'), '--steps', '2',
+                                    '--sample-every', '2', '--sample-len', '10', '--temperature', '0.5' })
+    assert.are.equal(0, s2, out)
+    assert(text_run.losses[2] > 0)
+    local sample = out:match('%-%-%- sample at step 2 %(temperature 0.5%)\n(.-)\n%-%-%-')
+    assert.are.equal(10, #sample)
+  end)
+
+  it('prints the options for --help', function()
+    local status, _, text = run({ '--help' })
+    assert.are.equal(0, status)
+    assert.is_truthy(text:find('usage: luajit examples/train.lua', 1, true))
+    assert.is_truthy(text:find('--temperature', 1, true))
+  end)
+
+  it('rejects bad options with a usage error', function()
+    for _, case in ipairs({
+      { { '--bogus', '1' }, "unknown option '--bogus'" },
+      { { '--hidden' }, "option '--hidden' needs a value" },
+      { { '--hidden', 'many' }, "option '--hidden' expected an integer, got 'many'" },
+      { { '--lr', '-1' }, "option '--lr' expected > 0, got -1" },
+      { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, rmsprop, sgd, got 'lbfgs'" },
+      { { '--task', 'text' }, '--task text needs --data FILE' },
+      { { '--task', 'text', '--data', path('none.txt') }, 'No such file or directory' },
+      { { '--cell', 'lstm' }, '--cell lstm is not available yet' },
+      { { '--seed', '-3' }, "option '--seed' expected 0 to 1048575, got -3" },
+      { { 'stray' }, "unexpected argument 'stray'" },
+      { { '--resume', path('none.safetensors') }, '--resume: load: ' },
+      { { '--dtype=float16' }, "option '--dtype' expected one of float32, float64, got 'float16'" },
+    }) do
+      local status, result, text = run(case[1])
+      assert.are.equal(2, status, table.concat(case[1], ' '))
+      assert.is_truthy(result.error:find(case[2], 1, true), result.error)
+      assert.is_truthy(text:find('(--help lists the options)', 1, true))
+    end
+  end)
+
+  it('refuses to resume with model options that differ from the checkpoint', function()
+    run({ '--steps', '1', '--checkpoint', path('h.safetensors') })
+    local status, result = run({ '--steps', '2', '--resume', path('h.safetensors'), '--hidden', '16' })
+    assert.are.equal(2, status)
+    assert.is_truthy(result.error:find("--hidden 16 differs from the checkpoint's 8", 1, true), result.error)
+  end)
+end)
