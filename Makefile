@@ -123,6 +123,7 @@ bench-ffi: deps all
 
 bench: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_lltm.lua
+	$(LUA_ENV) $(LUAJIT) examples/bench_lltm_cuda.lua
 
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua

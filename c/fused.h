@@ -132,14 +132,15 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
  * elements, the backend's layout, as for the cell). Backward takes d_hs (T×B×H, the gradient
  * arriving at every h_t), d_hT and d_cT (B×H, extra gradients at the final state; NULL means
  * zero), the forward's saved, xs, h0 and hs; writes d_xs, d_h0, d_c0 and adds into d_W and d_b
- * when accumulate is 1 (else overwrites them). */
+ * when accumulate is 1 (else overwrites them). It writes the gate gradients over saved (no
+ * T×B×3H scratch), so it runs once per forward. */
 int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
                            const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
                            const fused_tensor *W, const fused_tensor *b);
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
-                            const fused_tensor *saved, const fused_tensor *xs,
+                            fused_tensor *saved, const fused_tensor *xs,
                             const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
                             int32_t accumulate);
 /* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is

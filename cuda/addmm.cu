@@ -40,8 +40,8 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
   const int64_t m = out->sizes[0], n = out->sizes[1], k = a->sizes[1];
   T *y = (T *)out->data;
   double gemm_beta = 0;
-  if (bias && bias->data == out->data) {
-    gemm_beta = beta;
+  if (bias && bias->ndim == 2 && bias->data == out->data) {
+    gemm_beta = beta; /* out already holds the bias: cuBLAS scales it */
   } else if (bias) {
     const int64_t period = bias->ndim == 1 ? n : m * n;
     scaled_bias_kernel<T><<<blocks_for(m * n), THREADS, 0, cuda_stream>>>(

@@ -102,8 +102,9 @@ __device__ T block_reduce(T v, Op op) {
   __shared__ T partial[THREADS];
   partial[threadIdx.x] = v;
   __syncthreads();
-  for (int half = THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) partial[threadIdx.x] = op(partial[threadIdx.x], partial[threadIdx.x + half]);
+  const unsigned t = threadIdx.x;
+  for (unsigned half = THREADS / 2; half > 0; half /= 2) {
+    if (t < half) partial[t] = op(partial[t], partial[t + half]);
     __syncthreads();
   }
   const T result = partial[0];
@@ -185,9 +186,8 @@ template <typename T>
 int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                            fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                            const fused_tensor *d_hT, const fused_tensor *d_cT,
-                           const fused_tensor *saved, const fused_tensor *xs,
-                           const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
-                           int32_t accumulate);
+                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                           const fused_tensor *hs, const fused_tensor *W, int32_t accumulate);
 
 /* copy.cu: the device's copy (within the device, or between it and the host). */
 int cuda_copy(fused_tensor *dst, const fused_tensor *src);

@@ -48,8 +48,17 @@ Layout layout_of(const fused_tensor *t) {
 
 static void *device_alloc(size_t bytes) { return cuda_alloc("tensor_new", bytes); }
 
-static const fused_device_ops cuda_device = {
-    "cuda", device_alloc, cuda_free, cuda_copy, {&cuda_float_kernels, &cuda_double_kernels}};
+static fused_device_ops make_device() {
+  fused_device_ops d = {};
+  d.name = "cuda";
+  d.alloc = device_alloc;
+  d.free = cuda_free;
+  d.copy = cuda_copy;
+  d.kernels[FUSED_FLOAT32] = &cuda_float_kernels;
+  d.kernels[FUSED_FLOAT64] = &cuda_double_kernels;
+  return d;
+}
+static const fused_device_ops cuda_device = make_device();
 
 /* Launched once at start-up: a device that cannot run this build's code fails here, with a
  * reason, rather than at the first op. */

@@ -19,6 +19,8 @@ static void launch_copy(fused_tensor *dst, const fused_tensor *src, int64_t n) {
 int cuda_copy(fused_tensor *dst, const fused_tensor *src) {
   const int64_t n = fused_tensor_numel(dst);
   const size_t bytes = (size_t)n * fused_dtype_size(dst->scalar_type);
+  /* From pageable host memory the copy has taken the data when it returns, so the host
+   * tensor may be freed at once; the device side is ordered on the stream. */
   if (src->device_type == FUSED_CPU) {
     FUSED_TRY(cuda_check("copy (host to device)",
                          cudaMemcpyAsync(dst->data, src->data, bytes, cudaMemcpyHostToDevice,

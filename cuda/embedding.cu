@@ -65,7 +65,8 @@ int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_
   const size_t n = rows.size();
   std::vector<int64_t> plan(n); /* order, then start (segments + 1), then row_of */
   std::iota(plan.begin(), plan.end(), 0);
-  std::stable_sort(plan.begin(), plan.end(), [&](int64_t a, int64_t b) { return rows[a] < rows[b]; });
+  std::stable_sort(plan.begin(), plan.end(),
+                   [&](int64_t a, int64_t b) { return rows[a] < rows[b]; });
   std::vector<int64_t> start, row_of;
   for (size_t p = 0; p < n; p++)
     if (p == 0 || rows[plan[p]] != rows[plan[p - 1]]) {

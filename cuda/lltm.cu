@@ -59,26 +59,26 @@ __global__ void finish_sums_kernel(T *out, const T *partial, int64_t chunks, int
 
 template <typename T>
 __global__ void column_sums_kernel(T *out, T *partial, const T *in, int64_t rows, int64_t cols,
-                                   int64_t per_block, bool accumulate) {
+                                   int64_t ld, int64_t per_block, bool accumulate) {
   const int64_t col = blockIdx.x * (int64_t)COLS + threadIdx.x;
   const int64_t chunk_end = (blockIdx.y + 1) * per_block, end = chunk_end < rows ? chunk_end : rows;
   T acc = 0;
   if (col < cols)
     for (int64_t r = blockIdx.y * per_block + threadIdx.y; r < end; r += LANES)
-      acc += in[r * cols + col];
+      acc += in[r * ld + col];
   store_sum(out, partial, cols, col, col < cols, sum_lanes(acc), accumulate);
 }
 
-/* out (cols) = (out +) the column sums of in (rows×cols). */
+/* out (cols) = (out +) the column sums of in (rows×cols, leading dimension ld). */
 template <typename T>
 static int column_sums(const char *fn, T *out, const T *in, int64_t rows, int64_t cols,
-                       bool accumulate) {
+                       int64_t ld, bool accumulate) {
   const RowChunks chunks = row_chunks(rows);
   Scratch partial(fn, (size_t)(chunks.count > 1 ? chunks.count * cols : 1) * sizeof(T));
   if (!partial.ptr) return -1;
   const dim3 grid((unsigned)((cols + COLS - 1) / COLS), (unsigned)chunks.count);
   column_sums_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
-      out, partial.as<T>(), in, rows, cols, chunks.per_block, accumulate);
+      out, partial.as<T>(), in, rows, cols, ld, chunks.per_block, accumulate);
   if (chunks.count > 1)
     finish_sums_kernel<T><<<blocks_for(cols), THREADS, 0, cuda_stream>>>(
         out, partial.as<T>(), chunks.count, cols, accumulate);
@@ -95,20 +95,21 @@ static int times_w_t(const char *fn, T *gates, int64_t rows, int64_t H3, const T
                                   (int)ldw, a, (int)k, beta, gates, (int)H3));
 }
 
-/* out (rows×k) = d_gates (rows×3H) · w */
+/* d_gates (rows×3H) has leading dimension ld_dg below: 3H, or 4H where it overwrites saved.
+ * out (rows×k) = d_gates · w */
 template <typename T>
 static int times_w(const char *fn, T *out, int64_t rows, int64_t k, const T *d_gates, int64_t H3,
-                   const T *w, int64_t ldw) {
+                   int64_t ld_dg, const T *w, int64_t ldw) {
   return cuda_check_blas(fn, gemm(CUBLAS_OP_N, CUBLAS_OP_N, (int)k, (int)rows, (int)H3, T(1), w,
-                                  (int)ldw, d_gates, (int)H3, T(0), out, (int)k));
+                                  (int)ldw, d_gates, (int)ld_dg, T(0), out, (int)k));
 }
 
 /* d_w (3H×k, leading dimension ldw) = beta·d_w + d_gatesᵀ (3H×rows) · a (rows×k) */
 template <typename T>
 static int gates_t_times(const char *fn, T *d_w, int64_t ldw, int64_t H3, const T *d_gates,
-                         int64_t rows, const T *a, int64_t k, T beta) {
+                         int64_t ld_dg, int64_t rows, const T *a, int64_t k, T beta) {
   return cuda_check_blas(fn, gemm(CUBLAS_OP_N, CUBLAS_OP_T, (int)k, (int)H3, (int)rows, T(1), a,
-                                  (int)k, d_gates, (int)H3, beta, d_w, (int)ldw));
+                                  (int)k, d_gates, (int)ld_dg, beta, d_w, (int)ldw));
 }
 
 /* One step's pointwise forward over rows×H: gates holds the pre-activations without the bias.
@@ -136,13 +137,16 @@ __global__ void lltm_forward_kernel(T *new_h, T *new_c, T *saved, const T *gates
 }
 
 /* One step's pointwise backward over B×H, in (COLS, LANES) blocks over (hidden unit, chunk of
- * rows): d_gates (B×3H) and d_c from the gradients at new_h (grad_h plus grad_h_extra, which
- * may be NULL) and at new_c (grad_c, NULL for zero). grad_c and d_c may be the same memory.
- * With d_b, the bias gradient's column sums are taken on the way (see store_sum). */
+ * rows): d_gates (B×3H, leading dimension ld_dg) and d_c from the gradients at new_h (grad_h
+ * plus grad_h_extra, which may be NULL) and at new_c (grad_c, NULL for zero). grad_c and d_c
+ * may be the same memory, and d_gates may be saved itself (ld_dg 4H): each thread reads its
+ * elements before it writes them. With d_b, the bias gradient's column sums are taken on the
+ * way (see store_sum). */
 template <typename T>
-__global__ void lltm_backward_kernel(T *d_gates, T *d_c, T *d_b, T *partial, bool accumulate,
-                                     const T *grad_h, const T *grad_h_extra, const T *grad_c,
-                                     const T *saved, int64_t B, int64_t H, int64_t per_block) {
+__global__ void lltm_backward_kernel(T *d_gates, int64_t ld_dg, T *d_c, T *d_b, T *partial,
+                                     bool accumulate, const T *grad_h, const T *grad_h_extra,
+                                     const T *grad_c, const T *saved, int64_t B, int64_t H,
+                                     int64_t per_block) {
   const int64_t j = blockIdx.x * (int64_t)COLS + threadIdx.x;
   const int64_t chunk_end = (blockIdx.y + 1) * per_block, end = chunk_end < B ? chunk_end : B;
   T sums[3] = {0, 0, 0};
@@ -155,7 +159,7 @@ __global__ void lltm_backward_kernel(T *d_gates, T *d_c, T *d_b, T *partial, boo
       const T d_elu = z > 0 ? T(1) : dexp(z);
       const T gh = grad_h_extra ? grad_h[i] + grad_h_extra[i] : grad_h[i];
       const T d_cell = (grad_c ? grad_c[i] : T(0)) + gh * output_gate * (1 - tanh_cell * tanh_cell);
-      T *dg = d_gates + r * 3 * H;
+      T *dg = d_gates + r * ld_dg;
       const T d_input = d_cell * candidate * input_gate * (1 - input_gate);
       const T d_output = gh * tanh_cell * output_gate * (1 - output_gate);
       const T d_candidate = d_cell * input_gate * d_elu;
@@ -205,7 +209,7 @@ int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   T *d_gates = scratch.as<T>(), *partial = d_gates + B * 3 * H, *db = (T *)d_b->data;
   const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
   lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
-      d_gates, (T *)d_c->data, db, partial, accumulate != 0, (const T *)grad_h->data, NULL,
+      d_gates, 3 * H, (T *)d_c->data, db, partial, accumulate != 0, (const T *)grad_h->data, NULL,
       (const T *)grad_c->data, (const T *)saved->data, B, H, chunks.per_block);
   if (chunks.count > 1)
     finish_sums_kernel<T><<<blocks_for(3 * H), THREADS, 0, cuda_stream>>>(
@@ -213,10 +217,11 @@ int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   const T *w = (const T *)W->data;
   T *dw = (T *)d_W->data, beta = accumulate ? T(1) : T(0);
-  FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates, B, (const T *)h->data, H, beta));
-  FUSED_TRY(gates_t_times(fn, dw + H, K, 3 * H, d_gates, B, (const T *)x->data, In, beta));
-  FUSED_TRY(times_w(fn, (T *)d_h->data, B, H, d_gates, 3 * H, w, K));
-  FUSED_TRY(times_w(fn, (T *)d_x->data, B, In, d_gates, 3 * H, w + H, K));
+  const int64_t H3 = 3 * H;
+  FUSED_TRY(gates_t_times(fn, dw, K, H3, d_gates, H3, B, (const T *)h->data, H, beta));
+  FUSED_TRY(gates_t_times(fn, dw + H, K, H3, d_gates, H3, B, (const T *)x->data, In, beta));
+  FUSED_TRY(times_w(fn, (T *)d_h->data, B, H, d_gates, H3, H3, w, K));
+  FUSED_TRY(times_w(fn, (T *)d_x->data, B, In, d_gates, H3, H3, w + H, K));
   return cuda_done(fn);
 }
 
@@ -247,21 +252,20 @@ int cuda_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *sav
 
 /* Backward through time: per step (from the last) the pointwise kernel, then the GEMM that
  * carries d_h to the step before; then the weight, input and bias gradients for all steps at
- * once from the stacked d_gates. */
+ * once. The gate gradients of step t overwrite the first 3H columns of saved's step t (row
+ * stride 4H), which fused.h allows: the only scratch is the carried d_h and d_c. */
 template <typename T>
 int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                            fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                            const fused_tensor *d_hT, const fused_tensor *d_cT,
-                           const fused_tensor *saved, const fused_tensor *xs,
-                           const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
-                           int32_t accumulate) {
+                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                           const fused_tensor *hs, const fused_tensor *W, int32_t accumulate) {
   const char *fn = "lltm_seq_backward";
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
-  const int64_t K = H + In, step = B * 3 * H;
-  /* d_gates for every step, then the carried d_h and d_c. */
-  Scratch scratch(fn, (size_t)(T_ * step + 2 * B * H) * sizeof(T));
+  const int64_t K = H + In, H3 = 3 * H, H4 = 4 * H, step = B * H4;
+  Scratch scratch(fn, (size_t)(2 * B * H) * sizeof(T));
   if (!scratch.ptr) return -1;
-  T *d_gates = scratch.as<T>(), *carry_h = d_gates + T_ * step, *carry_c = carry_h + B * H;
+  T *carry_h = scratch.as<T>(), *carry_c = carry_h + B * H, *d_gates = (T *)saved->data;
   const T *w = (const T *)W->data;
   const RowChunks chunks = row_chunks(B);
   const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
@@ -271,22 +275,22 @@ int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor 
     const T *grad_c = last ? (d_cT ? (const T *)d_cT->data : NULL) : carry_c;
     T *d_c = t == 0 ? (T *)d_c0->data : carry_c;
     lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
-        d_gates + t * step, d_c, NULL, NULL, false, (const T *)d_hs->data + t * B * H, extra_h,
-        grad_c, (const T *)saved->data + t * B * 4 * H, B, H, chunks.per_block);
+        d_gates + t * step, H4, d_c, NULL, NULL, false, (const T *)d_hs->data + t * B * H,
+        extra_h, grad_c, d_gates + t * step, B, H, chunks.per_block);
     FUSED_TRY(cuda_check(fn, cudaGetLastError()));
-    FUSED_TRY(times_w(fn, t == 0 ? (T *)d_h0->data : carry_h, B, H, d_gates + t * step, 3 * H,
+    FUSED_TRY(times_w(fn, t == 0 ? (T *)d_h0->data : carry_h, B, H, d_gates + t * step, H3, H4,
                       w, K));
   }
   T *dw = (T *)d_W->data;
   const T beta = accumulate ? T(1) : T(0);
   /* d_W's h block: step 0 multiplies h0, step t > 0 multiplies h_{t-1} = hs[t-1]. */
-  FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates, B, (const T *)h0->data, H, beta));
+  FUSED_TRY(gates_t_times(fn, dw, K, H3, d_gates, H4, B, (const T *)h0->data, H, beta));
   if (T_ > 1)
-    FUSED_TRY(gates_t_times(fn, dw, K, 3 * H, d_gates + step, (T_ - 1) * B,
+    FUSED_TRY(gates_t_times(fn, dw, K, H3, d_gates + step, H4, (T_ - 1) * B,
                             (const T *)hs->data, H, T(1)));
-  FUSED_TRY(gates_t_times(fn, dw + H, K, 3 * H, d_gates, T_ * B, (const T *)xs->data, In, beta));
-  FUSED_TRY(times_w(fn, (T *)d_xs->data, T_ * B, In, d_gates, 3 * H, w + H, K));
-  FUSED_TRY(column_sums(fn, (T *)d_b->data, d_gates, T_ * B, 3 * H, accumulate != 0));
+  FUSED_TRY(gates_t_times(fn, dw + H, K, H3, d_gates, H4, T_ * B, (const T *)xs->data, In, beta));
+  FUSED_TRY(times_w(fn, (T *)d_xs->data, T_ * B, In, d_gates, H3, H4, w + H, K));
+  FUSED_TRY(column_sums(fn, (T *)d_b->data, d_gates, T_ * B, H3, H4, accumulate != 0));
   return cuda_done(fn);
 }
 
@@ -307,7 +311,7 @@ int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor 
   template int cuda_lltm_seq_backward<T>(fused_tensor *, fused_tensor *, fused_tensor *,       \
                                          fused_tensor *, fused_tensor *, const fused_tensor *, \
                                          const fused_tensor *, const fused_tensor *,           \
-                                         const fused_tensor *, const fused_tensor *,           \
+                                         fused_tensor *, const fused_tensor *,                 \
                                          const fused_tensor *, const fused_tensor *,           \
                                          const fused_tensor *, int32_t);
 INSTANTIATE(float)

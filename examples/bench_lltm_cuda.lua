@@ -2,7 +2,7 @@
 -- float32, with the PyTorch tutorial's protocol: time the forward call, synchronise; time the
 -- backward of new_h:sum() + new_c:sum() (grad_h = grad_c = ones), synchronise; many times
 -- after a warm-up; median and min µs of each, synchronisation included.
--- Run: luajit examples/bench_lltm_cuda.lua (scripts/gpu-check.sh runs it beside
+-- Run: make bench, or luajit examples/bench_lltm_cuda.lua (scripts/gpu-check.sh runs it beside
 -- python3 bench/pytorch_lltm.py --device cuda, in one device call). Without a device it says
 -- why and exits 0.
 local ffi = require 'ffi'

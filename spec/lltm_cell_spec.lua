@@ -6,6 +6,13 @@ local close, err = helper.assert_close, helper.assert_error
 
 local CASES = { 'tiny', 'odd', 'tutorial', 'tall', 'saturated' }
 local TOL = { float64 = 1e-10, float32 = 1e-5 }
+-- In 'saturated' the gates X·Wᵀ + b cancel terms of ~1e3 down to ~1, so in float32 the GEMM's
+-- summation order alone moves a gate gradient by ~1e-4 relative: with this machine's OpenBLAS
+-- kernels both cells measure 1.6e-6, with its Haswell or Sandybridge kernels (as under valgrind)
+-- 2e-5. The float32 bound there is 5e-5: any float32 implementation lands near 1e-5.
+local function tolerance(case, dtype)
+  return (case == 'saturated' and dtype == 'float32') and 5e-5 or TOL[dtype]
+end
 local CELLS = { 'LLTMCell', 'LLTMCellComposed' }
 
 local function golden(case, dtype)
@@ -37,7 +44,7 @@ describe('LLTM cell', function()
     for _, case in ipairs(CASES) do
       for _, class in ipairs(CELLS) do
         it(string.format('%s matches golden %s in %s', class, case, dtype), function()
-          local g, tol = golden(case, dtype), TOL[dtype]
+          local g, tol = golden(case, dtype), tolerance(case, dtype)
           local cell = cell_with(class, g.W, g.b)
           local new_h, new_c = cell:forward(g.x, g.h, g.c)
           local d_x, d_h, d_c = cell:backward(g.grad_h, g.grad_c)

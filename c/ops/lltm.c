@@ -134,7 +134,7 @@ int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *sa
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
-                            const fused_tensor *saved, const fused_tensor *xs,
+                            fused_tensor *saved, const fused_tensor *xs,
                             const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
                             int32_t accumulate) {
   const char *fn = "lltm_seq_backward";

@@ -4,6 +4,8 @@
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 
+ffi.cdef(require 'fused.cuda_cdef') -- declarations only: harmless without the library
+
 local M = {}
 local reason
 
@@ -12,7 +14,6 @@ if not path then
   reason = os.getenv('FUSED_NO_CUDA') and 'disabled by FUSED_NO_CUDA'
     or 'libfused_cuda.so was not built (no nvcc when `make` ran)'
 else
-  ffi.cdef(require 'fused.cuda_cdef')
   local ok, cuda = pcall(ffi.load, path)
   if not ok then
     reason = 'libfused_cuda.so did not load: ' .. tostring(cuda)

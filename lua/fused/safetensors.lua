@@ -49,8 +49,8 @@ function M.save(path, named, metadata)
   end
   for k, v in pairs(metadata or {}) do
     if type(k) ~= 'string' or type(v) ~= 'string' then
-      error(string.format("save: argument 'metadata' expected string keys and values, got %s = %s (%s)",
-                          tostring(k), tostring(v), type(v)), 2)
+      error(string.format("save: argument 'metadata' expected string keys and values, got %s = %s "
+                          .. "(%s)", tostring(k), tostring(v), type(v)), 2)
     end
   end
   -- float64 first, then by name: every tensor's data starts aligned to its element size.
@@ -112,46 +112,73 @@ end
 
 local function is_count(x) return type(x) == 'number' and x >= 0 and x == math.floor(x) end
 
+local function is_object(x)
+  return type(x) == 'table' and not json.is_array(x) and x ~= json.null
+end
+
+local function quoted(x) return type(x) == 'string' and ('"' .. x .. '"') or tostring(x) end
+
 -- The entry for one tensor, checked: its dtype, shape and byte range.
 local function parse_entry(path, name, entry, data_len)
-  if type(entry) ~= 'table' or json.is_array(entry) or entry == json.null then
-    fail(path, "tensor '%s': expected an object {dtype, shape, data_offsets}", name)
-  end
+  -- The name is an argument, not part of the format: it may hold a '%'.
+  local function bad(fmt, ...) fail(path, "tensor '%s': " .. fmt, name, ...) end
+  if not is_object(entry) then bad('expected an object {dtype, shape, data_offsets}') end
   local dtype = format_dtypes[entry.dtype]
   if not dtype then
-    fail(path, "tensor '%s': unsupported dtype %s (expected \"F32\" or \"F64\")", name,
-         type(entry.dtype) == 'string' and ('"' .. entry.dtype .. '"') or tostring(entry.dtype))
+    bad('unsupported dtype %s (expected "F32" or "F64")', quoted(entry.dtype))
   end
   local shape = entry.shape
-  if not json.is_array(shape) then
-    fail(path, "tensor '%s': 'shape' expected a list of sizes", name)
-  end
+  if not json.is_array(shape) then bad("'shape' expected a list of sizes") end
+  if #shape > 8 then bad('%d dims, at most 8 are supported', #shape) end
   local numel = 1
   for i, n in ipairs(shape) do
-    if not is_count(n) then fail(path, "tensor '%s': 'shape' has a bad size %s at %d", name, tostring(n), i) end
-    if n == 0 then fail(path, "tensor '%s': shape [%s] has an empty dim: zero sizes are not supported",
-                        name, table.concat(shape, ', ')) end
+    if not is_count(n) then bad("'shape' has a bad size %s at %d", tostring(n), i) end
+    if n == 0 then
+      bad('shape [%s] has an empty dim: zero sizes are not supported', table.concat(shape, ', '))
+    end
     numel = numel * n
   end
-  if #shape > 8 then fail(path, "tensor '%s': %d dims, at most 8 are supported", name, #shape) end
   local offsets = entry.data_offsets
-  if not json.is_array(offsets) or #offsets ~= 2 or not is_count(offsets[1]) or not is_count(offsets[2])
-     or offsets[2] < offsets[1] then
-    fail(path, "tensor '%s': 'data_offsets' expected [begin, end] with 0 <= begin <= end", name)
+  if not (json.is_array(offsets) and #offsets == 2 and is_count(offsets[1])
+          and is_count(offsets[2]) and offsets[1] <= offsets[2]) then
+    bad("'data_offsets' expected [begin, end] with 0 <= begin <= end")
   end
+  local first, last = offsets[1], offsets[2]
   local bytes = numel * dt.sizes[dt.dtypes[dtype]]
-  if offsets[2] - offsets[1] ~= bytes then
-    fail(path, "tensor '%s': data_offsets [%d, %d] hold %d bytes, but shape [%s] of %s needs %d",
-         name, offsets[1], offsets[2], offsets[2] - offsets[1], table.concat(shape, ', '),
-         entry.dtype, bytes)
+  if last - first ~= bytes then
+    bad('data_offsets [%d, %d] hold %d bytes, but shape [%s] of %s needs %d', first, last,
+        last - first, table.concat(shape, ', '), entry.dtype, bytes)
   end
-  if offsets[2] > data_len then
-    fail(path, "tensor '%s': data_offsets [%d, %d] run past the end of the data (%d bytes): truncated file?",
-         name, offsets[1], offsets[2], data_len)
+  if last > data_len then
+    bad('data_offsets [%d, %d] run past the end of the data (%d bytes): truncated file?', first,
+        last, data_len)
   end
   -- A 0-d tensor holds one value; ours have at least one dim.
-  return { name = name, dtype = dtype, shape = #shape > 0 and shape or { 1 },
-           first = offsets[1], last = offsets[2] }
+  return { name = name, dtype = dtype, shape = #shape > 0 and shape or { 1 }, first = first,
+           last = last }
+end
+
+-- The data part is the tensors back to back: no overlap, no gap, nothing after.
+local function check_layout(path, entries, data_len)
+  table.sort(entries, function(a, b)
+    return a.first < b.first or (a.first == b.first and a.last < b.last)
+  end)
+  local at = 0
+  for _, e in ipairs(entries) do
+    if e.first < at then
+      fail(path, "tensor '%s': data_offsets [%d, %d] overlap another tensor's", e.name, e.first,
+           e.last)
+    end
+    if e.first > at then
+      fail(path, "tensor '%s': a gap of %d bytes before its data_offsets [%d, %d]", e.name,
+           e.first - at, e.first, e.last)
+    end
+    at = e.last
+  end
+  if at ~= data_len then
+    fail(path, 'the tensors hold %d bytes of data, but the file has %d after the header', at,
+         data_len)
+  end
 end
 
 function M.load(path)
@@ -162,39 +189,34 @@ function M.load(path)
   if not f then error('load: ' .. err, 2) end
   local bytes = f:read('*a')
   f:close()
-  if #bytes < 8 then fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', #bytes) end
+  if #bytes < 8 then
+    fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', #bytes)
+  end
   local header_len = read_u64le(bytes)
   if header_len > #bytes - 8 then
-    fail(path, 'header length %d runs past the end of the file (%d bytes): truncated or not safetensors',
-         header_len, #bytes)
+    fail(path, 'header length %d runs past the end of the file (%d bytes): truncated or not '
+         .. 'safetensors', header_len, #bytes)
   end
   local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len))
   if not ok then fail(path, 'bad header: %s', header) end
-  if type(header) ~= 'table' or json.is_array(header) or header == json.null then fail(path, 'bad header: expected a JSON object') end
+  if not is_object(header) then fail(path, 'bad header: expected a JSON object') end
 
   local metadata = header.__metadata__ or {}
-  if type(metadata) ~= 'table' or json.is_array(metadata) or metadata == json.null then fail(path, "'__metadata__' expected an object of strings") end
+  if not is_object(metadata) then fail(path, "'__metadata__' expected an object of strings") end
   for k, v in pairs(metadata) do
-    if type(v) ~= 'string' then fail(path, "'__metadata__' value '%s' expected a string, got %s", k, type(v)) end
+    if type(v) ~= 'string' then
+      fail(path, "'__metadata__' value '%s' expected a string, got %s", k, type(v))
+    end
   end
 
   local data_start, data_len = 8 + header_len, #bytes - 8 - header_len
   local entries = {}
   for name, entry in pairs(header) do
-    if name ~= '__metadata__' then entries[#entries + 1] = parse_entry(path, name, entry, data_len) end
+    if name ~= '__metadata__' then
+      entries[#entries + 1] = parse_entry(path, name, entry, data_len)
+    end
   end
-  -- The data part is the tensors back to back: no overlap, no gap, nothing after.
-  table.sort(entries, function(a, b) return a.first < b.first or (a.first == b.first and a.last < b.last) end)
-  local at = 0
-  for _, e in ipairs(entries) do
-    if e.first < at then fail(path, "tensor '%s': data_offsets [%d, %d] overlap another tensor's", e.name, e.first, e.last) end
-    if e.first > at then fail(path, "tensor '%s': a gap of %d bytes before its data_offsets [%d, %d]",
-                              e.name, e.first - at, e.first, e.last) end
-    at = e.last
-  end
-  if at ~= data_len then
-    fail(path, 'the tensors hold %d bytes of data, but the file has %d after the header', at, data_len)
-  end
+  check_layout(path, entries, data_len)
 
   local base = ffi.cast('const char *', bytes) + data_start
   local tensors = {}

@@ -3,9 +3,9 @@
  * Layouts, chosen by measurement (OpenBLAS, one thread, float32, (B, I, H) = (16, 32, 128)):
  * the forward GEMM as gatesᵀ = W·Xᵀ ("NN", 17 µs) instead of gates = X·Wᵀ ("NT", 30 µs), so
  * the forward builds Xᵀ = [h, x]ᵀ (the transpose is the concatenation, 0.7 µs) and transposes
- * gatesᵀ back (1.7 µs). At large shapes both products run at the same speed. The backward is
- * row-major throughout: d_X = d_gates·W is NN and d_W = d_gatesᵀ·X is TN, both fast.
- * saved is B×4H: [input_gate, output_gate, candidate, tanh(new_c)] per batch row. */
+ * gatesᵀ back into saved (1.7 µs). At large shapes both products run at the same speed. The
+ * backward is row-major throughout: d_X = d_gates·W is NN and d_W = d_gatesᵀ·X is TN, both
+ * fast. saved is B×4H: [input_gate, output_gate, candidate, tanh(new_c)] per batch row. */
 #include <stdlib.h>
 
 #include "lltm_math.h"
@@ -38,20 +38,20 @@ static void lltm_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t 
              (int)ldc);
 }
 
-/* The forward's pointwise pass over B rows of gate pre-activations (B×3H, bias not yet
- * added): gates, the cell update, tanh. c and new_c may be the same memory. */
-static void lltm_step_forward(int64_t B, int64_t H, const scalar_t *gates, const scalar_t *bias,
-                              const scalar_t *c, scalar_t *new_h, scalar_t *new_c,
-                              scalar_t *saved) {
+/* The forward's pointwise pass, in place over B rows of saved (B×4H): each row holds the gate
+ * pre-activations (3H, bias not yet added) on entry, and [input_gate, output_gate, candidate,
+ * tanh(new_c)] on exit. Each element is read before the same element is written, so no
+ * scratch copy of the gates is needed. c and new_c may be the same memory. */
+static void lltm_step_forward(int64_t B, int64_t H, scalar_t *saved, const scalar_t *bias,
+                              const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
 #pragma omp parallel for if (B * H > PARALLEL_MIN_ELEMENTS)
   for (int64_t r = 0; r < B; r++) {
-    const scalar_t *g = gates + r * 3 * H;
     scalar_t *s = saved + r * 4 * H;
 #pragma omp simd
     for (int64_t j = 0; j < H; j++) {
-      const scalar_t input_gate = lltm_sigmoid(g[j] + bias[j]);
-      const scalar_t output_gate = lltm_sigmoid(g[H + j] + bias[H + j]);
-      const scalar_t candidate = lltm_elu(g[2 * H + j] + bias[2 * H + j]);
+      const scalar_t input_gate = lltm_sigmoid(s[j] + bias[j]);
+      const scalar_t output_gate = lltm_sigmoid(s[H + j] + bias[H + j]);
+      const scalar_t candidate = lltm_elu(s[2 * H + j] + bias[2 * H + j]);
       const scalar_t cell = c[r * H + j] + candidate * input_gate;
       const scalar_t tanh_cell = lltm_tanh(cell);
       new_c[r * H + j] = cell;
@@ -64,16 +64,17 @@ static void lltm_step_forward(int64_t B, int64_t H, const scalar_t *gates, const
   }
 }
 
-/* The backward's pointwise pass: d_gates (B×3H, with respect to the pre-activations) and d_c
- * from the gradients at new_h and new_c. grad_c and d_c may be the same memory. ELU's
- * derivative is 1 where the candidate is positive, else candidate + 1 (= exp(z)). */
+/* The backward's pointwise pass: d_gates (B rows of 3H, ld_dg apart; with respect to the
+ * pre-activations) and d_c from the gradients at new_h and new_c. d_gates may be saved itself
+ * (ld_dg = 4H: each element is read before it is written), and grad_c and d_c the same memory.
+ * ELU's derivative is 1 where the candidate is positive, else candidate + 1 (= exp(z)). */
 static void lltm_step_backward(int64_t B, int64_t H, const scalar_t *grad_h,
                                const scalar_t *grad_c, const scalar_t *saved, scalar_t *d_gates,
-                               scalar_t *d_c) {
+                               int64_t ld_dg, scalar_t *d_c) {
 #pragma omp parallel for if (B * H > PARALLEL_MIN_ELEMENTS)
   for (int64_t r = 0; r < B; r++) {
     const scalar_t *s = saved + r * 4 * H;
-    scalar_t *dg = d_gates + r * 3 * H;
+    scalar_t *dg = d_gates + r * ld_dg;
 #pragma omp simd
     for (int64_t j = 0; j < H; j++) {
       const scalar_t input_gate = s[j], output_gate = s[H + j];
@@ -88,13 +89,13 @@ static void lltm_step_backward(int64_t B, int64_t H, const scalar_t *grad_h,
   }
 }
 
-/* d_b (+)= the column sums of the rows×n matrix d_gates. */
+/* d_b (+)= the column sums of the rows×n matrix d_gates (rows ld apart). */
 static void lltm_bias_grad(scalar_t *d_b, const scalar_t *d_gates, int64_t rows, int64_t n,
-                           int32_t accumulate) {
+                           int64_t ld, int32_t accumulate) {
   if (!accumulate)
     for (int64_t j = 0; j < n; j++) d_b[j] = 0;
   for (int64_t r = 0; r < rows; r++) {
-    const scalar_t *dg = d_gates + r * n;
+    const scalar_t *dg = d_gates + r * ld;
 #pragma omp simd
     for (int64_t j = 0; j < n; j++) d_b[j] += dg[j];
   }
@@ -104,35 +105,36 @@ static int lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *
                         const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
                         const fused_tensor *W, const fused_tensor *b) {
   const int64_t B = x->sizes[0], In = x->sizes[1], H = h->sizes[1], K = H + In;
-  scalar_t *xt = lltm_scratch("lltm_forward", K * B + 6 * H * B);
+  scalar_t *xt = lltm_scratch("lltm_forward", K * B + 3 * H * B);
   if (!xt) return -1;
-  scalar_t *gates_t = xt + K * B, *gates = gates_t + 3 * H * B;
+  scalar_t *gates_t = xt + K * B, *s = (scalar_t *)saved->data;
   lltm_transpose(xt, B, (const scalar_t *)h->data, H, B, H);
   lltm_transpose(xt + H * B, B, (const scalar_t *)x->data, In, B, In);
   lltm_gemm(CblasNoTrans, CblasNoTrans, 3 * H, B, K, (const scalar_t *)W->data, K, xt, B, 0,
             gates_t, B);
-  lltm_transpose(gates, 3 * H, gates_t, B, 3 * H, B);
-  lltm_step_forward(B, H, gates, (const scalar_t *)b->data, (const scalar_t *)c->data,
-                    (scalar_t *)new_h->data, (scalar_t *)new_c->data, (scalar_t *)saved->data);
+  lltm_transpose(s, 4 * H, gates_t, B, 3 * H, B);
+  lltm_step_forward(B, H, s, (const scalar_t *)b->data, (const scalar_t *)c->data,
+                    (scalar_t *)new_h->data, (scalar_t *)new_c->data);
   free(xt);
   return 0;
 }
 
 /* One GEMM each for d_X and d_W (on the concatenated X): at (256, 1024, 1024) that beats two
- * GEMMs into column blocks by 4-6%, and the copies cost well under 1%. */
+ * GEMMs into column blocks by 4-6%, and the copies cost well under 1%. d_gates is scratch so
+ * that backward can run again on the same saved. */
 static int lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
                          fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
                          const fused_tensor *grad_c, const fused_tensor *saved,
                          const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
                          int32_t accumulate) {
-  const int64_t B = x->sizes[0], In = x->sizes[1], H = h->sizes[1], K = H + In;
-  scalar_t *d_gates = lltm_scratch("lltm_backward", 3 * H * B + 2 * K * B);
+  const int64_t B = x->sizes[0], In = x->sizes[1], H = h->sizes[1], K = H + In, N = 3 * H;
+  scalar_t *d_gates = lltm_scratch("lltm_backward", N * B + 2 * K * B);
   if (!d_gates) return -1;
-  scalar_t *X = d_gates + 3 * H * B, *d_X = X + K * B;
+  scalar_t *X = d_gates + N * B, *d_X = X + K * B;
   lltm_step_backward(B, H, (const scalar_t *)grad_h->data, (const scalar_t *)grad_c->data,
-                     (const scalar_t *)saved->data, d_gates, (scalar_t *)d_c->data);
-  lltm_gemm(CblasNoTrans, CblasNoTrans, B, K, 3 * H, d_gates, 3 * H, (const scalar_t *)W->data,
-            K, 0, d_X, K);
+                     (const scalar_t *)saved->data, d_gates, N, (scalar_t *)d_c->data);
+  lltm_gemm(CblasNoTrans, CblasNoTrans, B, K, N, d_gates, N, (const scalar_t *)W->data, K, 0,
+            d_X, K);
   const scalar_t *hp = (const scalar_t *)h->data, *xp = (const scalar_t *)x->data;
   scalar_t *dh = (scalar_t *)d_h->data, *dx = (scalar_t *)d_x->data;
   for (int64_t r = 0; r < B; r++) {
@@ -141,9 +143,9 @@ static int lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c
     memcpy(dh + r * H, d_X + r * K, (size_t)H * sizeof(scalar_t));
     memcpy(dx + r * In, d_X + r * K + H, (size_t)In * sizeof(scalar_t));
   }
-  lltm_gemm(CblasTrans, CblasNoTrans, 3 * H, K, B, d_gates, 3 * H, X, K, accumulate ? 1 : 0,
+  lltm_gemm(CblasTrans, CblasNoTrans, N, K, B, d_gates, N, X, K, accumulate ? 1 : 0,
             (scalar_t *)d_W->data, K);
-  lltm_bias_grad((scalar_t *)d_b->data, d_gates, B, 3 * H, accumulate);
+  lltm_bias_grad((scalar_t *)d_b->data, d_gates, B, N, N, accumulate);
   free(d_gates);
   return 0;
 }

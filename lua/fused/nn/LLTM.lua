@@ -8,12 +8,13 @@
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT) -- d_hT, d_cT nil = 0
 --
 -- weight (3H × (H+I)) and bias (3H) are laid out as in LLTMCell; backward ADDS into
--- gradWeight and gradBias. h_T is a view of hs's last step.
+-- gradWeight and gradBias, and runs once per forward (it writes the gate gradients over the
+-- stored activations). h_T is a view of hs's last step.
 --
 -- Memory kept from forward for backward, in elements (torch-rnn's LSTM.lua states its own so):
 -- hs T·B·H plus the gates and tanh(c_t) of every step 4·T·B·H, so 5·T·B·H, besides references
--- to xs, h0 (and the parameters). Each call also holds scratch while it runs: forward
--- 3·T·B·H + 3H·(H+I), backward 3·T·B·H + B·H.
+-- to xs and h0. The 4·T·B·H buffer is reused by the next forward of the same sizes. Scratch
+-- while a call runs: forward 3H·(H+I) (the transposed weight), backward B·H.
 local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
 local LLTMCell = require 'fused.nn.LLTMCell'
@@ -47,21 +48,31 @@ function LLTM:forward(xs, h0, c0)
   local T, B, H = xs.sizes[0], xs.sizes[1], self.state_size
   h0 = h0 == nil and zero_state(xs, H) or expect(h0, 'LLTM:forward', 'h0')
   c0 = c0 == nil and zero_state(xs, H) or expect(c0, 'LLTM:forward', 'c0')
-  local hs, c_T, saved = new(xs, T, B, H), new(xs, B, H), new(xs, T, B, 4 * H)
+  local hs, c_T = new(xs, T, B, H), new(xs, B, H)
+  local saved = self.saved and self.saved.activations
+  if not (saved and saved.sizes[0] == T and saved.sizes[1] == B and
+          saved.scalar_type == xs.scalar_type and saved.device_type == xs.device_type) then
+    saved = new(xs, T, B, 4 * H)
+  end
   check(C.fused_lltm_seq_forward(hs, c_T, saved, xs, h0, c0, self.weight, self.bias))
-  self.saved = { xs = xs, h0 = h0, hs = hs, saved = saved }
+  self.saved = { xs = xs, h0 = h0, hs = hs, activations = saved }
   return hs, hs:select(1, tonumber(T)), c_T
 end
 
 function LLTM:backward(d_hs, d_hT, d_cT)
   local s = self:expect_saved()
+  if s.consumed then
+    error('LLTM:backward: the latest forward was already gone back through (backward runs once '
+          .. 'per forward)', 2)
+  end
   expect(d_hs, 'LLTM:backward', 'd_hs')
   if d_hT ~= nil then expect(d_hT, 'LLTM:backward', 'd_hT') end
   if d_cT ~= nil then expect(d_cT, 'LLTM:backward', 'd_cT') end
   local B, H = s.xs.sizes[1], self.state_size
   local d_xs, d_h0, d_c0 = tensor.empty_like(s.xs), new(s.xs, B, H), new(s.xs, B, H)
   check(C.fused_lltm_seq_backward(d_xs, d_h0, d_c0, self.gradWeight, self.gradBias, d_hs, d_hT,
-                                  d_cT, s.saved, s.xs, s.h0, s.hs, self.weight, 1))
+                                  d_cT, s.activations, s.xs, s.h0, s.hs, self.weight, 1))
+  s.consumed = true
   return d_xs, d_h0, d_c0
 end
 

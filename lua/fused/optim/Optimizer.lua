@@ -12,33 +12,45 @@ local tensor = require 'fused.tensor'
 local Optimizer = {}
 Optimizer.__index = Optimizer
 
+local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
+
 local function same_layout(a, b)
-  return a.dtype == b.dtype and a.device == b.device
-    and table.concat(a:shape(), 'x') == table.concat(b:shape(), 'x')
+  return a.dtype == b.dtype and a.device == b.device and shape_text(a) == shape_text(b)
 end
 
 -- A subclass. defaults: the hyperparameters and their defaults; check(name, value) raises
 -- (with a message saying what was expected) for a bad value. Its instances hold, per name
 -- that buffer_names() lists, one buffer per parameter, zeros at first.
 function Optimizer:extend(name, defaults, check)
-  local class = setmetatable({ __name = name, defaults = defaults, check = check }, { __index = self,
-    __call = function(cls, params, grads, opts) return cls.new(cls, params, grads, opts) end })
+  local class = setmetatable({ __name = name, defaults = defaults, check = check }, {
+    __index = self,
+    __call = function(cls, params, grads, opts) return cls.new(cls, params, grads, opts) end,
+  })
   class.__index = class
   return class
+end
+
+-- Raises "<optimizer>: option '<k>' expected ..." unless check accepts v.
+local function check_option(cls, fn, k, v, level)
+  if cls.defaults[k] == nil then error(string.format("%s: unknown option '%s'", fn, tostring(k)), level) end
+  local ok, err = pcall(cls.check, k, v)
+  if not ok then error(string.format("%s: option '%s' %s", fn, k, err), level) end
 end
 
 function Optimizer.new(cls, params, grads, opts)
   local fn = cls.__name
   if type(params) ~= 'table' or type(grads) ~= 'table' or #params ~= #grads or #params == 0 then
-    error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one length (as module:parameters() returns), got %s of %s and %s of %s",
-                        fn, type(params), type(params) == 'table' and #params or '-', type(grads),
-                        type(grads) == 'table' and #grads or '-'), 3)
+    error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one "
+                        .. "length (as module:parameters() returns), got %s and %s", fn,
+                        type(params) == 'table' and #params .. ' entries' or type(params),
+                        type(grads) == 'table' and #grads .. ' entries' or type(grads)), 3)
   end
   for i = 1, #params do
     tensor.expect(params[i], fn, 'params[' .. i .. ']')
     tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
     if not same_layout(params[i], grads[i]) then
-      error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn, i, i), 3)
+      error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn,
+                          i, i), 3)
     end
     if not params[i]:is_contiguous() or not grads[i]:is_contiguous() then
       error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 3)
@@ -49,23 +61,13 @@ function Optimizer.new(cls, params, grads, opts)
     error(string.format("%s: argument 'opts' expected a table of options, got %s", fn, type(opts)), 3)
   end
   local self = setmetatable({ params = params, grads = grads, step_count = 0, buffers = {} }, cls)
-  for k in pairs(opts) do
-    if cls.defaults[k] == nil then
-      error(string.format("%s: unknown option '%s'", fn, tostring(k)), 3)
-    end
-  end
+  for k, v in pairs(opts) do check_option(cls, fn, k, v, 4) end
   for k, default in pairs(cls.defaults) do
-    local value = opts[k]
-    if value == nil then value = default end
-    local ok, err = pcall(cls.check, k, value)
-    if not ok then error(string.format("%s: option '%s' %s", fn, k, err), 3) end
-    self[k] = value
+    if opts[k] == nil then self[k] = default else self[k] = opts[k] end
   end
   for _, b in ipairs(self:buffer_names()) do
     self.buffers[b] = {}
-    for i, p in ipairs(params) do
-      self.buffers[b][i] = tensor.zeros(p:shape(), { dtype = p.dtype, device = p.device })
-    end
+    for i, p in ipairs(params) do self.buffers[b][i] = tensor.empty_like(p):zero() end
   end
   return self
 end
@@ -94,19 +96,16 @@ function Optimizer:load_state_dict(state)
     error(fn .. ": argument 'state' expected a table from state_dict()", 2)
   end
   for k, v in pairs(state.hyper or {}) do
-    if self.defaults[k] == nil then error(string.format("%s: unknown option '%s'", fn, k), 2) end
-    local ok, err = pcall(self.check, k, v)
-    if not ok then error(string.format("%s: option '%s' %s", fn, k, err), 2) end
+    check_option(self, fn, k, v, 3)
     self[k] = v
   end
   for _, b in ipairs(self:buffer_names()) do
     self.buffers[b] = self.buffers[b] or {}
     for i, p in ipairs(self.params) do
       local src = state.tensors[b .. '.' .. i]
-      if not tensor.is_tensor(src) or table.concat(src:shape(), 'x') ~= table.concat(p:shape(), 'x') then
-        error(string.format("%s: buffer '%s.%d' expected a tensor of shape [%s], got %s", fn, b, i,
-                            table.concat(p:shape(), ', '),
-                            tensor.is_tensor(src) and '[' .. table.concat(src:shape(), ', ') .. ']' or type(src)), 2)
+      if not tensor.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+        error(string.format("%s: buffer '%s.%d' expected a tensor of shape %s, got %s", fn, b, i,
+                            shape_text(p), tensor.is_tensor(src) and shape_text(src) or type(src)), 2)
       end
       self.buffers[b][i] = self.buffers[b][i] or tensor.empty_like(p)
       self.buffers[b][i]:copy(src:to(p.dtype))

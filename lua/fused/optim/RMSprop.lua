@@ -3,8 +3,8 @@
 -- outside the root); with momentum, buf = momentum * buf + g / avg and param -= lr * buf;
 -- else param -= lr * g / avg. Buffers start at zero. One fused C pass per parameter.
 --
---   local opt = fused.optim.RMSprop(params, grads,
---                                   {lr = 0.01, alpha = 0.99, eps = 1e-8, momentum = 0, weight_decay = 0})
+--   local opt = fused.optim.RMSprop(params, grads, {lr = 0.01, alpha = 0.99, eps = 1e-8,
+--                                                   momentum = 0, weight_decay = 0})
 local lib = require 'fused.lib'
 local Optimizer = require 'fused.optim.Optimizer'
 
@@ -12,7 +12,11 @@ local C, check = lib.C, lib.check
 
 local RMSprop = Optimizer:extend('RMSprop',
   { lr = 0.01, alpha = 0.99, eps = 1e-8, momentum = 0, weight_decay = 0 }, function(k, v)
-    if k == 'alpha' or k == 'momentum' then Optimizer.expect_in_range(v, 0, 1) else Optimizer.expect_non_negative(v) end
+    if k == 'alpha' or k == 'momentum' then
+      Optimizer.expect_in_range(v, 0, 1)
+    else
+      Optimizer.expect_non_negative(v)
+    end
   end)
 
 function RMSprop:buffer_names()

@@ -11,7 +11,11 @@ local Optimizer = require 'fused.optim.Optimizer'
 local C, check = lib.C, lib.check
 
 local SGD = Optimizer:extend('SGD', { lr = 0.01, momentum = 0, weight_decay = 0 }, function(k, v)
-  if k == 'momentum' then Optimizer.expect_in_range(v, 0, 1) else Optimizer.expect_non_negative(v) end
+  if k == 'momentum' then
+    Optimizer.expect_in_range(v, 0, 1)
+  else
+    Optimizer.expect_non_negative(v)
+  end
 end)
 
 function SGD:buffer_names() return self.momentum > 0 and { 'momentum_buffer' } or {} end

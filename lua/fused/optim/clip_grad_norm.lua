@@ -15,7 +15,8 @@ return function(grads, max_norm)
     error("clip_grad_norm: argument 'grads' expected a list of tensors, got " .. type(grads), 2)
   end
   if type(max_norm) ~= 'number' or not (max_norm > 0) then
-    error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm), 2)
+    error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm),
+          2)
   end
   local total = 0
   for i, g in ipairs(grads) do
