@@ -18,15 +18,18 @@ static int check_targets(const char *fn, const fused_tensor *targets, int64_t cl
   return 0;
 }
 
-/* max + log(sum(exp(row - max))) over the block; every thread receives it. */
+/* A row's max and log(sum(exp(row - max))) over the block; every thread receives both. They
+ * stay apart so that row[c] - logsumexp is (row[c] - max) - log_sum, exact even where max
+ * dwarfs log_sum (logits of 1e30 in float32), as on the CPU. */
 template <typename T>
-__device__ T block_log_sum_exp(const T *row, int64_t classes) {
+__device__ void block_max_log_sum(const T *row, int64_t classes, T *max_out, T *log_sum_out) {
   T max = row[0];
   for (int64_t c = threadIdx.x; c < classes; c += THREADS) max = Max()(max, row[c]);
   max = block_reduce(max, Max());
   T sum = 0;
   for (int64_t c = threadIdx.x; c < classes; c += THREADS) sum += dexp(row[c] - max);
-  return max + dlog(block_reduce(sum, Add()));
+  *max_out = max;
+  *log_sum_out = dlog(block_reduce(sum, Add()));
 }
 
 template <typename T>
@@ -34,8 +37,9 @@ __global__ void cross_entropy_rows_kernel(double *row_loss, const T *x, const T 
                                           int64_t rows, int64_t classes) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T *row = x + r * classes;
-    const T lse = block_log_sum_exp(row, classes);
-    if (threadIdx.x == 0) row_loss[r] = (double)(lse - row[(int64_t)targets[r] - 1]);
+    T max, log_sum;
+    block_max_log_sum(row, classes, &max, &log_sum);
+    if (threadIdx.x == 0) row_loss[r] = (double)((max - row[(int64_t)targets[r] - 1]) + log_sum);
   }
 }
 
@@ -70,10 +74,11 @@ __global__ void cross_entropy_backward_kernel(T *dx, const T *x, const T *target
                                               int64_t rows, int64_t classes) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T *row = x + r * classes;
-    const T lse = block_log_sum_exp(row, classes);
+    T max, log_sum;
+    block_max_log_sum(row, classes, &max, &log_sum);
     const int64_t target = (int64_t)targets[r] - 1;
     for (int64_t c = threadIdx.x; c < classes; c += THREADS) {
-      const T d = scale * dexp(row[c] - lse);
+      const T d = scale * dexp((row[c] - max) - log_sum);
       dx[r * classes + c] = c == target ? d - scale : d;
     }
   }

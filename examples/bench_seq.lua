@@ -2,8 +2,9 @@
 -- time) against nn.Recurrent(nn.LLTMCell) and nn.Recurrent(nn.LLTMCellComposed), one thread
 -- and all threads. A step is what ../shared/bench/pytorch_lltm.py --seq times: forward from a
 -- zero state, then backward of the sum of every h_t (d_hs = ones); we compute d_xs too.
--- tokens/s = T·B per second (median step). The compute limit is the step's GEMM flops
--- (3 · T · 2·B·(H+I)·3H) at the rate of a 1024x1024x1024 sgemm measured in this run.
+-- tokens/s = T·B per second of the median step (min beside it). The compute limit is the
+-- step's GEMM flops (3 · T · 2·B·(H+I)·3H) at the rate of a 1024x1024x1024 sgemm measured in
+-- this run.
 -- Run: make bench-seq (PyTorch's side: /usr/bin/python3 ../shared/bench/pytorch_lltm.py
 -- --device cpu --threads 1 --seq, in the same session).
 local ffi = require 'ffi'
@@ -29,9 +30,9 @@ local KINDS = {
       return fused.nn.Recurrent(fused.nn.LLTMCellComposed(I, H)) end },
 }
 
-local function median(samples)
+local function median_min(samples)
   table.sort(samples)
-  return samples[math.floor(#samples / 2) + 1]
+  return samples[math.floor(#samples / 2) + 1], samples[1]
 end
 
 local function time_seq(make, B, I, H)
@@ -47,11 +48,12 @@ local function time_seq(make, B, I, H)
     rnn:backward(ones)
     if i > warm then samples[#samples + 1] = now_ms() - t0 end
   end
-  return median(samples)
+  return median_min(samples)
 end
 
 local function sgemm_gflops()
-  local a, b, out = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 }), fused.empty({ 1024, 1024 })
+  local a, b = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 })
+  local out = fused.empty({ 1024, 1024 })
   C.fused_addmm(out, nil, a, b, 0, 1)
   local best = math.huge
   for _ = 1, 5 do
@@ -65,8 +67,8 @@ end
 fused.set_num_threads(0)
 local threads_all = fused.get_num_threads()
 print(string.format('# LLTM sequence training step (forward + backward), float32, T = %d', T))
-print(string.format('%-20s %3s %4s %5s %5s  %9s %11s  %9s %11s', 'impl', 'thr', 'B', 'I', 'H',
-                    'ms/seq', 'tokens/s', 'limit ms', 'ms/limit'))
+print(string.format('%-20s %3s %4s %5s %5s  %9s %9s %11s  %9s %11s', 'impl', 'thr', 'B', 'I',
+                    'H', 'ms/seq', 'min ms', 'tokens/s', 'limit ms', 'ms/limit'))
 for _, threads in ipairs({ 1, threads_all }) do
   fused.set_num_threads(threads)
   local gflops = sgemm_gflops()
@@ -75,9 +77,9 @@ for _, threads in ipairs({ 1, threads_all }) do
     local B, I, H = cfg[1], cfg[2], cfg[3]
     local limit = 3 * T * 2 * B * (H + I) * 3 * H / gflops * 1e-6
     for _, kind in ipairs(KINDS) do
-      local ms = time_seq(kind[2], B, I, H)
-      print(string.format('%-20s %3d %4d %5d %5d  %9.2f %11.0f  %9.2f %11.2f', kind[1], threads,
-                          B, I, H, ms, T * B / ms * 1e3, limit, ms / limit))
+      local ms, min_ms = time_seq(kind[2], B, I, H)
+      print(string.format('%-20s %3d %4d %5d %5d  %9.2f %9.2f %11.0f  %9.2f %11.2f', kind[1],
+                          threads, B, I, H, ms, min_ms, T * B / ms * 1e3, limit, ms / limit))
     end
   end
 end

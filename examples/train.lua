@@ -348,11 +348,10 @@ local function duration(s)
   return string.format('%dh%02dm', math.floor(s / 3600), math.floor(s % 3600 / 60))
 end
 
-pcall(ffi.cdef, [[
-int isatty(int fd);
-typedef struct { long tv_sec; long tv_nsec; } train_timespec;
-int clock_gettime(int clock_id, train_timespec *ts);
-]])
+-- One declaration per cdef: another module may have declared one of them already.
+pcall(ffi.cdef, 'int isatty(int fd);')
+pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } train_timespec;')
+pcall(ffi.cdef, 'int clock_gettime(int clock_id, train_timespec *ts);')
 
 local now_ts = ffi.new('train_timespec')
 local function now() -- seconds, monotonic wall time

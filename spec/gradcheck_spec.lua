@@ -24,13 +24,15 @@ describe('gradcheck', function()
   local o = { dtype = 'float64' }
 
   it('passes a right backward', function()
-    local ok, worst = fused.gradcheck(product(), { fused.randn({ 2, 3 }, o), fused.randn({ 2, 3 }, o) })
+    local inputs = { fused.randn({ 2, 3 }, o), fused.randn({ 2, 3 }, o) }
+    local ok, worst = fused.gradcheck(product(), inputs)
     assert.is_true(ok, worst.message)
     assert(worst.error <= 1e-5)
   end)
 
   it('finds a wrong element and says where', function()
-    local ok, worst = fused.gradcheck(product(5), { fused.randn({ 2, 3 }, o), fused.randn({ 2, 3 }, o) })
+    local inputs = { fused.randn({ 2, 3 }, o), fused.randn({ 2, 3 }, o) }
+    local ok, worst = fused.gradcheck(product(5), inputs)
     assert.is_false(ok)
     assert.are.equal(1, worst.input)
     assert.are.same({ 2, 2 }, worst.index)
@@ -47,7 +49,8 @@ describe('gradcheck', function()
   end)
 
   it('rejects what is not an op or a list of inputs', function()
-    err(function() fused.gradcheck(function() end, {}) end, 'gradcheck', "'fn'", 'forward and backward')
+    err(function() fused.gradcheck(function() end, {}) end, 'gradcheck', "'fn'",
+        'forward and backward')
     err(function() fused.gradcheck(product(), nil) end, 'gradcheck', "'inputs'", 'nil')
     err(function() fused.gradcheck(product(), { fused.randn({ 2 }), 3 }, { wrt = { 2 } }) end,
         'gradcheck', 'input 2 is not a tensor')

@@ -141,7 +141,9 @@ describe('LLTM cell', function()
     assert.are.same({ 12 }, cell.bias:shape())
     assert.are.equal('float32', cell.weight.dtype)
     for _, t in ipairs(params) do
-      for _, v in ipairs(t:view(-1):totable()) do assert(math.abs(v) <= 0.5, 'init in ±1/sqrt(H)') end
+      for _, v in ipairs(t:view(-1):totable()) do
+        assert(math.abs(v) <= 0.5, 'init in ±1/sqrt(H)')
+      end
     end
     cell:double()
     assert.are.equal('float64', cell.weight.dtype)
@@ -156,8 +158,9 @@ describe('LLTM cell', function()
       local wrong = fused.nn.LLTMCell(4, 7, { dtype = 'float64' })
       err(function() wrong:forward(x, h, c) end, 'lltm_forward', "'W'", '[21, 12]', 'got [21, 11]')
       local W = fused.zeros({ 21, 12 }, { dtype = 'float64' })
-      err(function() fused.functional.lltm_forward(x, W, fused.zeros({ 20 }, { dtype = 'float64' }), h, c) end,
-          'lltm_forward', "'b'", '[21]', 'got [20]')
+      local b = fused.zeros({ 20 }, { dtype = 'float64' })
+      err(function() fused.functional.lltm_forward(x, W, b, h, c) end, 'lltm_forward', "'b'",
+          '[21]', 'got [20]')
     end)
 
     it('x and h with different batch sizes', function()
@@ -191,7 +194,8 @@ describe('LLTM cell', function()
 
     it('sizes that are not positive integers', function()
       err(function() fused.nn.LLTMCell(0, 7) end, 'LLTMCell', "'input_features'", 'got 0')
-      err(function() fused.nn.LLTMCellComposed(3, 2.5) end, 'LLTMCellComposed', "'state_size'", '2.5')
+      err(function() fused.nn.LLTMCellComposed(3, 2.5) end, 'LLTMCellComposed', "'state_size'",
+          '2.5')
     end)
   end)
 end)

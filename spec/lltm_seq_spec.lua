@@ -64,11 +64,14 @@ describe('LLTM sequence', function()
       local o = { dtype = 'float64' }
       local fast = fused.nn.LLTM(I, H, o)
       local slow = rnn_with('Recurrent(LLTMCell)', fast.weight, fast.bias)
-      local xs, d_hs, d_hT = fused.randn({ T, B, I }, o), fused.randn({ T, B, H }, o), fused.randn({ B, H }, o)
+      local xs, d_hs = fused.randn({ T, B, I }, o), fused.randn({ T, B, H }, o)
+      local d_hT = fused.randn({ B, H }, o)
       local a, b = { fast:forward(xs) }, { slow:forward(xs) }
       for i, name in ipairs({ 'hs', 'h_T', 'c_T' }) do close(a[i], b[i], 1e-12, what .. name) end
       a, b = { fast:backward(d_hs, d_hT) }, { slow:backward(d_hs, d_hT) }
-      for i, name in ipairs({ 'd_xs', 'd_h0', 'd_c0' }) do close(a[i], b[i], 1e-12, what .. name) end
+      for i, name in ipairs({ 'd_xs', 'd_h0', 'd_c0' }) do
+        close(a[i], b[i], 1e-12, what .. name)
+      end
       close(fast.gradWeight, slow.cell.gradWeight, 1e-12, what .. 'gradWeight')
       close(fast.gradBias, slow.cell.gradBias, 1e-12, what .. 'gradBias')
     end
@@ -92,7 +95,8 @@ describe('LLTM sequence', function()
       results[threads] = r
     end
     fused.set_num_threads(before)
-    for i, name in ipairs({ 'hs', 'h_T', 'c_T', 'd_xs', 'd_h0', 'd_c0', 'gradWeight', 'gradBias' }) do
+    local names = { 'hs', 'h_T', 'c_T', 'd_xs', 'd_h0', 'd_c0', 'gradWeight', 'gradBias' }
+    for i, name in ipairs(names) do
       close(results[2][i], results[1][i], 1e-12, name)
     end
   end)
@@ -100,7 +104,8 @@ describe('LLTM sequence', function()
   it('passes gradcheck, fused and unrolled', function()
     fused.manual_seed(4)
     local o = { dtype = 'float64' }
-    local xs, h0, c0 = fused.randn({ 3, 2, 3 }, o), fused.randn({ 2, 4 }, o), fused.randn({ 2, 4 }, o)
+    local xs = fused.randn({ 3, 2, 3 }, o)
+    local h0, c0 = fused.randn({ 2, 4 }, o), fused.randn({ 2, 4 }, o)
     local W, b = fused.randn({ 12, 7 }, o) * 0.5, fused.randn({ 12 }, o) * 0.5
     for kind in pairs(MAKERS) do
       local op = {

@@ -266,3 +266,46 @@ describe('nn.CrossEntropyLoss', function()
     helper.assert_error(function() ce:forward(logits, 'x') end, "argument 'targets' expected a tensor, got string")
   end)
 end)
+
+describe('on the GPU', function()
+  local function gpu_or_pending()
+    if fused.cuda.is_available() then return true end
+    pending('no CUDA device: ' .. fused.cuda.why())
+  end
+
+  it('Linear, Embedding and both losses match the CPU', function()
+    if not gpu_or_pending() then return end
+    local linear = nn.Linear(5, 3, F64)
+    local x, d_y = fused.randn({ 2, 4, 5 }, F64), fused.randn({ 2, 4, 3 }, F64)
+    local y = linear:forward(x)
+    local d_x = linear:backward(d_y)
+    local gw = linear.gradWeight:clone()
+    linear:cuda():zeroGradParameters()
+    helper.assert_close(linear:forward(x:cuda()), y, 1e-12, 'Linear y')
+    helper.assert_close(linear:backward(d_y:cuda()), d_x, 1e-12, 'Linear d_x')
+    helper.assert_close(linear.gradWeight, gw, 1e-12, 'Linear gradWeight')
+
+    local embed = nn.Embedding(6, 3, F64)
+    local idx = { { 1, 6 }, { 6, 2 } }
+    local e = embed:forward(idx)
+    embed:backward(fused.ones({ 2, 2, 3 }, F64))
+    local egw = embed.gradWeight:clone()
+    embed:cuda():zeroGradParameters()
+    helper.assert_close(embed:forward(idx), e, 0, 'Embedding y')
+    embed:backward(fused.ones({ 2, 2, 3 }, { dtype = 'float64', device = 'cuda' }))
+    helper.assert_close(embed.gradWeight, egw, 0, 'Embedding gradWeight')
+
+    local ce, logits, targets = nn.CrossEntropyLoss(), fused.randn({ 7, 4 }, F64), { 1, 2, 3, 4, 4, 3, 2 }
+    assert(math.abs(ce:forward(logits:cuda(), targets) - ce:forward(logits, targets)) < 1e-13)
+    helper.assert_close(ce:backward(logits:cuda(), targets), ce:backward(logits, targets), 1e-12, 'CE d_logits')
+    local mse, a, b = nn.MSELoss(), fused.randn({ 3, 2 }, F64), fused.randn({ 3, 2 }, F64)
+    assert(math.abs(mse:forward(a:cuda(), b:cuda()) - mse:forward(a, b)) < 1e-13)
+  end)
+
+  it('CrossEntropyLoss stays exact for huge float32 logits', function()
+    if not gpu_or_pending() then return end
+    local logits = fused.tensor({ { 1e30, 1e30, -1e30 }, { -3e38, 0, 3e38 } }, { device = 'cuda' })
+    local loss = nn.CrossEntropyLoss():forward(logits, { 2, 3 })
+    assert(math.abs(loss - math.log(2) / 2) < 1e-6, 'loss ' .. loss)
+  end)
+end)

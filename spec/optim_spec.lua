@@ -224,3 +224,33 @@ describe('optimizer errors', function()
                         "rmsprop_step: argument 'square_avg' must not share memory with 'param'")
   end)
 end)
+
+describe('optimizers on the GPU', function()
+  it('take the same steps as on the CPU, and clip_grad_norm agrees', function()
+    if not fused.cuda.is_available() then
+      pending('no CUDA device: ' .. fused.cuda.why())
+      return
+    end
+    for _, case in ipairs({ { optim.Adam, { lr = 0.1, weight_decay = 0.1 } },
+                            { optim.SGD, { lr = 0.1, momentum = 0.9 } },
+                            { optim.RMSprop, { lr = 0.01, momentum = 0.5 } } }) do
+      local want = run(case[1], case[2], 3)
+      local params, grads = {}, {}
+      for i, p in ipairs(P0) do
+        params[i] = fused.tensor(p, { dtype = 'float64', device = 'cuda' })
+        grads[i] = fused.zeros({ #p }, { dtype = 'float64', device = 'cuda' })
+      end
+      local opt = case[1](params, grads, case[2])
+      for s = 1, 3 do
+        for i = 1, #params do grads[i]:copy(fused.tensor(GRADS[s][i], F64):cuda()) end
+        opt:step()
+      end
+      local got = {}
+      for i, p in ipairs(params) do got[i] = p:totable() end
+      assert_near(got, want, 1e-14)
+    end
+    local g = fused.tensor({ 3, 4 }, { dtype = 'float64', device = 'cuda' })
+    assert.are.equal(5, optim.clip_grad_norm({ g }, 1))
+    assert_near({ g:totable() }, { { 3 / (5 + 1e-6), 4 / (5 + 1e-6) } }, 1e-15)
+  end)
+end)

@@ -43,9 +43,9 @@ int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fus
                     momentum, weight_decay, init_buffer);
 }
 
-int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg, fused_tensor *momentum_buffer,
-                       const fused_tensor *grad, double lr, double alpha, double eps,
-                       double momentum, double weight_decay) {
+int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
+                       fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
+                       double alpha, double eps, double momentum, double weight_decay) {
   const char *fn = "rmsprop_step";
   FUSED_TRY(check_param(fn, param, grad));
   FUSED_TRY(check_state(fn, "square_avg", square_avg, param));
@@ -76,7 +76,8 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
   FUSED_TRY(check_hyper(fn, "beta2", beta2, 0, nextafter(1, 0), "in [0, 1)"));
   FUSED_TRY(check_hyper(fn, "eps", eps, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
-  if (step < 1) return fused_error("%s: argument 'step' expected >= 1, got %lld", fn, (long long)step);
+  if (step < 1)
+    return fused_error("%s: argument 'step' expected >= 1, got %lld", fn, (long long)step);
   FUSED_CALL_KERNEL(fn, param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
                     eps, weight_decay, step);
 }

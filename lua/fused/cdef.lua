@@ -89,10 +89,10 @@ int fused_normal(fused_tensor *t, double mean, double std);
 /* The LLTM cell (the PyTorch C++/CUDA extension tutorial): X = [h, x], gates = X Wᵀ + b split
  * into input gate (sigmoid), output gate (sigmoid), candidate (ELU, alpha 1);
  * new_c = c + candidate * input_gate, new_h = tanh(new_c) * output_gate.
- * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H elements) receives what backward
- * needs: input_gate, output_gate, candidate, tanh(new_c), in a layout that is the backend's
- * own (the CPU keeps it feature-major, 4H×B, to multiply by W untransposed): callers only hand
- * it back to backward. All contiguous, one dtype and device.
+ * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H) receives what backward needs:
+ * input_gate, output_gate, candidate, tanh(new_c); its layout is the backend's own (the CPU's
+ * is [input_gate, output_gate, candidate, tanh(new_c)] per batch row): callers only hand it
+ * back to backward. All contiguous, one dtype and device.
  * Backward writes d_x, d_h, d_c, and adds into d_W and d_b when accumulate is 1 (else
  * overwrites them). It may be called more than once for one forward. */
 int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
@@ -104,8 +104,8 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
                         const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
                         int32_t accumulate);
 /* The LLTM unrolled over T steps (nn.LLTM): xs T×B×I, h0 and c0 B×H, W and b as above.
- * Forward writes hs (T×B×H, every h_t; h_T is its last step), c_T (B×H), and saved (T×B×4H
- * elements, the backend's layout, as for the cell). Backward takes d_hs (T×B×H, the gradient
+ * Forward writes hs (T×B×H, every h_t; h_T is its last step), c_T (B×H), and saved (T×B×4H,
+ * the backend's layout, as for the cell). Backward takes d_hs (T×B×H, the gradient
  * arriving at every h_t), d_hT and d_cT (B×H, extra gradients at the final state; NULL means
  * zero), the forward's saved, xs, h0 and hs; writes d_xs, d_h0, d_c0 and adds into d_W and d_b
  * when accumulate is 1 (else overwrites them). It writes the gate gradients over saved (no

@@ -118,10 +118,11 @@ local function gradcheck(fn, inputs, opts)
   end
   local ok = worst.error <= atol
   if worst.input then
-    worst.message = string.format(
-      '%s: worst at input %d [%s]: numeric %.10g, analytic %.10g (|diff| - rtol|numeric| = %.3g, atol %.3g)',
-      ok and 'ok' or 'mismatch', worst.input, table.concat(worst.index, ', '), worst.numeric,
-      worst.analytic, worst.error, atol)
+    worst.message = string.format('%s: worst at input %d [%s]: numeric %.10g, analytic %.10g '
+                                  .. '(|diff| - rtol|numeric| = %.3g, atol %.3g)',
+                                  ok and 'ok' or 'mismatch', worst.input,
+                                  table.concat(worst.index, ', '), worst.numeric, worst.analytic,
+                                  worst.error, atol)
   end
   return ok, worst
 end

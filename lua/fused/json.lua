@@ -156,6 +156,16 @@ local function encode_string(s)
   end) .. '"'
 end
 
+-- The shortest of %.15g, %.16g, %.17g that reads back as v (0.9, not 0.90000000000000002).
+local function shortest(v)
+  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format('%d', v) end
+  for digits = 15, 16 do
+    local text = string.format('%.' .. digits .. 'g', v)
+    if tonumber(text) == v then return text end
+  end
+  return string.format('%.17g', v)
+end
+
 local function is_array(t)
   if getmetatable(t) == M.array then return true end
   local n = #t
@@ -175,8 +185,7 @@ local function encode_value(v, out, depth)
     if v ~= v or v == math.huge or v == -math.huge then
       error('json.encode: cannot encode ' .. tostring(v), 0)
     end
-    out[#out + 1] = (v == math.floor(v) and math.abs(v) < 2 ^ 53) and string.format('%d', v)
-      or string.format('%.17g', v)
+    out[#out + 1] = shortest(v)
   elseif kind == 'boolean' then
     out[#out + 1] = tostring(v)
   elseif kind == 'table' then

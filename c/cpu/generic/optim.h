@@ -4,7 +4,8 @@
 
 static int sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
                     double lr_, double momentum_, double weight_decay_, int32_t init_buffer) {
-  scalar_t *p = (scalar_t *)param->data, *buf = momentum_buffer ? (scalar_t *)momentum_buffer->data : NULL;
+  scalar_t *p = (scalar_t *)param->data;
+  scalar_t *buf = momentum_buffer ? (scalar_t *)momentum_buffer->data : NULL;
   const scalar_t *g = (const scalar_t *)grad->data;
   const scalar_t lr = (scalar_t)lr_, momentum = (scalar_t)momentum_, wd = (scalar_t)weight_decay_;
   const int64_t n = fused_tensor_numel(param);
@@ -27,9 +28,9 @@ static int sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fu
   return 0;
 }
 
-static int rmsprop_step(fused_tensor *param, fused_tensor *square_avg, fused_tensor *momentum_buffer,
-                        const fused_tensor *grad, double lr_, double alpha_, double eps_,
-                        double momentum_, double weight_decay_) {
+static int rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
+                        fused_tensor *momentum_buffer, const fused_tensor *grad, double lr_,
+                        double alpha_, double eps_, double momentum_, double weight_decay_) {
   scalar_t *p = (scalar_t *)param->data, *sq = (scalar_t *)square_avg->data;
   scalar_t *buf = momentum_buffer ? (scalar_t *)momentum_buffer->data : NULL;
   const scalar_t *g = (const scalar_t *)grad->data;

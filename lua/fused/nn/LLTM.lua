@@ -43,7 +43,8 @@ end
 function LLTM:forward(xs, h0, c0)
   expect(xs, 'LLTM:forward', 'xs')
   if xs.ndim ~= 3 then
-    error(string.format("LLTM:forward: argument 'xs' expected 3 dims (T x B x I), got %d", xs.ndim), 2)
+    error(string.format("LLTM:forward: argument 'xs' expected 3 dims (T x B x I), got %d",
+                        xs.ndim), 2)
   end
   local T, B, H = xs.sizes[0], xs.sizes[1], self.state_size
   h0 = h0 == nil and zero_state(xs, H) or expect(h0, 'LLTM:forward', 'h0')

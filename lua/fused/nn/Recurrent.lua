@@ -23,8 +23,9 @@ function Recurrent:__init(cell)
   self.cell = cell
 end
 
-local function zero_state(xs, H)
-  return tensor.zeros({ xs:size(2), H }, { dtype = xs.dtype, device = xs.device })
+-- Zeros of B×H with like's dtype and device.
+local function zeros(like, B, H)
+  return tensor.zeros({ B, H }, { dtype = like.dtype, device = like.device })
 end
 
 function Recurrent:forward(xs, h0, c0)
@@ -34,7 +35,7 @@ function Recurrent:forward(xs, h0, c0)
                         xs:dim()), 2)
   end
   local T, H = xs:size(1), self.cell.state_size
-  local h, c = h0 or zero_state(xs, H), c0 or zero_state(xs, H)
+  local h, c = h0 or zeros(xs, xs:size(2), H), c0 or zeros(xs, xs:size(2), H)
   local steps, hs = {}, {}
   for t = 1, T do
     h, c = self.cell:forward(xs:select(1, t), h, c)
@@ -54,7 +55,7 @@ function Recurrent:backward(d_hs, d_hT, d_cT)
   for t = T, 1, -1 do
     local grad_h = d_hs:select(1, t):contiguous()
     if d_h then grad_h = grad_h + d_h end
-    local grad_c = d_c or tensor.zeros(grad_h:shape(), { dtype = grad_h.dtype, device = grad_h.device })
+    local grad_c = d_c or zeros(grad_h, grad_h:size(1), grad_h:size(2))
     self.cell.saved = s.steps[t]
     d_xs[t], d_h, d_c = self.cell:backward(grad_h, grad_c)
   end
