@@ -4,6 +4,7 @@
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
+local file = require 'fused.file'
 
 local M = {}
 local MAGIC = '\147NUMPY'
@@ -98,21 +99,10 @@ function M.save_npy(path, t)
   local len = #dict
   local len_bytes = version == 1 and string.char(len % 256, math.floor(len / 256))
     or string.char(len % 256, math.floor(len / 256) % 256, math.floor(len / 65536) % 256, 0)
-  local tmp = string.format('%s.tmp%d', path, math.random(1, 1e9))
-  local f, err = io.open(tmp, 'wb')
-  if not f then error('save_npy: ' .. err, 2) end
-  local ok, werr = f:write(MAGIC, string.char(version, 0), len_bytes, dict,
-                           ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type]))
-  local closed, cerr = f:close()
-  if not (ok and closed) then
-    os.remove(tmp)
-    error('save_npy: writing ' .. path .. ': ' .. tostring(werr or cerr), 2)
-  end
-  local renamed, rerr = os.rename(tmp, path)
-  if not renamed then
-    os.remove(tmp)
-    error('save_npy: ' .. rerr, 2)
-  end
+  file.write_atomic('save_npy', path, {
+    MAGIC, string.char(version, 0), len_bytes, dict,
+    ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type]),
+  })
 end
 
 return M

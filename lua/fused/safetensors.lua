@@ -13,6 +13,7 @@ local ffi = require 'ffi'
 local json = require 'fused.json'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
+local file = require 'fused.file'
 
 local M = {}
 
@@ -83,25 +84,11 @@ function M.save(path, named, metadata)
   -- implementation does.
   text = text .. string.rep(' ', (8 - #text % 8) % 8)
 
-  local tmp = string.format('%s.tmp%d', path, math.random(1, 1e9))
-  local f, err = io.open(tmp, 'wb')
-  if not f then error('save: ' .. err, 2) end
-  local ok, werr = f:write(u64le(#text), text)
-  for i = 1, #hosts do
-    if not ok then break end
-    local host = hosts[i]
-    ok, werr = f:write(ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type]))
+  local chunks = { u64le(#text), text }
+  for i, host in ipairs(hosts) do
+    chunks[i + 2] = ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type])
   end
-  local closed, cerr = f:close()
-  if not (ok and closed) then
-    os.remove(tmp)
-    error('save: writing ' .. path .. ': ' .. tostring(werr or cerr), 2)
-  end
-  local renamed, rerr = os.rename(tmp, path)
-  if not renamed then
-    os.remove(tmp)
-    error('save: ' .. rerr, 2)
-  end
+  file.write_atomic('save', path, chunks)
 end
 
 -- Loading ------------------------------------------------------------------------------------
