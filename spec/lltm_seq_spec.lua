@@ -77,30 +77,6 @@ describe('LLTM sequence', function()
     end
   end)
 
-  it('gives the same with the batch split over two threads as on one', function()
-    fused.manual_seed(5)
-    local o = { dtype = 'float64' }
-    local before = fused.get_num_threads()
-    local rnn = fused.nn.LLTM(2, 512, o) -- 2 rows per thread of H = 512: enough to split
-    local xs, d_hs = fused.randn({ 3, 4, 2 }, o), fused.randn({ 3, 4, 512 }, o)
-    local h0, c0, d_hT, d_cT = fused.randn({ 4, 512 }, o), fused.randn({ 4, 512 }, o),
-                               fused.randn({ 4, 512 }, o), fused.randn({ 4, 512 }, o)
-    local results = {}
-    for _, threads in ipairs({ 1, 2 }) do
-      fused.set_num_threads(threads)
-      rnn:zeroGradParameters()
-      local r = { rnn:forward(xs, h0, c0) }
-      for _, t in ipairs({ rnn:backward(d_hs, d_hT, d_cT) }) do r[#r + 1] = t end
-      r[#r + 1], r[#r + 2] = rnn.gradWeight:clone(), rnn.gradBias:clone()
-      results[threads] = r
-    end
-    fused.set_num_threads(before)
-    local names = { 'hs', 'h_T', 'c_T', 'd_xs', 'd_h0', 'd_c0', 'gradWeight', 'gradBias' }
-    for i, name in ipairs(names) do
-      close(results[2][i], results[1][i], 1e-12, name)
-    end
-  end)
-
   it('passes gradcheck, fused and unrolled', function()
     fused.manual_seed(4)
     local o = { dtype = 'float64' }

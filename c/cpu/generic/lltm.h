@@ -38,54 +38,74 @@ static void lltm_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t 
              (int)ldc);
 }
 
-/* The forward's pointwise pass, in place over B rows of saved (B×4H): each row holds the gate
- * pre-activations (3H, bias not yet added) on entry, and [input_gate, output_gate, candidate,
- * tanh(new_c)] on exit. Each element is read before the same element is written, so no
- * scratch copy of the gates is needed. c and new_c may be the same memory. */
-static void lltm_step_forward(int64_t B, int64_t H, scalar_t *saved, const scalar_t *bias,
-                              const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
-#pragma omp parallel for if (B * H > PARALLEL_MIN_ELEMENTS)
-  for (int64_t r = 0; r < B; r++) {
-    scalar_t *s = saved + r * 4 * H;
+/* The forward's pointwise pass, in place over one row of saved (4H): the gate pre-activations
+ * (3H, bias not yet added) on entry, [input_gate, output_gate, candidate, tanh(new_c)] on exit.
+ * Each element is read before the same element is written, so no scratch copy of the gates is
+ * needed. c and new_c may be the same memory. */
+static inline void lltm_step_forward_row(int64_t H, scalar_t *s, const scalar_t *bias,
+                                         const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
 #pragma omp simd
-    for (int64_t j = 0; j < H; j++) {
-      const scalar_t input_gate = lltm_sigmoid(s[j] + bias[j]);
-      const scalar_t output_gate = lltm_sigmoid(s[H + j] + bias[H + j]);
-      const scalar_t candidate = lltm_elu(s[2 * H + j] + bias[2 * H + j]);
-      const scalar_t cell = c[r * H + j] + candidate * input_gate;
-      const scalar_t tanh_cell = lltm_tanh(cell);
-      new_c[r * H + j] = cell;
-      new_h[r * H + j] = tanh_cell * output_gate;
-      s[j] = input_gate;
-      s[H + j] = output_gate;
-      s[2 * H + j] = candidate;
-      s[3 * H + j] = tanh_cell;
-    }
+  for (int64_t j = 0; j < H; j++) {
+    const scalar_t input_gate = lltm_sigmoid(s[j] + bias[j]);
+    const scalar_t output_gate = lltm_sigmoid(s[H + j] + bias[H + j]);
+    const scalar_t candidate = lltm_elu(s[2 * H + j] + bias[2 * H + j]);
+    const scalar_t cell = c[j] + candidate * input_gate;
+    const scalar_t tanh_cell = lltm_tanh(cell);
+    new_c[j] = cell;
+    new_h[j] = tanh_cell * output_gate;
+    s[j] = input_gate;
+    s[H + j] = output_gate;
+    s[2 * H + j] = candidate;
+    s[3 * H + j] = tanh_cell;
   }
 }
 
-/* The backward's pointwise pass: d_gates (B rows of 3H, ld_dg apart; with respect to the
- * pre-activations) and d_c from the gradients at new_h and new_c. d_gates may be saved itself
- * (ld_dg = 4H: each element is read before it is written), and grad_c and d_c the same memory.
- * ELU's derivative is 1 where the candidate is positive, else candidate + 1 (= exp(z)). */
+/* The backward's pointwise pass over one row: d_gates (3H, with respect to the pre-activations)
+ * and d_c from the gradients at new_h and new_c. d_gates may be the row of saved itself (each
+ * element is read before it is written), and grad_c and d_c the same memory. ELU's derivative
+ * is 1 where the candidate is positive, else candidate + 1 (= exp(z)). */
+static inline void lltm_step_backward_row(int64_t H, const scalar_t *grad_h,
+                                          const scalar_t *grad_c, const scalar_t *s,
+                                          scalar_t *dg, scalar_t *d_c) {
+#pragma omp simd
+  for (int64_t j = 0; j < H; j++) {
+    const scalar_t input_gate = s[j], output_gate = s[H + j];
+    const scalar_t candidate = s[2 * H + j], tanh_cell = s[3 * H + j];
+    const scalar_t gh = grad_h[j];
+    const scalar_t d_cell = grad_c[j] + gh * output_gate * (1 - tanh_cell * tanh_cell);
+    dg[j] = d_cell * candidate * input_gate * (1 - input_gate);
+    dg[H + j] = gh * tanh_cell * output_gate * (1 - output_gate);
+    dg[2 * H + j] = d_cell * input_gate * (candidate > 0 ? 1 : candidate + 1);
+    d_c[j] = d_cell;
+  }
+}
+
+/* The passes over B rows (saved's rows 4H apart, d_gates' ld_dg apart), on OpenMP threads only
+ * when large: even a region with a false if() costs a runtime call (see parallel.h). */
+static void lltm_step_forward(int64_t B, int64_t H, scalar_t *saved, const scalar_t *bias,
+                              const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
+  if (B * H > PARALLEL_MIN_ELEMENTS) {
+#pragma omp parallel for
+    for (int64_t r = 0; r < B; r++)
+      lltm_step_forward_row(H, saved + r * 4 * H, bias, c + r * H, new_h + r * H, new_c + r * H);
+  } else {
+    for (int64_t r = 0; r < B; r++)
+      lltm_step_forward_row(H, saved + r * 4 * H, bias, c + r * H, new_h + r * H, new_c + r * H);
+  }
+}
+
 static void lltm_step_backward(int64_t B, int64_t H, const scalar_t *grad_h,
                                const scalar_t *grad_c, const scalar_t *saved, scalar_t *d_gates,
                                int64_t ld_dg, scalar_t *d_c) {
-#pragma omp parallel for if (B * H > PARALLEL_MIN_ELEMENTS)
-  for (int64_t r = 0; r < B; r++) {
-    const scalar_t *s = saved + r * 4 * H;
-    scalar_t *dg = d_gates + r * ld_dg;
-#pragma omp simd
-    for (int64_t j = 0; j < H; j++) {
-      const scalar_t input_gate = s[j], output_gate = s[H + j];
-      const scalar_t candidate = s[2 * H + j], tanh_cell = s[3 * H + j];
-      const scalar_t gh = grad_h[r * H + j];
-      const scalar_t d_cell = grad_c[r * H + j] + gh * output_gate * (1 - tanh_cell * tanh_cell);
-      dg[j] = d_cell * candidate * input_gate * (1 - input_gate);
-      dg[H + j] = gh * tanh_cell * output_gate * (1 - output_gate);
-      dg[2 * H + j] = d_cell * input_gate * (candidate > 0 ? 1 : candidate + 1);
-      d_c[r * H + j] = d_cell;
-    }
+  if (B * H > PARALLEL_MIN_ELEMENTS) {
+#pragma omp parallel for
+    for (int64_t r = 0; r < B; r++)
+      lltm_step_backward_row(H, grad_h + r * H, grad_c + r * H, saved + r * 4 * H,
+                             d_gates + r * ld_dg, d_c + r * H);
+  } else {
+    for (int64_t r = 0; r < B; r++)
+      lltm_step_backward_row(H, grad_h + r * H, grad_c + r * H, saved + r * 4 * H,
+                             d_gates + r * ld_dg, d_c + r * H);
   }
 }
 
