@@ -8,11 +8,14 @@ NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/de
 LUAJIT ?= luajit
 BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 
+# CFLAGS and LDFLAGS are the user's (luarocks passes its own); what the build needs is in
+# FUSED_CFLAGS and FUSED_LDFLAGS, which a command-line CFLAGS cannot drop.
 CFLAGS ?= -O3
 # The machine's own vector instructions, except in the valgrind build (valgrind has no AVX-512).
 ARCH ?= -march=native
-CFLAGS += -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter
-LDFLAGS += -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
+FUSED_CFLAGS = -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra \
+  -Wno-unused-parameter
+FUSED_LDFLAGS = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 LIBS = -lopenblas -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter
@@ -35,29 +38,29 @@ ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
 VALGRIND_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/valgrind/obj/%.o)
 
 $(BUILD)/libfused.so: $(OBJECTS)
-	$(CC) $(OBJECTS) -o $@ $(LDFLAGS) $(LIBS)
+	$(CC) $(OBJECTS) -o $@ $(LDFLAGS) $(FUSED_LDFLAGS) $(LIBS)
 
 $(BUILD)/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ARCH) -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(ARCH) -c $< -o $@
 
 $(BUILD)/valgrind/libfused.so: $(VALGRIND_OBJECTS)
-	$(CC) $(VALGRIND_OBJECTS) -o $@ $(LDFLAGS) $(LIBS)
+	$(CC) $(VALGRIND_OBJECTS) -o $@ $(LDFLAGS) $(FUSED_LDFLAGS) $(LIBS)
 
 $(BUILD)/valgrind/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -g -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) -g -c $< -o $@
 
 $(BUILD)/asan/libfused.so: $(ASAN_OBJECTS)
-	$(CC) $(ASAN_OBJECTS) -o $@ $(LDFLAGS) $(SANITIZE) $(LIBS)
+	$(CC) $(ASAN_OBJECTS) -o $@ $(LDFLAGS) $(FUSED_LDFLAGS) $(SANITIZE) $(LIBS)
 
 $(BUILD)/asan/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ARCH) $(SANITIZE) -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(ARCH) $(SANITIZE) -c $< -o $@
 
 # The generator must not let an FMA change a rounding (see c/ops/random.c).
 $(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o $(BUILD)/valgrind/obj/c/ops/random.o: \
-  CFLAGS += -ffp-contract=off
+  FUSED_CFLAGS += -ffp-contract=off
 
 cuda: $(BUILD)/libfused_cuda.so
 
@@ -99,7 +102,7 @@ test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
 	  $(LUAJIT) $(BUSTED) $(SPECS)
 
 test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
-	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 FUSED_SPEC_QUICK=1 \
+	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 FUSED_UNDER_VALGRIND=1 \
 	  LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
 	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite \
 	  --errors-for-leak-kinds=definite \

@@ -7,11 +7,14 @@ local close, err = helper.assert_close, helper.assert_error
 local CASES = { 'tiny', 'odd', 'tutorial', 'tall', 'saturated' }
 local TOL = { float64 = 1e-10, float32 = 1e-5 }
 -- In 'saturated' the gates X·Wᵀ + b cancel terms of ~1e3 down to ~1, so in float32 the GEMM's
--- summation order alone moves a gate gradient by ~1e-4 relative: with this machine's OpenBLAS
--- kernels both cells measure 1.6e-6, with its Haswell or Sandybridge kernels (as under valgrind)
--- 2e-5. The float32 bound there is 5e-5: any float32 implementation lands near 1e-5.
+-- summation order alone moves a gate gradient: with OpenBLAS's kernels for this machine both
+-- cells measure 1.6e-6, but valgrind makes OpenBLAS pick its Haswell or Sandybridge kernels,
+-- which give 2e-5 for fused and composed alike. Only there is the bound 5e-5.
 local function tolerance(case, dtype)
-  return (case == 'saturated' and dtype == 'float32') and 5e-5 or TOL[dtype]
+  if case == 'saturated' and dtype == 'float32' and os.getenv('FUSED_UNDER_VALGRIND') then
+    return 5e-5
+  end
+  return TOL[dtype]
 end
 local CELLS = { 'LLTMCell', 'LLTMCellComposed' }
 

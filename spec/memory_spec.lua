@@ -11,8 +11,8 @@ local function resident_bytes()
 end
 
 local MB = 2 ^ 20
--- Under valgrind (FUSED_SPEC_QUICK) fewer rounds, still enough to pass the 256 MB pacing mark.
-local QUICK = os.getenv('FUSED_SPEC_QUICK')
+-- Under valgrind fewer rounds, still enough to pass the 256 MB pacing mark.
+local QUICK = os.getenv('FUSED_UNDER_VALGRIND')
 
 describe('memory', function()
   it('100,000 dropped 1 MB tensors keep the live bytes bounded', function()
