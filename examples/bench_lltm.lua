@@ -6,19 +6,11 @@
 -- 1024x1024x1024 sgemm measured in this run).
 -- Run: make bench (PyTorch's side: /usr/bin/python3 ../shared/bench/pytorch_lltm.py
 -- --device cpu --threads 1 --full-grad, in the same session).
-local ffi = require 'ffi'
 local fused = require 'fused'
 local C = fused.C
 
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } bench_lltm_timespec;
-int clock_gettime(int clock, bench_lltm_timespec *ts);
-]]
-local ts = ffi.new('bench_lltm_timespec')
-local function now_us()
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
-  return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) * 1e-3
-end
+local bench = require 'examples.bench_common'
+local now_us, best_of = bench.now_us, bench.best_of
 
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 }, { 256, 1024, 1024 } }
 -- Iterations per shape: the whole bench stays under 3 minutes on 2 cores.
@@ -27,23 +19,6 @@ local function iterations(B, I, H)
   if work < 1e6 then return 300, 3000 end
   if work < 1e8 then return 10, 150 end
   return 2, 8
-end
-
-local function stats(samples)
-  table.sort(samples)
-  return samples[math.floor(#samples / 2) + 1], samples[1]
-end
-
--- Best time in µs of f() over n calls after w warm-up calls.
-local function best_of(w, n, f)
-  for _ = 1, w do f() end
-  local best = math.huge
-  for _ = 1, n do
-    local t0 = now_us()
-    f()
-    best = math.min(best, now_us() - t0)
-  end
-  return best
 end
 
 local function time_step(class, B, I, H, warm, iters)
@@ -62,8 +37,8 @@ local function time_step(class, B, I, H, warm, iters)
     if i > warm then fw[#fw + 1], bw[#bw + 1] = t1 - t0, t2 - t1 end
   end
   local r = {}
-  r.fwd_med, r.fwd_min = stats(fw)
-  r.bwd_med, r.bwd_min = stats(bw)
+  r.fwd_med, r.fwd_min = bench.median_min(fw)
+  r.bwd_med, r.bwd_min = bench.median_min(bw)
   return r
 end
 
@@ -81,13 +56,6 @@ local function time_floor(B, I, H, warm, iters)
   end)
 end
 
-local function sgemm_gflops()
-  local a, b = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 })
-  local out = fused.empty({ 1024, 1024 })
-  local us = best_of(1, 5, function() C.fused_addmm(out, nil, a, b, 0, 1) end)
-  return 2 * 1024 ^ 3 / us * 1e-3
-end
-
 local threads_all = (function()
   fused.set_num_threads(0)
   return fused.get_num_threads()
@@ -97,7 +65,7 @@ print(string.format('# LLTM step, float32, µs; machine threads %d', threads_all
 local rows, limits = {}, {}
 for _, threads in ipairs({ 1, threads_all }) do
   fused.set_num_threads(threads)
-  local gflops = sgemm_gflops()
+  local gflops = bench.sgemm_gflops()
   print(string.format('# threads %d: 1024^3 sgemm %.1f GFLOP/s', threads, gflops))
   print(string.format('%-17s %3s %4s %5s %5s  %8s %8s  %8s %8s  %8s', 'impl', 'thr', 'B', 'I',
                       'H', 'fwd med', 'fwd min', 'bwd med', 'bwd min', 'sum min'))

@@ -5,7 +5,6 @@
 -- Run: make bench, or luajit examples/bench_lltm_cuda.lua (scripts/gpu-check.sh runs it beside
 -- python3 bench/pytorch_lltm.py --device cuda, in one device call). Without a device it says
 -- why and exits 0.
-local ffi = require 'ffi'
 local fused = require 'fused'
 
 if not fused.cuda.is_available() then
@@ -13,26 +12,14 @@ if not fused.cuda.is_available() then
   os.exit(0)
 end
 
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } bench_cuda_timespec;
-int clock_gettime(int clock, bench_cuda_timespec *ts);
-]]
-local ts = ffi.new('bench_cuda_timespec')
-local function now_us()
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
-  return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) * 1e-3
-end
+local bench = require 'examples.bench_common'
+local now_us = bench.now_us
 
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 }, { 256, 1024, 1024 } }
 -- The PyTorch script's counts on the GPU.
 local function iterations(H)
   if H <= 128 then return 200, 3000 end
   return 30, 1000
-end
-
-local function median_min(samples)
-  table.sort(samples)
-  return samples[math.floor(#samples / 2) + 1], samples[1]
 end
 
 local function time_step(class, B, I, H)
@@ -56,8 +43,8 @@ local function time_step(class, B, I, H)
     if i > warm then fw[#fw + 1], bw[#bw + 1] = t1 - t0, t2 - t1 end
   end
   local r = {}
-  r.fwd_med, r.fwd_min = median_min(fw)
-  r.bwd_med, r.bwd_min = median_min(bw)
+  r.fwd_med, r.fwd_min = bench.median_min(fw)
+  r.bwd_med, r.bwd_min = bench.median_min(bw)
   return r
 end
 

@@ -7,19 +7,10 @@
 -- this run.
 -- Run: make bench-seq (PyTorch's side: /usr/bin/python3 ../shared/bench/pytorch_lltm.py
 -- --device cpu --threads 1 --seq, in the same session).
-local ffi = require 'ffi'
 local fused = require 'fused'
-local C = fused.C
 
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } bench_seq_timespec;
-int clock_gettime(int clock, bench_seq_timespec *ts);
-]]
-local ts = ffi.new('bench_seq_timespec')
-local function now_ms()
-  ffi.C.clock_gettime(1, ts) -- CLOCK_MONOTONIC
-  return tonumber(ts.tv_sec) * 1e3 + tonumber(ts.tv_nsec) * 1e-6
-end
+local bench = require 'examples.bench_common'
+local function now_ms() return bench.now_us() * 1e-3 end
 
 local T = 100
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 } }
@@ -29,11 +20,6 @@ local KINDS = {
   { 'Recurrent(Composed)', function(I, H)
       return fused.nn.Recurrent(fused.nn.LLTMCellComposed(I, H)) end },
 }
-
-local function median_min(samples)
-  table.sort(samples)
-  return samples[math.floor(#samples / 2) + 1], samples[1]
-end
 
 local function time_seq(make, B, I, H)
   fused.manual_seed(0)
@@ -48,20 +34,7 @@ local function time_seq(make, B, I, H)
     rnn:backward(ones)
     if i > warm then samples[#samples + 1] = now_ms() - t0 end
   end
-  return median_min(samples)
-end
-
-local function sgemm_gflops()
-  local a, b = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 })
-  local out = fused.empty({ 1024, 1024 })
-  C.fused_addmm(out, nil, a, b, 0, 1)
-  local best = math.huge
-  for _ = 1, 5 do
-    local t0 = now_ms()
-    C.fused_addmm(out, nil, a, b, 0, 1)
-    best = math.min(best, now_ms() - t0)
-  end
-  return 2 * 1024 ^ 3 / best * 1e-6
+  return bench.median_min(samples)
 end
 
 fused.set_num_threads(0)
@@ -71,7 +44,7 @@ print(string.format('%-20s %3s %4s %5s %5s  %9s %9s %11s  %9s %11s', 'impl', 'th
                     'H', 'ms/seq', 'min ms', 'tokens/s', 'limit ms', 'ms/limit'))
 for _, threads in ipairs({ 1, threads_all }) do
   fused.set_num_threads(threads)
-  local gflops = sgemm_gflops()
+  local gflops = bench.sgemm_gflops()
   print(string.format('# threads %d: 1024^3 sgemm %.1f GFLOP/s', threads, gflops))
   for _, cfg in ipairs(CONFIGS) do
     local B, I, H = cfg[1], cfg[2], cfg[3]

@@ -1,0 +1,47 @@
+-- What the benchmark scripts share: a monotonic clock, median and min of samples, the best of
+-- repeated calls, and the sgemm rate that the compute limits are measured against.
+-- Scripts load it with require 'examples.bench_common' from the checkout's root.
+local ffi = require 'ffi'
+local fused = require 'fused'
+
+local M = {}
+
+ffi.cdef [[
+typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
+int clock_gettime(int clock, bench_timespec *ts);
+]]
+local ts = ffi.new('bench_timespec')
+
+-- Microseconds on CLOCK_MONOTONIC.
+function M.now_us()
+  ffi.C.clock_gettime(1, ts)
+  return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) * 1e-3
+end
+
+-- Median and min of a list of samples (sorts it).
+function M.median_min(samples)
+  table.sort(samples)
+  return samples[math.floor(#samples / 2) + 1], samples[1]
+end
+
+-- Best time in µs of f() over n calls after w warm-up calls.
+function M.best_of(w, n, f)
+  for _ = 1, w do f() end
+  local best = math.huge
+  for _ = 1, n do
+    local t0 = M.now_us()
+    f()
+    best = math.min(best, M.now_us() - t0)
+  end
+  return best
+end
+
+-- GFLOP/s of a 1024x1024x1024 float32 matrix product on the CPU, at the current thread count.
+function M.sgemm_gflops()
+  local a, b = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 })
+  local out = fused.empty({ 1024, 1024 })
+  local us = M.best_of(1, 5, function() fused.C.fused_addmm(out, nil, a, b, 0, 1) end)
+  return 2 * 1024 ^ 3 / us * 1e-3
+end
+
+return M
