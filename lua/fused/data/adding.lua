@@ -10,7 +10,7 @@
 local stream = require 'fused.data.stream'
 
 local M = {}
-local Task = {}
+local Task = setmetatable({}, { __index = stream.Generated })
 Task.__index = Task
 
 function M.new(opts)
@@ -42,13 +42,6 @@ function Task:make(k, n)
   end
   return xs:to(self.tensor_opts.dtype, self.tensor_opts.device),
          y:to(self.tensor_opts.dtype, self.tensor_opts.device)
-end
-
-function Task:batch(k) return self:make(k, self.batch_size) end
-
-function Task:heldout()
-  if not self.heldout_set then self.heldout_set = { self:make(0, self.heldout_size) } end
-  return self.heldout_set[1], self.heldout_set[2]
 end
 
 return M

@@ -28,4 +28,15 @@ function M.host(shape)
   return t, ffi.cast('double*', t.data)
 end
 
+-- What generated tasks share: self:make(k, n) gives n sequences from stream k; training batch
+-- k and the held-out set (stream 0, made once) come from it.
+M.Generated = {}
+
+function M.Generated:batch(k) return self:make(k, self.batch_size) end
+
+function M.Generated:heldout()
+  if not self.heldout_set then self.heldout_set = { self:make(0, self.heldout_size) } end
+  return self.heldout_set[1], self.heldout_set[2]
+end
+
 return M

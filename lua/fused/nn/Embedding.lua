@@ -14,16 +14,9 @@ local tensor = require 'fused.tensor'
 local C, check = lib.C, lib.check
 local Embedding = Module:extend('Embedding')
 
-local function expect_size(n, arg)
-  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
-    error(string.format("Embedding: argument '%s' expected a positive integer, got %s", arg,
-                        tostring(n)), 4)
-  end
-end
-
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-  expect_size(num_embeddings, 'num_embeddings')
-  expect_size(embedding_dim, 'embedding_dim')
+  self:check_size(num_embeddings, 'num_embeddings')
+  self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
   self.weight = tensor.empty({ num_embeddings, embedding_dim }, opts):normal(0, 1)
   self.gradWeight = tensor.zeros(self.weight:shape(), opts)

@@ -13,17 +13,10 @@ local tensor = require 'fused.tensor'
 
 local LLTMCell = Module:extend('LLTMCell')
 
-local function expect_size(n, fn, arg)
-  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
-    error(string.format("%s: argument '%s' expected a positive integer, got %s", fn, arg,
-                        tostring(n)), 5)
-  end
-end
-
 -- Shared with LLTMCellComposed and LLTM: the parameters, their gradients and the sizes.
 function LLTMCell.init_parameters(self, input_features, state_size, opts)
-  expect_size(input_features, self.__name, 'input_features')
-  expect_size(state_size, self.__name, 'state_size')
+  self:check_size(input_features, 'input_features', 1)
+  self:check_size(state_size, 'state_size', 1)
   self.input_features, self.state_size = input_features, state_size
   local stdv = 1 / math.sqrt(state_size)
   self.weight = tensor.empty({ 3 * state_size, state_size + input_features }, opts)

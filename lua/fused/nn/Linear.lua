@@ -13,16 +13,9 @@ local tensor = require 'fused.tensor'
 local C, check = lib.C, lib.check
 local Linear = Module:extend('Linear')
 
-local function expect_size(n, arg)
-  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
-    error(string.format("Linear: argument '%s' expected a positive integer, got %s", arg,
-                        tostring(n)), 4)
-  end
-end
-
 function Linear:__init(in_features, out_features, opts)
-  expect_size(in_features, 'in_features')
-  expect_size(out_features, 'out_features')
+  self:check_size(in_features, 'in_features')
+  self:check_size(out_features, 'out_features')
   self.in_features, self.out_features = in_features, out_features
   local bound = 1 / math.sqrt(in_features)
   self.weight = tensor.empty({ out_features, in_features }, opts):uniform(-bound, bound)

@@ -85,6 +85,15 @@ function Module:double() return self:to('float64') end
 function Module:cuda() return self:to('cuda') end
 function Module:cpu() return self:to('cpu') end
 
+-- For constructors: n must be a positive integer (arg names it in the error, which is blamed
+-- on the constructor's caller; `depth` counts the calls between __init and here, default 0).
+function Module:check_size(n, arg, depth)
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+    error(string.format("%s: argument '%s' expected a positive integer, got %s", self.__name,
+                        arg, tostring(n)), 4 + (depth or 0))
+  end
+end
+
 -- Raised by backward when no forward kept anything.
 function Module:expect_saved(fn)
   if not self.saved then
