@@ -5,13 +5,7 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local close, err = helper.assert_close, helper.assert_error
 
-local available = fused.cuda.is_available()
-local function gpu_it(name, f)
-  it(name, function()
-    if not available then pending(fused.cuda.why()) end
-    f()
-  end)
-end
+local gpu_it = helper.gpu_it
 
 local TOL = { float64 = 1e-10, float32 = 1e-5 }
 

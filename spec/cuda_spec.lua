@@ -6,14 +6,7 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local close, err = helper.assert_close, helper.assert_error
 
-local available = fused.cuda.is_available()
--- it() on the GPU: pending, with the reason, where no device answers.
-local function gpu_it(name, f)
-  it(name, function()
-    if not available then pending(fused.cuda.why()) end
-    f()
-  end)
-end
+local gpu_it = helper.gpu_it
 
 -- Raises the C library's error unless rc is 0.
 local function check(rc) if rc ~= 0 then error(ffi.string(fused.C.fused_last_error()), 2) end end
@@ -41,7 +34,7 @@ describe('fused.cuda without a device', function()
     local why = fused.cuda.why()
     assert.are.equal('string', type(why))
     assert.is_true(#why > 0)
-    if available then return end
+    if fused.cuda.is_available() then return end
     err(function() fused.zeros({ 2 }, { device = 'cuda' }) end, 'tensor_new', 'cuda', why)
     err(function() fused.ones({ 2 }):cuda() end, 'cuda', why)
     err(fused.cuda.memory_stats, 'cuda.memory_stats', why)

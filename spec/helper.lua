@@ -46,4 +46,15 @@ function helper.assert_error(f, ...)
   end
 end
 
+-- it() for a test that needs a GPU: pending, with the reason, where no CUDA device answers.
+-- busted binds it and pending in each spec's environment (pending differs inside a test), so
+-- they are looked up there, when used: helper.gpu_it('name', function() ... end).
+function helper.gpu_it(name, f)
+  local spec = getfenv(f)
+  spec.it(name, function()
+    if not fused.cuda.is_available() then spec.pending('no CUDA device: ' .. fused.cuda.why()) end
+    f()
+  end)
+end
+
 return helper

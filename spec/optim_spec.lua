@@ -226,11 +226,7 @@ describe('optimizer errors', function()
 end)
 
 describe('optimizers on the GPU', function()
-  it('take the same steps as on the CPU, and clip_grad_norm agrees', function()
-    if not fused.cuda.is_available() then
-      pending('no CUDA device: ' .. fused.cuda.why())
-      return
-    end
+  helper.gpu_it('take the same steps as on the CPU, and clip_grad_norm agrees', function()
     for _, case in ipairs({ { optim.Adam, { lr = 0.1, weight_decay = 0.1 } },
                             { optim.SGD, { lr = 0.1, momentum = 0.9 } },
                             { optim.RMSprop, { lr = 0.01, momentum = 0.5 } } }) do

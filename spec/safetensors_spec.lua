@@ -142,11 +142,7 @@ describe('fused.save and fused.load', function()
     assert.is_nil(listing:find('tmp'), listing)
   end)
 
-  it('saves GPU tensors through the host, loading on the CPU', function()
-    if not fused.cuda.is_available() then
-      pending('no CUDA device: ' .. fused.cuda.why())
-      return
-    end
+  helper.gpu_it('saves GPU tensors through the host, loading on the CPU', function()
     local x = fused.randn({ 3, 2 })
     fused.save(path('gpu.safetensors'), { x = x:cuda() })
     local t = fused.load(path('gpu.safetensors'))
