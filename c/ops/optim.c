@@ -28,6 +28,15 @@ static int check_hyper(const char *fn, const char *arg, double value, double low
   return fused_error("%s: argument '%s' expected %s, got %g", fn, arg, range, value);
 }
 
+/* A momentum buffer like param, required when momentum is on. */
+static int check_momentum_buffer(const char *fn, const fused_tensor *buffer, double momentum,
+                                 const fused_tensor *param) {
+  if (momentum > 0 && !buffer)
+    return fused_error("%s: argument 'momentum_buffer' expected a tensor (momentum is %g), "
+                       "got NULL", fn, momentum);
+  return buffer ? check_state(fn, "momentum_buffer", buffer, param) : 0;
+}
+
 int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
                    double lr, double momentum, double weight_decay, int32_t init_buffer) {
   const char *fn = "sgd_step";
@@ -35,10 +44,7 @@ int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fus
   FUSED_TRY(check_hyper(fn, "lr", lr, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
-  if (momentum > 0 && !momentum_buffer)
-    return fused_error("%s: argument 'momentum_buffer' expected a tensor (momentum is %g), "
-                       "got NULL", fn, momentum);
-  if (momentum_buffer) FUSED_TRY(check_state(fn, "momentum_buffer", momentum_buffer, param));
+  FUSED_TRY(check_momentum_buffer(fn, momentum_buffer, momentum, param));
   FUSED_CALL_KERNEL(fn, param, sgd_step, param, momentum > 0 ? momentum_buffer : NULL, grad, lr,
                     momentum, weight_decay, init_buffer);
 }
@@ -54,10 +60,7 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   FUSED_TRY(check_hyper(fn, "eps", eps, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
-  if (momentum > 0 && !momentum_buffer)
-    return fused_error("%s: argument 'momentum_buffer' expected a tensor (momentum is %g), "
-                       "got NULL", fn, momentum);
-  if (momentum_buffer) FUSED_TRY(check_state(fn, "momentum_buffer", momentum_buffer, param));
+  FUSED_TRY(check_momentum_buffer(fn, momentum_buffer, momentum, param));
   FUSED_CALL_KERNEL(fn, param, rmsprop_step, param, square_avg,
                     momentum > 0 ? momentum_buffer : NULL, grad, lr, alpha, eps, momentum,
                     weight_decay);
