@@ -36,6 +36,36 @@ function M.best_of(w, n, f)
   return best
 end
 
+-- The PyTorch tutorial's protocol for one LLTM step of nn[class] on device: time the forward
+-- call, then the backward of new_h:sum() + new_c:sum() (grad_h = grad_c = ones), iters times
+-- after warm calls; on the GPU each is synchronised. Returns {fwd_med, fwd_min, bwd_med,
+-- bwd_min} in µs.
+function M.time_cell_step(class, B, I, H, warm, iters, device)
+  local sync = device == 'cuda' and fused.cuda.synchronize or function() end
+  fused.manual_seed(0)
+  local o = { device = device }
+  local cell = fused.nn[class](I, H):to(device)
+  local x, h, c = fused.randn({ B, I }, o), fused.randn({ B, H }, o), fused.randn({ B, H }, o)
+  local ones = fused.ones({ B, H }, o)
+  local fw, bw = {}, {}
+  collectgarbage()
+  sync()
+  for i = 1, warm + iters do
+    local t0 = M.now_us()
+    cell:forward(x, h, c)
+    sync()
+    local t1 = M.now_us()
+    cell:backward(ones, ones)
+    sync()
+    local t2 = M.now_us()
+    if i > warm then fw[#fw + 1], bw[#bw + 1] = t1 - t0, t2 - t1 end
+  end
+  local r = {}
+  r.fwd_med, r.fwd_min = M.median_min(fw)
+  r.bwd_med, r.bwd_min = M.median_min(bw)
+  return r
+end
+
 -- GFLOP/s of a 1024x1024x1024 float32 matrix product on the CPU, at the current thread count.
 function M.sgemm_gflops()
   local a, b = fused.randn({ 1024, 1024 }), fused.randn({ 1024, 1024 })

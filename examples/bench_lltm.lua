@@ -10,7 +10,7 @@ local fused = require 'fused'
 local C = fused.C
 
 local bench = require 'examples.bench_common'
-local now_us, best_of = bench.now_us, bench.best_of
+local best_of = bench.best_of
 
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 }, { 256, 1024, 1024 } }
 -- Iterations per shape: the whole bench stays under 3 minutes on 2 cores.
@@ -19,27 +19,6 @@ local function iterations(B, I, H)
   if work < 1e6 then return 300, 3000 end
   if work < 1e8 then return 10, 150 end
   return 2, 8
-end
-
-local function time_step(class, B, I, H, warm, iters)
-  fused.manual_seed(0)
-  local cell = fused.nn[class](I, H)
-  local x, h, c = fused.randn({ B, I }), fused.randn({ B, H }), fused.randn({ B, H })
-  local ones = fused.ones({ B, H })
-  local fw, bw = {}, {}
-  collectgarbage()
-  for i = 1, warm + iters do
-    local t0 = now_us()
-    cell:forward(x, h, c)
-    local t1 = now_us()
-    cell:backward(ones, ones)
-    local t2 = now_us()
-    if i > warm then fw[#fw + 1], bw[#bw + 1] = t1 - t0, t2 - t1 end
-  end
-  local r = {}
-  r.fwd_med, r.fwd_min = bench.median_min(fw)
-  r.bwd_med, r.bwd_min = bench.median_min(bw)
-  return r
 end
 
 -- The step's three GEMMs into preallocated outputs, in the layouts the fused kernels use.
@@ -75,7 +54,7 @@ for _, threads in ipairs({ 1, threads_all }) do
     local key = table.concat(cfg, ',') .. '/' .. threads
     rows[key] = {}
     for _, class in ipairs({ 'LLTMCellComposed', 'LLTMCell' }) do
-      local r = time_step(class, B, I, H, warm, iters)
+      local r = bench.time_cell_step(class, B, I, H, warm, iters, 'cpu')
       rows[key][class] = r
       print(string.format('%-17s %3d %4d %5d %5d  %8.1f %8.1f  %8.1f %8.1f  %8.1f', class,
                           threads, B, I, H, r.fwd_med, r.fwd_min, r.bwd_med, r.bwd_min,
