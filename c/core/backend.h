@@ -2,7 +2,7 @@
  *
  * A backend (the CPU here, CUDA in libfused_cuda) registers a fused_device_ops: how to
  * allocate and copy on that device, and one fused_kernels table per dtype. Public API
- * functions validate their arguments, then call kernels_for(...)->op: an op never switches
+ * functions validate their arguments, then end in FUSED_CALL_KERNEL: an op never switches
  * on device or dtype itself, and a new device or dtype is a new table, not an edit to ops.
  * Kernels receive validated tensors and may assume contiguous data where the API requires it.
  */
@@ -78,8 +78,8 @@ int fused_register_device(int32_t device, const fused_device_ops *ops);
 const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
 const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);
 
-/* Returns kernels_for(fn, t)->op(...), or -1 with an error when the device has no such kernel
- * yet (a table leaves it NULL): for ops that a backend may not have written. */
+/* How every API function ends: returns kernels_for(fn, t)->op(...), or -1 with an error when
+ * t's device has no backend, or no such kernel yet (its table leaves the member NULL). */
 #define FUSED_CALL_KERNEL(fn, t, op, ...)                                                     \
   do {                                                                                        \
     const fused_kernels *kernels_ = fused_kernels_for(fn, t);                                 \

@@ -43,6 +43,5 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
     if (bias->ndim == 1) FUSED_TRY(check_shape(fn, "bias", bias, 1, want + 1));
     else FUSED_TRY(check_shape(fn, "bias", bias, 2, want));
   }
-  const fused_kernels *k = fused_kernels_for(fn, out);
-  return k ? k->addmm(out, bias, a, b, beta, alpha) : -1;
+  FUSED_CALL_KERNEL(fn, out, addmm, out, bias, a, b, beta, alpha);
 }

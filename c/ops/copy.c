@@ -49,6 +49,5 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
 
 int fused_fill(fused_tensor *t, double value) {
   FUSED_TRY(check_tensor("fill", "t", t));
-  const fused_kernels *k = fused_kernels_for("fill", t);
-  return k ? k->fill(t, value) : -1;
+  FUSED_CALL_KERNEL("fill", t, fill, t, value);
 }

@@ -65,11 +65,6 @@ static int check_bias(const char *fn, const char *arg, const fused_tensor *b,
                        (long long)d->H);
 }
 
-/* A backend may leave an op out of its table (NULL). */
-static int not_implemented(const char *fn, const fused_tensor *x) {
-  return fused_error("%s: not implemented on %s for %s", fn, device_name(x->device_type),
-                     dtype_name(x->scalar_type));
-}
 
 int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
                        const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
@@ -83,10 +78,7 @@ int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *s
   FUSED_TRY(check_operand(fn, "new_h", new_h, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "new_c", new_c, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "saved", saved, x, 2, save, "B x 4H"));
-  const fused_kernels *k = fused_kernels_for(fn, x);
-  if (!k) return -1;
-  if (!k->lltm_forward) return not_implemented(fn, x);
-  return k->lltm_forward(new_h, new_c, saved, x, h, c, W, b);
+  FUSED_CALL_KERNEL(fn, x, lltm_forward, new_h, new_c, saved, x, h, c, W, b);
 }
 
 int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
@@ -106,11 +98,8 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   FUSED_TRY(check_operand(fn, "d_c", d_c, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, x, 2, W->sizes, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, x, &d));
-  const fused_kernels *k = fused_kernels_for(fn, x);
-  if (!k) return -1;
-  if (!k->lltm_backward) return not_implemented(fn, x);
-  return k->lltm_backward(d_x, d_h, d_c, d_W, d_b, grad_h, grad_c, saved, x, h, W,
-                          accumulate != 0);
+  FUSED_CALL_KERNEL(fn, x, lltm_backward, d_x, d_h, d_c, d_W, d_b, grad_h, grad_c, saved, x, h,
+                    W, accumulate != 0);
 }
 
 int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
@@ -125,10 +114,7 @@ int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *sa
   FUSED_TRY(check_operand(fn, "hs", hs, xs, 3, seq, "T x B x H"));
   FUSED_TRY(check_operand(fn, "c_T", c_T, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 4H"));
-  const fused_kernels *k = fused_kernels_for(fn, xs);
-  if (!k) return -1;
-  if (!k->lltm_seq_forward) return not_implemented(fn, xs);
-  return k->lltm_seq_forward(hs, c_T, saved, xs, h0, c0, W, b);
+  FUSED_CALL_KERNEL(fn, xs, lltm_seq_forward, hs, c_T, saved, xs, h0, c0, W, b);
 }
 
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
@@ -151,9 +137,6 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, xs, 2, W->sizes, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, xs, &d));
-  const fused_kernels *k = fused_kernels_for(fn, xs);
-  if (!k) return -1;
-  if (!k->lltm_seq_backward) return not_implemented(fn, xs);
-  return k->lltm_seq_backward(d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT, saved, xs, h0, hs, W,
-                              accumulate != 0);
+  FUSED_CALL_KERNEL(fn, xs, lltm_seq_backward, d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT,
+                    saved, xs, h0, hs, W, accumulate != 0);
 }

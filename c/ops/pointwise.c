@@ -27,8 +27,7 @@ int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, do
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "input", in, "out", out));
-  const fused_kernels *k = fused_kernels_for(fn, out);
-  return k ? k->unary(op, out, in, alpha) : -1;
+  FUSED_CALL_KERNEL(fn, out, unary, op, out, in, alpha);
 }
 
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
@@ -39,8 +38,7 @@ int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
   FUSED_TRY(check_operand(fn, "b", b, "a", a));
-  const fused_kernels *k = fused_kernels_for(fn, out);
-  return k ? k->binary(op, out, a, b) : -1;
+  FUSED_CALL_KERNEL(fn, out, binary, op, out, a, b);
 }
 
 int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
@@ -51,6 +49,5 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
-  const fused_kernels *k = fused_kernels_for(fn, out);
-  return k ? k->binary_scalar(op, out, a, scalar) : -1;
+  FUSED_CALL_KERNEL(fn, out, binary_scalar, op, out, a, scalar);
 }

@@ -21,8 +21,7 @@ int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
   FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
-  const fused_kernels *k = fused_kernels_for(fn, in);
-  return k ? k->sum_dim(out, in, dim) : -1;
+  FUSED_CALL_KERNEL(fn, in, sum_dim, out, in, dim);
 }
 
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
@@ -47,6 +46,5 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
   if (total != out->sizes[dim])
     return fused_error("%s: argument 'out' expected size %lld along dim %d, got %lld", fn,
                        (long long)total, dim + 1, (long long)out->sizes[dim]);
-  const fused_kernels *k = fused_kernels_for(fn, out);
-  return k ? k->cat(out, inputs, n, dim) : -1;
+  FUSED_CALL_KERNEL(fn, out, cat, out, inputs, n, dim);
 }
