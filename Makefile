@@ -102,7 +102,7 @@ test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
 	  $(LUAJIT) $(BUSTED) $(SPECS)
 
 test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
-	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 FUSED_UNDER_VALGRIND=1 \
+	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \
 	  LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
 	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite \
 	  --errors-for-leak-kinds=definite \

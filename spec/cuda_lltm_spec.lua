@@ -7,8 +7,6 @@ local close, err = helper.assert_close, helper.assert_error
 
 local gpu_it = helper.gpu_it
 
-local TOL = { float64 = 1e-10, float32 = 1e-5 }
-
 -- The golden tensors of a case, on the GPU in dtype.
 local function golden(dir, names, dtype)
   local g = {}
@@ -34,14 +32,14 @@ describe('LLTM on the GPU', function()
     for _, case in ipairs({ 'tiny', 'odd', 'tutorial', 'tall', 'saturated' }) do
       for _, class in ipairs({ 'LLTMCell', 'LLTMCellComposed' }) do
         gpu_it(string.format('%s matches golden %s in %s', class, case, dtype), function()
-          local g, tol = golden('lltm_cell/' .. case, CELL, dtype), TOL[dtype]
+          local g = golden('lltm_cell/' .. case, CELL, dtype)
           local cell = cell_with(class, g.W, g.b)
           local new_h, new_c = cell:forward(g.x, g.h, g.c)
           local d_x, d_h, d_c = cell:backward(g.grad_h, g.grad_c)
           assert.are.equal('cuda', new_h.device)
           for name, t in pairs({ new_h = new_h, new_c = new_c, d_x = d_x, d_h = d_h, d_c = d_c,
                                  d_W = cell.gradWeight, d_b = cell.gradBias }) do
-            close(t, g[name], tol, name)
+            close(t, g[name], helper.golden_tolerance('lltm_cell/' .. case, name, dtype), name)
           end
         end)
       end
@@ -49,7 +47,7 @@ describe('LLTM on the GPU', function()
 
     for _, case in ipairs({ 'short', 'long' }) do
       gpu_it(string.format('the sequence (nn.LLTM) matches golden %s in %s', case, dtype), function()
-        local g, tol = golden('lltm_seq/' .. case, SEQ, dtype), TOL[dtype]
+        local g = golden('lltm_seq/' .. case, SEQ, dtype)
         local H = g.W:size(1) / 3
         local rnn = fused.nn.LLTM(g.W:size(2) - H, H, { dtype = dtype }):cuda()
         rnn.weight:copy(g.W)
@@ -58,7 +56,7 @@ describe('LLTM on the GPU', function()
         local d_xs, d_h0, d_c0 = rnn:backward(g.r, nil, g.s)
         for name, t in pairs({ hs = hs, c_T = c_T, d_xs = d_xs, d_h0 = d_h0, d_c0 = d_c0,
                                d_W = rnn.gradWeight, d_b = rnn.gradBias }) do
-          close(t, g[name], tol, name)
+          close(t, g[name], helper.golden_tolerance('lltm_seq/' .. case, name, dtype), name)
         end
       end)
     end
