@@ -4,8 +4,10 @@
 --   local loss = criterion:forward(input, target)    -- a Lua number
 --   local d_input = criterion:backward(input, target) -- 2 (input - target) / numel
 --
--- Like Torch7's criterions it keeps nothing between calls: backward takes the same arguments.
+-- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
+-- The sum of squares is accumulated in float64.
 local Module = require 'fused.nn.Module'
+local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
 
 local MSELoss = Module:extend('MSELoss')
@@ -21,13 +23,14 @@ end
 
 function MSELoss:forward(input, target)
   expect_pair(input, target, 'MSELoss:forward')
-  local d = input - target
-  return (d * d):sum() / input:numel()
+  self.buffers.diff = ops.sub(input, target, { out = self:buffer('diff', input) })
+  return self.buffers.diff:sum_squares() / input:numel()
 end
 
 function MSELoss:backward(input, target)
   expect_pair(input, target, 'MSELoss:backward')
-  return (input - target) * (2 / input:numel())
+  self.buffers.gradInput = ops.sub(input, target, { out = self:buffer('gradInput', input) })
+  return self.buffers.gradInput:mul_(2 / input:numel())
 end
 
 return MSELoss

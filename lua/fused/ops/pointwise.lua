@@ -1,0 +1,75 @@
+-- Elementwise ops: fused.tanh(t), t:tanh(), t:tanh_() in place; fused.add(a, b), a:add(b),
+-- a:add_(b). Either operand of a binary op may be a number; tensors have one shape. Every op
+-- takes {out = t} last (ops/out.lua). Inputs that are views are made contiguous first; an
+-- in-place op on a view computes into a temporary and copies back.
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
+local M = {}
+
+local function unary_into(fn, op, out, t, alpha)
+  t = contiguous(expect(t, fn, 'input'))
+  out = like(fn, out, t)
+  local dst = dense(out)
+  check(C.fused_unary(op, dst, t, alpha))
+  return finish(out, dst)
+end
+
+-- alpha is ELU's (default 1): elu(t, alpha, opts), the others (t, opts).
+local unary_ops = {
+  neg = C.FUSED_NEG, exp = C.FUSED_EXP, log = C.FUSED_LOG, tanh = C.FUSED_TANH,
+  sigmoid = C.FUSED_SIGMOID, elu = C.FUSED_ELU, relu = C.FUSED_RELU, sqrt = C.FUSED_SQRT,
+  abs = C.FUSED_ABS, d_exp = C.FUSED_D_EXP, d_log = C.FUSED_D_LOG, d_tanh = C.FUSED_D_TANH,
+  d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
+}
+for name, op in pairs(unary_ops) do
+  local inplace = name .. '_'
+  if name == 'elu' or name == 'd_elu' then
+    M[name] = function(t, alpha, opts) return unary_into(name, op, opts and opts.out, t, alpha or 1) end
+    M[inplace] = function(t, alpha) return unary_into(inplace, op, t, t, alpha or 1) end
+  else
+    M[name] = function(t, opts) return unary_into(name, op, opts and opts.out, t, 1) end
+    M[inplace] = function(t) return unary_into(inplace, op, t, t, 1) end
+  end
+end
+
+-- a op b; rop is op with its operands swapped, for a number a.
+local function binary_into(fn, op, rop, out, a, b)
+  if type(b) == 'number' then
+    a = contiguous(expect(a, fn, 'a'))
+    out = like(fn, out, a)
+    local dst = dense(out)
+    check(C.fused_binary_scalar(op, dst, a, b))
+    return finish(out, dst)
+  elseif type(a) == 'number' then
+    b = contiguous(expect(b, fn, 'b'))
+    out = like(fn, out, b)
+    local dst = dense(out)
+    check(C.fused_binary_scalar(rop, dst, b, a))
+    return finish(out, dst)
+  end
+  a, b = contiguous(expect(a, fn, 'a')), contiguous(expect(b, fn, 'b'))
+  out = like(fn, out, a)
+  local dst = dense(out)
+  check(C.fused_binary(op, dst, a, b))
+  return finish(out, dst)
+end
+
+local binary_ops = {
+  add = { C.FUSED_ADD, C.FUSED_ADD }, sub = { C.FUSED_SUB, C.FUSED_RSUB },
+  mul = { C.FUSED_MUL, C.FUSED_MUL }, div = { C.FUSED_DIV, C.FUSED_RDIV },
+  pow = { C.FUSED_POW }, maximum = { C.FUSED_MAX, C.FUSED_MAX },
+  minimum = { C.FUSED_MIN, C.FUSED_MIN },
+}
+for name, ops in pairs(binary_ops) do
+  local op, rop, inplace = ops[1], ops[2], name .. '_'
+  M[name] = function(a, b, opts) return binary_into(name, op, rop, opts and opts.out, a, b) end
+  M[inplace] = function(a, b)
+    return binary_into(inplace, op, rop, expect(a, inplace, 'self'), a, b)
+  end
+end
+
+return M
