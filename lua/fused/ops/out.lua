@@ -56,10 +56,7 @@ function M.finish(out, dst)
 end
 
 -- t, or a contiguous copy of it.
-function M.contiguous(t)
-  if C.fused_tensor_is_contiguous(t) ~= 0 then return t end
-  return t:clone()
-end
+M.contiguous = tensor.Tensor.contiguous
 
 M.sizes = ffi.typeof('int64_t[8]')
 

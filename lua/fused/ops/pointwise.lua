@@ -38,23 +38,16 @@ end
 
 -- a op b; rop is op with its operands swapped, for a number a.
 local function binary_into(fn, op, rop, out, a, b)
-  if type(b) == 'number' then
-    a = contiguous(expect(a, fn, 'a'))
-    out = like(fn, out, a)
-    local dst = dense(out)
-    check(C.fused_binary_scalar(op, dst, a, b))
-    return finish(out, dst)
-  elseif type(a) == 'number' then
-    b = contiguous(expect(b, fn, 'b'))
-    out = like(fn, out, b)
-    local dst = dense(out)
-    check(C.fused_binary_scalar(rop, dst, b, a))
-    return finish(out, dst)
-  end
-  a, b = contiguous(expect(a, fn, 'a')), contiguous(expect(b, fn, 'b'))
-  out = like(fn, out, a)
+  local x, y, arg = a, b, 'a' -- x: the tensor whose shape the result takes
+  if type(a) == 'number' and type(b) ~= 'number' then x, y, op, arg = b, a, rop, 'b' end
+  x = contiguous(expect(x, fn, arg))
+  out = like(fn, out, x)
   local dst = dense(out)
-  check(C.fused_binary(op, dst, a, b))
+  if type(y) == 'number' then
+    check(C.fused_binary_scalar(op, dst, x, y))
+  else
+    check(C.fused_binary(op, dst, x, contiguous(expect(y, fn, 'b'))))
+  end
   return finish(out, dst)
 end
 

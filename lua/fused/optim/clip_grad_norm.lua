@@ -1,7 +1,8 @@
 -- fused.optim.clip_grad_norm(grads, max_norm) -> total_norm, as torch.nn.utils.clip_grad_norm_:
 -- the L2 norm of all gradients together (each tensor's sum of squares accumulated in float64);
--- when it exceeds max_norm every gradient is scaled in place by max_norm / (total_norm + 1e-6). A norm that is not finite is returned with the gradients
--- left as they are, for the caller to report.
+-- when it exceeds max_norm every gradient is scaled in place by max_norm / (total_norm + 1e-6).
+-- A norm that is not finite is returned with the gradients left as they are, for the caller to
+-- report.
 local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
 
