@@ -15,6 +15,7 @@ local C, check = lib.C, lib.check
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
+  opts = self:tensor_options(opts)
   self:check_size(num_embeddings, 'num_embeddings')
   self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim

@@ -14,6 +14,7 @@ local C, check = lib.C, lib.check
 local Linear = Module:extend('Linear')
 
 function Linear:__init(in_features, out_features, opts)
+  opts = self:tensor_options(opts)
   self:check_size(in_features, 'in_features')
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features = in_features, out_features
