@@ -138,6 +138,7 @@ end
 function M.mean(t, dim)
   expect(t, 'mean', 'input')
   if dim == nil then return M.sum(t) / t:numel() end
+  dim = tensor.check_dim(t, dim, 'mean')
   return M.sum(t, dim) / t:size(dim)
 end
 Tensor.sum, Tensor.mean = M.sum, M.mean

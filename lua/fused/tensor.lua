@@ -26,10 +26,12 @@ local function type_name(x)
 end
 M.type_name = type_name
 
--- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.
-function M.expect(x, fn, arg)
+-- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one (level as
+-- error's, seen from the caller of expect; default 2, that function's caller).
+function M.expect(x, fn, arg, level)
   if not ffi.istype(tensor_t, x) then
-    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)), 3)
+    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)),
+          (level or 2) + 1)
   end
   return x
 end
@@ -264,7 +266,7 @@ local function check_dim(t, dim, fn, arg)
   arg = arg or 'dim'
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
     error(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
-                        tostring(dim)), 3)
+                        type(dim) == 'number' and tostring(dim) or type_name(dim)), 3)
   end
   return dim < 0 and t.ndim + dim + 1 or dim
 end

@@ -28,7 +28,7 @@ local function index_tensor(indices, like)
   if type(indices) == 'table' then
     return tensor.tensor(indices, { dtype = like.dtype, device = like.device })
   end
-  tensor.expect(indices, 'Embedding:forward', 'indices')
+  tensor.expect(indices, 'Embedding:forward', 'indices', 3)
   return indices:to(like.dtype, like.device):contiguous()
 end
 

@@ -53,23 +53,24 @@ local function describe_list(list)
   return n and n .. ' entries' or tensor.show_list(list)
 end
 
+-- Reached by a tail call from Adam(...), so errors at level 2 are the caller's.
 function Optimizer.new(cls, params, grads, opts)
   local fn = cls.__name
   local n = type(params) == 'table' and tensor.sequence_length(params)
   if not n or n == 0 or type(grads) ~= 'table' or tensor.sequence_length(grads) ~= n then
     error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one "
                         .. "length (as module:parameters() returns), got %s and %s", fn,
-                        describe_list(params), describe_list(grads)), 3)
+                        describe_list(params), describe_list(grads)), 2)
   end
   for i = 1, #params do
     tensor.expect(params[i], fn, 'params[' .. i .. ']')
     tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
     if not same_layout(params[i], grads[i]) then
       error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn,
-                          i, i), 3)
+                          i, i), 2)
     end
     if not params[i]:is_contiguous() or not grads[i]:is_contiguous() then
-      error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 3)
+      error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 2)
     end
   end
   opts = check_options(cls, fn, opts, 3)
