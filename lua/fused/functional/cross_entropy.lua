@@ -19,7 +19,7 @@ end
 function M.cross_entropy(logits, targets, opts)
   local fn = 'cross_entropy'
   logits, targets = inputs(fn, logits, targets)
-  local loss = out_.result(fn, opts and opts.out, 1, one, logits.scalar_type, logits.device_type)
+  local loss = out_.result(fn, out_.option(opts, fn), 1, one, logits.scalar_type, logits.device_type)
   check(C.fused_cross_entropy_forward(loss, logits, targets))
   return loss
 end
@@ -27,7 +27,7 @@ end
 function M.cross_entropy_backward(logits, targets, opts)
   local fn = 'cross_entropy_backward'
   logits, targets = inputs(fn, logits, targets)
-  local d = out_.like(fn, opts and opts.out, logits)
+  local d = out_.like(fn, out_.option(opts, fn), logits)
   check(C.fused_cross_entropy_backward(d, logits, targets, 1))
   return d
 end

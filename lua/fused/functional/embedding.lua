@@ -19,7 +19,7 @@ function M.embedding(indices, weight, opts)
   end
   for d = 0, indices.ndim - 1 do sizes[d] = indices.sizes[d] end
   sizes[indices.ndim] = weight.sizes[weight.ndim - 1]
-  local out = out_.result(fn, opts and opts.out, indices.ndim + 1, sizes, weight.scalar_type,
+  local out = out_.result(fn, out_.option(opts, fn), indices.ndim + 1, sizes, weight.scalar_type,
                           weight.device_type)
   check(C.fused_embedding_forward(out, weight, indices))
   return out

@@ -12,6 +12,7 @@
 -- to write, in the order returned, a ctx among them being an earlier ctx to refill (its saved
 -- activations are reused). Outputs must not share memory with the inputs.
 local lib = require 'fused.lib'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
 
@@ -20,7 +21,17 @@ local result, like = out_.result, out_.like
 local M = {}
 local NO_OUT = {}
 
-local function outs(opts) return opts and opts.out or NO_OUT end
+-- opts.out, a list (checked: out is the only option), or an empty one.
+local function outs(opts, fn)
+  if opts == nil then return NO_OUT end
+  local o = options.check(opts, fn, { 'out' }, 4).out
+  if o == nil then return NO_OUT end
+  if type(o) ~= 'table' then
+    error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,
+                        tensor.type_name(o)), 3)
+  end
+  return o
+end
 
 -- The dims the output sizes are read from; the C checks say everything else.
 local function expect_dims(t, n, fn, arg)
@@ -35,7 +46,8 @@ end
 local sizes = out_.sizes()
 
 function M.lltm_forward(x, W, b, h, c, opts)
-  local fn, o = 'lltm_forward', outs(opts)
+  local fn = 'lltm_forward'
+  local o = outs(opts, fn)
   expect_dims(x, 2, fn, 'x')
   expect_dims(h, 2, fn, 'h')
   expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c, fn, 'c')
@@ -70,7 +82,8 @@ local function weight_grads(fn, W, o_W, o_b)
 end
 
 function M.lltm_backward(ctx, grad_h, grad_c, opts)
-  local fn, o = 'lltm_backward', outs(opts)
+  local fn = 'lltm_backward'
+  local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_forward')
   local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
   local d_x, d_h, d_c = cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, 0, o[1], o[4], o[5])
@@ -78,7 +91,8 @@ function M.lltm_backward(ctx, grad_h, grad_c, opts)
 end
 
 function M.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias, opts)
-  local fn, o = 'lltm_backward_accumulate', outs(opts)
+  local fn = 'lltm_backward_accumulate'
+  local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_forward')
   expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
   return cell_backward(fn, ctx, grad_h, grad_c, gradWeight, gradBias, 1, o[1], o[2], o[3])
@@ -88,7 +102,8 @@ end
 -- backward writes over ctx's saved activations, so it runs once per forward; d_hT and d_cT
 -- may be nil (zero).
 function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
-  local fn, o = 'lltm_seq_forward', outs(opts)
+  local fn = 'lltm_seq_forward'
+  local o = outs(opts, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
   expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c0, fn, 'c0')
@@ -120,7 +135,8 @@ local function seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, accumulate, o_x
 end
 
 function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts)
-  local fn, o = 'lltm_seq_backward', outs(opts)
+  local fn = 'lltm_seq_backward'
+  local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_seq_forward')
   local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
   local d_xs, d_h0, d_c0 = seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, 0, o[1], o[4], o[5])
@@ -128,7 +144,8 @@ function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts)
 end
 
 function M.lltm_seq_backward_accumulate(ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, opts)
-  local fn, o = 'lltm_seq_backward_accumulate', outs(opts)
+  local fn = 'lltm_seq_backward_accumulate'
+  local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_seq_forward')
   expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
   return seq_backward(fn, ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, 1, o[1], o[2], o[3])

@@ -17,7 +17,7 @@ local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
 -- The logits as rows (N × C) and the targets as N values of their dtype, on their device.
 local function rows_and_targets(logits, targets, fn)
-  tensor.expect(logits, fn, 'logits')
+  tensor.expect(logits, fn, 'logits', 3)
   if logits.ndim ~= 2 and logits.ndim ~= 3 then
     error(string.format("%s: argument 'logits' expected N x C or T x B x C, got [%s]", fn,
                         table.concat(logits:shape(), ', ')), 3)
@@ -29,7 +29,7 @@ local function rows_and_targets(logits, targets, fn)
   if type(targets) == 'table' then
     t = tensor.tensor(targets, opts)
   else
-    tensor.expect(targets, fn, 'targets')
+    tensor.expect(targets, fn, 'targets', 3)
     t = targets:to(logits.dtype, logits.device)
   end
   if t:numel() ~= rows:size(1) then

@@ -14,6 +14,7 @@ local tensor = require 'fused.tensor'
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
+  opts = self:tensor_options(opts)
   self:check_size(num_embeddings, 'num_embeddings')
   self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -26,7 +27,7 @@ local function index_tensor(indices, like)
   if type(indices) == 'table' then
     return tensor.tensor(indices, { dtype = like.dtype, device = like.device })
   end
-  tensor.expect(indices, 'Embedding:forward', 'indices')
+  tensor.expect(indices, 'Embedding:forward', 'indices', 3)
   return indices:to(like.dtype, like.device):contiguous()
 end
 

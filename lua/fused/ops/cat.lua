@@ -10,10 +10,12 @@ local M = {}
 local cat_inputs = ffi.typeof('const fused_tensor *[?]')
 local sizes = out_.sizes()
 function M.cat(list, dim, opts)
-  if type(list) ~= 'table' or #list == 0 then
-    error("cat: argument 'tensors' expected a non-empty list of tensors, got " .. type(list), 2)
+  local n = type(list) == 'table' and tensor.sequence_length(list)
+  if not n or n == 0 then
+    error("cat: argument 'tensors' expected a non-empty list of tensors, got "
+          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
   end
-  local inputs = cat_inputs(#list)
+  local inputs = cat_inputs(n)
   local keep = {} -- the contiguous copies must live through the call
   for i, t in ipairs(list) do
     keep[i] = out_.contiguous(expect(t, 'cat', 'tensors[' .. i .. ']'))
@@ -29,10 +31,10 @@ function M.cat(list, dim, opts)
     end
     sizes[dim - 1] = sizes[dim - 1] + t.sizes[dim - 1]
   end
-  local out = out_.result('cat', opts and opts.out, first.ndim, sizes, first.scalar_type,
+  local out = out_.result('cat', out_.option(opts, 'cat'), first.ndim, sizes, first.scalar_type,
                           first.device_type)
   local dst = out_.dense(out)
-  check(C.fused_cat(dst, inputs, #list, dim - 1))
+  check(C.fused_cat(dst, inputs, n, dim - 1))
   return out_.finish(out, dst)
 end
 

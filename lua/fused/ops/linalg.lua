@@ -3,13 +3,21 @@
 -- shape), and t:addmm_(a, b, {beta=1, alpha=1}): t = beta * t + alpha * a @ b. a and b may be
 -- transposed views; other views are copied first. {out = t} as every op (ops/out.lua).
 local lib = require 'fused.lib'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
-local NO_OPTS = {}
+
+-- beta and alpha of opts (checked: its keys among `accepted`), default 1.
+local function scales(opts, fn, accepted)
+  opts = options.check(opts, fn, accepted, 4)
+  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta', 3)
+  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha', 3)
+  return beta, alpha, opts.out
+end
 
 local function gemm_ready(t, fn, arg)
   expect(t, fn, arg)
@@ -32,20 +40,20 @@ local function product(fn, out, bias, a, b, beta, alpha)
 end
 
 function M.matmul(a, b, opts)
-  return product('matmul', opts and opts.out, nil, a, b, 0, 1)
+  return product('matmul', out_.option(opts, 'matmul'), nil, a, b, 0, 1)
 end
 
 function M.addmm(bias, a, b, opts)
   bias = contiguous(expect(bias, 'addmm', 'bias'))
-  opts = opts or NO_OPTS
-  return product('addmm', opts.out, bias, a, b, opts.beta or 1, opts.alpha or 1)
+  local beta, alpha, out = scales(opts, 'addmm', { 'alpha', 'beta', 'out' })
+  return product('addmm', out, bias, a, b, beta, alpha)
 end
 
 -- The kernel reads bias before it writes out, so out may be bias itself.
 function M.addmm_(t, a, b, opts)
   expect(t, 'addmm_', 'self')
-  opts = opts or NO_OPTS
-  return product('addmm_', t, contiguous(t), a, b, opts.beta or 1, opts.alpha or 1)
+  local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
+  return product('addmm_', t, contiguous(t), a, b, beta, alpha)
 end
 
 return M

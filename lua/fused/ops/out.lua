@@ -5,6 +5,7 @@
 -- then the op raises, naming 'out'. Without out the op allocates its result.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 
@@ -15,6 +16,12 @@ local function shape_text(ndim, sizes)
   local s = {}
   for d = 1, ndim do s[d] = tostring(tonumber(sizes[d - 1])) end
   return '[' .. table.concat(s, ', ') .. ']'
+end
+
+-- opts.out, for an op whose only option is out; opts is checked (level 3: the op's caller).
+function M.option(opts, fn)
+  if opts == nil then return nil end
+  return options.check(opts, fn, { 'out' }, 4).out
 end
 
 -- The tensor an op with a result of ndim sizes (an int64_t array) writes: a new one, or out.

@@ -17,7 +17,7 @@ function M.sum(t, dim, opts)
   dim = tensor.check_dim(t, dim, 'sum')
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
   sizes[dim - 1] = 1
-  local out = out_.result('sum', opts and opts.out, t.ndim, sizes, t.scalar_type, t.device_type)
+  local out = out_.result('sum', out_.option(opts, 'sum'), t.ndim, sizes, t.scalar_type, t.device_type)
   local dst = dense(out)
   check(C.fused_sum_dim(dst, t, dim - 1))
   return finish(out, dst)
@@ -26,6 +26,7 @@ end
 function M.mean(t, dim, opts)
   expect(t, 'mean', 'input')
   if dim == nil then return M.sum(t) / t:numel() end
+  dim = tensor.check_dim(t, dim, 'mean')
   return M.sum(t, dim, opts):div_(t:size(dim))
 end
 
