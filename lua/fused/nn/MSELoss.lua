@@ -5,7 +5,6 @@
 --   local d_input = criterion:backward(input, target) -- 2 (input - target) / numel
 --
 -- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
--- The sum of squares is accumulated in float64.
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
@@ -27,8 +26,13 @@ end
 
 function MSELoss:forward(input, target)
   expect_pair(input, target, 'MSELoss:forward')
-  self.buffers.diff = ops.sub(input, target, { out = self:buffer('diff', input) })
-  return self.buffers.diff:sum_squares() / input:numel()
+  -- In the input's dtype, as (d * d):sum(): a float32 loss overflows to inf where the
+  -- training loop stops on it.
+  local b = self.buffers
+  b.squares = ops.sub(input, target, { out = self:buffer('squares', input) })
+  b.squares:mul_(b.squares)
+  b.sum = ops.sum(b.squares:view(-1), 1, { out = self:buffer('sum', input) })
+  return b.sum:item() / input:numel()
 end
 
 function MSELoss:backward(input, target)
