@@ -126,9 +126,9 @@ describe('npy', function()
       { 'header longer than the file', '\147NUMPY\1\0\232\3{', 'truncated header: 1000 bytes announced, 1 in the file' },
       { 'header longer than NumPy reads', '\147NUMPY\2\0\17\39\0\0{', 'header of 10001 bytes: expected at most 10000' },
       -- The header was searched for patterns: all of these loaded.
-      { 'text before the dict', raw_npy('x' .. good .. '\n', f8(1, 2)), "expected a dict padded with spaces and ended by a newline, got 'x{'descr'" },
+      { 'text before the dict', raw_npy('x' .. good .. '\n', f8(1, 2)), "malformed header: expected a dict, '{' first, got 'x{'descr'" },
       { 'text after the dict', raw_npy(good .. ' x\n', f8(1, 2)), "expected only spaces after the dict, got ' x'" },
-      { 'no newline', raw_npy(good, f8(1, 2)), 'ended by a newline' },
+      { 'no newline', raw_npy(good, f8(1, 2)), "malformed header: expected a newline last (after the padding), got 'se, 'shape': (2,), }' at its end" },
       { 'an empty size', npy(with_shape('(2,,1)'), f8(1, 2)), 'malformed header: expected a dict, string, tuple, integer, True or False at byte 54 of the header, got \',1), }' },
       { 'a lone comma', npy(with_shape('(,)'), f8(1, 2)), 'at byte 52 of the header' },
       { 'a number for a tuple', npy(with_shape('(2)'), f8(1, 2)), "'shape' expected a tuple of integers, got an integer" },

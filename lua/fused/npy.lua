@@ -136,9 +136,12 @@ end
 -- The format: a dict literal, padded with spaces and ended by a newline. Returns the dtype
 -- name and the shape.
 local function parse_header(path, header, major)
-  if header:sub(1, 1) ~= '{' or header:sub(-1) ~= '\n' then
-    fail(path, "malformed header: expected a dict padded with spaces and ended by a newline, got '%s'",
-         excerpt(header))
+  if header:sub(1, 1) ~= '{' then
+    fail(path, "malformed header: expected a dict, '{' first, got '%s'", excerpt(header))
+  end
+  if header:sub(-1) ~= '\n' then
+    fail(path, "malformed header: expected a newline last (after the padding), got '%s' at its end",
+         excerpt(header:sub(-20)))
   end
   local dict, after = literal_parser(path, header, major <= 2)(1, 1)
   if header:find('[^ ]', after) ~= #header then
