@@ -4,8 +4,8 @@
 --   luajit scripts/fuzz.lua [N [SEED [SAVE_DIR]]]
 -- N inputs (half per reader), the same ones for the same SEED and corpus. Seeds: files fused
 -- writes, a few golden files and spec/fuzz/corpus, then every input that gave an error class
--- not seen yet (the pool grows toward new checks). SAVE_DIR/<kind>/ receives the first input of each new class, to
--- pick the corpus kept in spec/fuzz/corpus from.
+-- not seen yet (the pool grows toward new checks). SAVE_DIR/<kind>/ receives the first input
+-- of each new class, to pick the corpus kept in spec/fuzz/corpus from.
 local ffi = require 'ffi'
 local fused = require 'fused'
 local property = require 'spec.fuzz.property'
@@ -52,8 +52,8 @@ local function seeds_npy()
   local v1 = seeds[1]
   local len = v1:byte(9) + 256 * v1:byte(10)
   for _, major in ipairs({ 2, 3 }) do
-    seeds[#seeds + 1] = v1:sub(1, 6) .. string.char(major, 0, len % 256, math.floor(len / 256), 0, 0)
-      .. v1:sub(11)
+    seeds[#seeds + 1] = v1:sub(1, 6)
+      .. string.char(major, 0, len % 256, math.floor(len / 256), 0, 0) .. v1:sub(11)
   end
   local golden = io.popen('ls spec/golden/gru_cell/tiny/*.npy spec/golden/lltm_cell/odd/b.npy')
   for path in golden:lines() do seeds[#seeds + 1] = read(path) end
@@ -65,8 +65,8 @@ local function seeds_safetensors()
   local seeds, tmp = {}, WORK .. '/seed.safetensors'
   local sets = {
     { { a = fused.randn({ 2, 3 }) } },
-    { { w = fused.randn({ 3 }, { dtype = 'float64' }), b = fused.randn({ 2 }), s = fused.ones({ 1 }) },
-      { format = 'pt', step = '12' } },
+    { { w = fused.randn({ 3 }, { dtype = 'float64' }), b = fused.randn({ 2 }),
+        s = fused.ones({ 1 }) }, { format = 'pt', step = '12' } },
     { {}, { note = 'empty' } },
     { { deep = fused.randn({ 1, 1, 1, 1, 1, 1, 1, 2 }, { dtype = 'float64' }) } },
   }
@@ -183,7 +183,9 @@ end
 -- The kept corpus (spec/fuzz_corpus_spec.lua replays it) seeds the run too.
 local function with_corpus(seeds, kind)
   local list = io.popen('ls spec/fuzz/corpus/' .. kind)
-  for name in list:lines() do seeds[#seeds + 1] = read('spec/fuzz/corpus/' .. kind .. '/' .. name) end
+  for name in list:lines() do
+    seeds[#seeds + 1] = read('spec/fuzz/corpus/' .. kind .. '/' .. name)
+  end
   list:close()
   return seeds
 end

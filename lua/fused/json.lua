@@ -4,9 +4,10 @@
 -- control characters in strings, trailing text) and duplicate keys. null decodes to json.null;
 -- arrays decode to tables with the metatable json.array (so that [] and {} differ).
 -- opts.parse_float(text), as in Python's json.loads, makes the value of each number written
--- with a fraction or an exponent (a reader that wants integers can tell 1.0 from 1). encode(value) writes objects with
--- sorted keys, so the same table always gives the same text; a table whose keys are exactly
--- 1..n, or one with the metatable json.array, is an array, any other table an object.
+-- with a fraction or an exponent (so that a reader that wants integers can tell 1.0 from 1).
+-- encode(value) writes objects with sorted keys, so the same table always gives the same
+-- text; a table whose keys are exactly 1..n, or one with the metatable json.array, is an
+-- array, any other table an object.
 local M = {}
 
 M.null = setmetatable({}, { __tostring = function() return 'json.null' end })
@@ -167,7 +168,8 @@ function M.decode(s, opts)
     error("json.decode: argument 'text' expected a string, got " .. type(s), 2)
   end
   if opts ~= nil and type(opts) ~= 'table' then
-    error("json.decode: argument 'opts' expected a table like {parse_float =}, got " .. type(opts), 2)
+    error("json.decode: argument 'opts' expected a table like {parse_float =}, got "
+          .. type(opts), 2)
   end
   local bad = bad_utf8(s)
   if bad then fail('invalid UTF-8', bad) end

@@ -42,7 +42,8 @@ local MAX_DEPTH = 16
 
 local function literal_parser(path, header, python2_longs)
   local function bad(what, i)
-    local got = i > #header and 'the end of the header' or string.format("'%s'", excerpt(header:sub(i, i + 9)))
+    local got = i > #header and 'the end of the header'
+      or string.format("'%s'", excerpt(header:sub(i, i + 9)))
     fail(path, 'malformed header: expected %s at byte %d of the header, got %s', what, i, got)
   end
   -- Python joins lines inside brackets, so newlines may sit between the dict's tokens.
@@ -55,7 +56,9 @@ local function literal_parser(path, header, python2_longs)
     while true do
       local c = header:sub(j, j)
       if c == quote then return header:sub(i + 1, j - 1), j + 1 end
-      if c == '' or c == '\n' or c == '\\' then bad('a closing ' .. quote .. ' (escapes are not supported)', j) end
+      if c == '' or c == '\n' or c == '\\' then
+        bad('a closing ' .. quote .. ' (escapes are not supported)', j)
+      end
       j = j + 1
     end
   end
@@ -161,11 +164,13 @@ local function parse_header(path, header, major)
   end
   for i, n in ipairs(shape) do
     if type(n) ~= 'number' then
-      fail(path, "malformed header: 'shape' expected a tuple of integers, got %s at %d", type_name(n), i)
+      fail(path, "malformed header: 'shape' expected a tuple of integers, got %s at %d",
+           type_name(n), i)
     end
   end
   if type(fortran) ~= 'boolean' then
-    fail(path, "malformed header: 'fortran_order' expected True or False, got %s", type_name(fortran))
+    fail(path, "malformed header: 'fortran_order' expected True or False, got %s",
+         type_name(fortran))
   end
   if type(descr) ~= 'string' then
     fail(path, "unsupported dtype: 'descr' expected '<f4' or '<f8', got %s", type_name(descr))
@@ -176,7 +181,9 @@ local function parse_header(path, header, major)
   elseif not dtype then
     fail(path, "unsupported dtype '%s': expected '<f4' or '<f8'", excerpt(descr))
   end
-  if fortran then fail(path, 'Fortran-order arrays are not supported: expected fortran_order False') end
+  if fortran then
+    fail(path, 'Fortran-order arrays are not supported: expected fortran_order False')
+  end
   local text = excerpt(shape.text)
   for _, n in ipairs(shape) do
     if n < 0 then fail(path, 'shape %s holds a negative size', text) end
@@ -210,12 +217,14 @@ function M.load_npy(path)
   if not bytes then fail(path, 'cannot read: %s', rerr) end
 
   if bytes:sub(1, 6) ~= MAGIC then
-    fail(path, "not a .npy file: expected it to start with '\\x93NUMPY', got '%s'", excerpt(bytes:sub(1, 6)))
+    fail(path, "not a .npy file: expected it to start with '\\x93NUMPY', got '%s'",
+         excerpt(bytes:sub(1, 6)))
   end
   local major, minor = bytes:byte(7), bytes:byte(8)
   local width = length_bytes[major]
   if not (width and minor == 0) then
-    fail(path, 'unsupported format version %s.%s: expected 1.0, 2.0 or 3.0', major or '?', minor or '?')
+    fail(path, 'unsupported format version %s.%s: expected 1.0, 2.0 or 3.0', major or '?',
+         minor or '?')
   end
   local header_start = 9 + width
   if #bytes < header_start - 1 then
@@ -223,7 +232,8 @@ function M.load_npy(path)
   end
   local header_len = width == 2 and u16le(bytes, 9) or u32le(bytes, 9)
   if header_len > MAX_HEADER then
-    fail(path, 'header of %d bytes: expected at most %d (NumPy refuses longer ones)', header_len, MAX_HEADER)
+    fail(path, 'header of %d bytes: expected at most %d (NumPy refuses longer ones)', header_len,
+         MAX_HEADER)
   end
   local data_start = header_start + header_len
   if data_start - 1 > #bytes then

@@ -121,7 +121,8 @@ local function show(x)
   local text
   if getmetatable(x) == Float then text = x.text
   elseif type(x) == 'string' then text = json.encode(x)
-  elseif type(x) == 'number' then text = x == math.floor(x) and string.format('%.0f', x) or tostring(x)
+  elseif type(x) == 'number' then
+    text = x == math.floor(x) and string.format('%.0f', x) or tostring(x)
   elseif json.is_array(x) then
     local parts = {}
     for i, v in ipairs(x) do parts[i] = show(v) end
@@ -136,7 +137,9 @@ end
 local function parse_entry(path, name, entry, data_len)
   -- The name is an argument, not part of the format: it may hold a '%'.
   local function bad(fmt, ...) fail(path, "tensor %s: " .. fmt, show(name), ...) end
-  if not is_object(entry) then bad('expected an object {dtype, shape, data_offsets}, got %s', show(entry)) end
+  if not is_object(entry) then
+    bad('expected an object {dtype, shape, data_offsets}, got %s', show(entry))
+  end
   if type(entry.dtype) ~= 'string' or not known_dtypes[entry.dtype] then
     bad("'dtype' expected a safetensors dtype such as \"F32\", got %s", show(entry.dtype))
   end
@@ -156,7 +159,9 @@ local function parse_entry(path, name, entry, data_len)
   end
   local first, last = offsets[1], offsets[2]
   if first > last then bad('data_offsets %s begin after they end', show(offsets)) end
-  if #shape > 8 then bad('shape %s has %d dims: fused tensors have at most 8', show(shape), #shape) end
+  if #shape > 8 then
+    bad('shape %s has %d dims: fused tensors have at most 8', show(shape), #shape)
+  end
   local numel = 1
   for _, n in ipairs(shape) do
     if n == 0 then
@@ -168,7 +173,8 @@ local function parse_entry(path, name, entry, data_len)
   local bytes = numel * dt.sizes[dt.dtypes[dtype]]
   if last - first ~= bytes then
     bad('data_offsets %s hold %d bytes, but shape %s of %s needs %s', show(offsets),
-        last - first, show(shape), entry.dtype, bytes < 2 ^ 53 and string.format('%d', bytes) or 'over 2^53')
+        last - first, show(shape), entry.dtype,
+        bytes < 2 ^ 53 and string.format('%d', bytes) or 'over 2^53')
   end
   if last > data_len then
     bad('data_offsets %s run past the end of the data (%d bytes): truncated file?', show(offsets),
@@ -231,7 +237,9 @@ function M.load(path)
   end
   local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len), { parse_float = parse_float })
   if not ok then fail(path, 'bad header: %s', header) end
-  if not is_object(header) then fail(path, 'bad header: expected a JSON object, got %s', show(header)) end
+  if not is_object(header) then
+    fail(path, 'bad header: expected a JSON object, got %s', show(header))
+  end
 
   local metadata = header.__metadata__
   if metadata == nil or metadata == json.null then metadata = {} end

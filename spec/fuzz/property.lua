@@ -40,7 +40,9 @@ function M.check(kind, path)
     return true, nil, reader.name .. ' returned something other than tensors'
   end
   local err = result[2]
-  if type(err) ~= 'string' then return false, tostring(err), 'a non-string error: ' .. tostring(err) end
+  if type(err) ~= 'string' then
+    return false, tostring(err), 'a non-string error: ' .. tostring(err)
+  end
   local prefix = reader.name .. ': ' .. path .. ': '
   if err:sub(1, #prefix) ~= prefix then
     return false, err, 'the message does not start with "' .. prefix .. '": ' .. err
