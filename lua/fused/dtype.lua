@@ -2,10 +2,11 @@
 local ffi = require 'ffi'
 
 local M = {
-  dtypes = { float32 = 0, float64 = 1 },
-  dtype_names = { [0] = 'float32', [1] = 'float64' },
-  ctypes = { [0] = ffi.typeof('float*'), [1] = ffi.typeof('double*') },
-  sizes = { [0] = 4, [1] = 8 },
+  dtypes = { float32 = 0, float64 = 1, int64 = 2, bool = 3 },
+  dtype_names = { [0] = 'float32', [1] = 'float64', [2] = 'int64', [3] = 'bool' },
+  ctypes = { [0] = ffi.typeof('float*'), [1] = ffi.typeof('double*'),
+             [2] = ffi.typeof('int64_t*'), [3] = ffi.typeof('bool*') },
+  sizes = { [0] = 4, [1] = 8, [2] = 8, [3] = 1 },
   devices = { cpu = 0, cuda = 1 },
   device_names = { [0] = 'cpu', [1] = 'cuda' },
 }
@@ -19,7 +20,7 @@ function M.parse(opts, fn)
   end
   local dtype = M.dtypes[opts.dtype or 'float32']
   if not dtype then
-    error(string.format("%s: option 'dtype' expected 'float32' or 'float64', got %s", fn,
+    error(string.format("%s: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got %s", fn,
                         tostring(opts.dtype)), 3)
   end
   local device = M.devices[opts.device or 'cpu']

@@ -15,7 +15,8 @@ local tensor = require 'fused.tensor'
 local C, check = lib.C, lib.check
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
--- The logits as rows (N × C) and the targets as N values of their dtype, on their device.
+-- The logits as rows (N × C) and the targets as N int64 values on their device (a table goes
+-- through float64, whose conversion to int64 rejects a value that is not an integer).
 local function rows_and_targets(logits, targets, fn)
   tensor.expect(logits, fn, 'logits')
   if logits.ndim ~= 2 and logits.ndim ~= 3 then
@@ -24,14 +25,10 @@ local function rows_and_targets(logits, targets, fn)
   end
   local classes = tonumber(logits.sizes[logits.ndim - 1])
   local rows = logits:contiguous():view(-1, classes)
-  local opts = { dtype = logits.dtype, device = logits.device }
-  local t
-  if type(targets) == 'table' then
-    t = tensor.tensor(targets, opts)
-  else
-    tensor.expect(targets, fn, 'targets')
-    t = targets:to(logits.dtype, logits.device)
-  end
+  local t = targets
+  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'float64' }) end
+  tensor.expect(t, fn, 'targets')
+  t = t:to('int64'):to(logits.device)
   if t:numel() ~= rows:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",
                         fn, rows:size(1), t:numel()), 3)
