@@ -26,11 +26,56 @@ describe('bad input', function()
     err(function() fused.zeros({}) end, 'zeros', 'got 0')
   end)
 
+  it('shapes: holes, infinities and sizes past 2^53 are not dropped or wrapped', function()
+    err(function() fused.zeros({ 2, nil, 3 }) end, 'zeros', "'shape'", 'list of positive integers', 'got {2, nil, 3}')
+    err(function() fused.ones({ [2] = 3 }) end, 'ones', "'shape'", 'got {nil, 3}')
+    err(function() fused.empty({ 2, n = 3 }) end, 'empty', "'shape'", "key 'n'")
+    err(function() fused.zeros({ 2, math.huge }) end, 'zeros', "'shape'", 'got inf at position 2')
+    err(function() fused.zeros({ 0 / 0 }) end, 'zeros', "'shape'", 'got nan at position 1')
+    err(function() fused.zeros({ 2 ^ 53 }) end, 'zeros', "'shape'", 'below 2^53')
+    err(function() fused.zeros({ '2' }) end, 'zeros', "'shape'", 'got string at position 1')
+    err(function() fused.zeros({ 2, 3 }):view(2, nil, 3) end, 'view', "'shape'", 'got {2, nil, 3}')
+    err(function() fused.zeros({ 2, 3 }):view('6') end, 'view', "'shape'", 'got string')
+    err(function() fused.zeros({ 2, 3 }):view(4, -1) end, 'view', 'cannot hold 6 elements')
+  end)
+
+  it('data: holes and empty lists in fused.tensor', function()
+    err(function() fused.tensor({ 1, nil, 3 }) end, 'tensor', "'data'", 'without holes at data,', 'got {1, nil, 3}')
+    err(function() fused.tensor({ { 1, 2 }, { 3, nil, 5 } }) end, 'tensor', 'at data[2]', 'got {3, nil, 5}')
+    err(function() fused.tensor({}) end, 'tensor', 'non-empty list', 'got {}')
+    err(function() fused.tensor({ {} }) end, 'tensor', 'at data[1]', 'got {}')
+    err(function() fused.tensor({ 1, 2, x = 3 }) end, 'tensor', "key 'x'")
+  end)
+
+  it('manual_seed: integers in [0, 2^53], or 64-bit cdata for the rest', function()
+    for _, bad in ipairs({ 2 ^ 64, 2 ^ 53 + 2, math.huge, 0 / 0, -1, 1.5, '1', -1LL }) do
+      err(function() fused.manual_seed(bad) end, 'manual_seed', "'seed'", 'integer in [0, 2^53]')
+    end
+    local function draw(seed) fused.manual_seed(seed); return fused.rand({ 4 }, { dtype = 'float64' }):totable() end
+    assert.are.same(draw(2 ^ 53), draw(2ULL ^ 53))
+    assert.are.same(draw(7), draw(7LL))
+    assert.are_not.same(draw(0), draw(0xFFFFFFFFFFFFFFFFULL))
+    assert.are.same(draw(2 ^ 52 + 3), draw(4503599627370499ULL)) -- what data/stream.lua gives
+  end)
+
+  it('to: a nil device or dtype keeps the tensor\'s, and names are checked', function()
+    assert.are.equal('float64', a:to(nil, 'float64').dtype)
+    assert.are.equal('float64', a:to('float64', nil).dtype)
+    assert.are.equal('float64', a:to('cpu', 'float64').dtype)
+    assert.are.equal(a, a:to(nil, nil))
+    err(function() a:to(nil, 'float16') end, 'to', 'argument 2', "got 'float16'")
+    err(function() a:to('float64', 'float32') end, 'to', 'two dtypes')
+    err(function() a:to('cpu', 'cuda') end, 'to', 'two devices')
+    err(function() a:to({ dtype = 'float64' }) end, 'to', 'argument 1', 'got table')
+  end)
+
   it('options: unknown dtype or device', function()
     err(function() fused.zeros({ 2 }, { dtype = 'int8' }) end, 'zeros', "'dtype'", 'int8')
     err(function() fused.zeros({ 2 }, { device = 'tpu' }) end, 'zeros', "'device'", 'tpu')
     err(function() fused.zeros({ 2 }, 'float64') end, 'zeros', "'opts'", 'string')
     err(function() a:to('float16') end, 'to', 'float16')
+    err(function() fused.zeros({ 2 }, { dtype = false }) end, 'zeros', "'dtype'", 'got false')
+    err(function() fused.zeros({ 2 }, { dtype = 1 }) end, 'zeros', "'dtype'", 'got 1')
   end)
 
   it('nil or a non-tensor where a tensor goes', function()
@@ -116,8 +161,29 @@ describe('bad input', function()
   end)
 
   it('errors point at the caller', function()
-    local ok, msg = pcall(function() return a + a64 end)
-    assert.is_false(ok)
-    assert.truthy(msg:find('errors_spec.lua', 1, true), msg)
+    local cases = {
+      function() return a + a64 end,
+      function() return fused.tensor({ { 1 }, { 2, 3 } }) end,
+      function() return fused.tensor({ { { 1 }, { 'x' } } }) end,
+      function() return a:to(nil, 'float16') end,
+      function() return fused.zeros({ 2 }, { dtyp = 'float64' }) end,
+      function() return fused.nn.Linear(2, 3, { biass = false }) end,
+      function() return fused.nn.LLTM(2, 3, { dtype = 'int8' }) end,
+      function() return fused.nn.Linear(2, 3):to('float16') end,
+      function() return fused.optim.SGD({ a }, { a }, { lr = 'x' }) end,
+      function() return fused.optim.SGD({ a }, { a64 }) end,
+      function() return fused.nn.MSELoss():forward(a, a64) end,
+      function() return fused.nn.Linear(3, 2):forward('x') end,
+      function() return fused.nn.Embedding(3, 2):forward(true) end,
+      function() return a:mean({}) end,
+      function() return 2 % a end,
+      function() return a.nope end,
+      function() return a.size(1) end,
+    }
+    for i, f in ipairs(cases) do
+      local ok, msg = pcall(function() local r = f(); return r end)
+      assert.is_false(ok, 'case ' .. i)
+      assert.truthy(msg:find('^spec/errors_spec.lua:'), 'case ' .. i .. ': ' .. msg)
+    end
   end)
 end)

@@ -1,5 +1,6 @@
 -- Names and numbers of dtypes and devices, shared by every Lua module.
 local ffi = require 'ffi'
+local options = require 'fused.options'
 
 local M = {
   dtypes = { float32 = 0, float64 = 1, int64 = 2, bool = 3 },
@@ -11,22 +12,26 @@ local M = {
   device_names = { [0] = 'cpu', [1] = 'cuda' },
 }
 
--- opts.dtype / opts.device as names, checked; defaults float32 on the cpu.
-function M.parse(opts, fn)
-  opts = opts or {}
-  if type(opts) ~= 'table' then
-    error(string.format("%s: argument 'opts' expected a table like {dtype=, device=}, got %s",
-                        fn, type(opts)), 3)
-  end
-  local dtype = M.dtypes[opts.dtype or 'float32']
+local function show(x)
+  return type(x) == 'string' and "'" .. x .. "'" or (type(x) == 'number' or type(x) == 'boolean')
+    and tostring(x) or type(x)
+end
+
+-- opts: {dtype=, device=} (nil for the defaults, float32 on the cpu), checked; returns their
+-- numbers. Errors are blamed `level` frames up, as error's level seen from parse (default:
+-- the caller of the function that calls parse).
+function M.parse(opts, fn, level)
+  level = level or 3
+  opts = options.check(opts, fn, { 'device', 'dtype' }, level + 1)
+  local dtype = M.dtypes[opts.dtype == nil and 'float32' or opts.dtype]
   if not dtype then
-    error(string.format("%s: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got %s", fn,
-                        tostring(opts.dtype)), 3)
+    error(string.format("%s: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got %s",
+                        fn, show(opts.dtype)), level)
   end
-  local device = M.devices[opts.device or 'cpu']
+  local device = M.devices[opts.device == nil and 'cpu' or opts.device]
   if not device then
     error(string.format("%s: option 'device' expected 'cpu' or 'cuda', got %s", fn,
-                        tostring(opts.device)), 3)
+                        show(opts.device)), level)
   end
   return dtype, device
 end

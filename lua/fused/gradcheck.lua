@@ -15,6 +15,7 @@
 -- changed. Returns ok and the worst element: { input =, index = {...}, numeric =, analytic =,
 -- error =, message = }, where error is |numeric - analytic| - rtol |numeric| (<= atol passes).
 local ffi = require 'ffi'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local is_tensor = tensor.is_tensor
@@ -49,12 +50,21 @@ local function gradcheck(fn, inputs, opts)
     error("gradcheck: argument 'fn' expected a table with forward and backward functions, got "
           .. type(fn), 2)
   end
-  if type(inputs) ~= 'table' then
-    error("gradcheck: argument 'inputs' expected a list of inputs, got " .. type(inputs), 2)
+  local n = type(inputs) == 'table' and tensor.sequence_length(inputs)
+  if not n then
+    error("gradcheck: argument 'inputs' expected a list of inputs, got "
+          .. (type(inputs) == 'table' and tensor.show_list(inputs) or tensor.type_name(inputs)), 2)
   end
-  opts = opts or {}
-  local eps, atol, rtol = opts.eps or 1e-6, opts.atol or 1e-5, opts.rtol or 1e-3
-  local n = #inputs
+  opts = options.check(opts, 'gradcheck', { 'atol', 'eps', 'rtol', 'wrt' })
+  local function number(k, default, positive)
+    local v = opts[k] == nil and default or opts[k]
+    if type(v) ~= 'number' or not (v < math.huge and (v > 0 or v == 0 and not positive)) then
+      error(string.format("gradcheck: option '%s' expected a finite number %s 0, got %s", k,
+                          positive and '>' or '>=', tostring(v)), 3)
+    end
+    return v
+  end
+  local eps, atol, rtol = number('eps', 1e-6, true), number('atol', 1e-5), number('rtol', 1e-3)
 
   -- Host float64 copies are perturbed; the op sees them on the input's own device.
   local host, device = {}, {}
@@ -88,14 +98,19 @@ local function gradcheck(fn, inputs, opts)
 
   local analytic = { fn.backward(ctx, unpack(weights)) }
   local wrt = opts.wrt
-  if not wrt then
+  if wrt == nil then
     wrt = {}
     for i = 1, n do if host[i] then wrt[#wrt + 1] = i end end
+  elseif type(wrt) ~= 'table' or not tensor.sequence_length(wrt) then
+    error("gradcheck: option 'wrt' expected a list of input positions, got "
+          .. (type(wrt) == 'table' and tensor.show_list(wrt) or tensor.type_name(wrt)), 2)
   end
 
   local worst = { error = -math.huge }
   for _, i in ipairs(wrt) do
-    if not host[i] then error(string.format("gradcheck: input %d is not a tensor", i), 2) end
+    if not host[i] then
+      error(string.format("gradcheck: option 'wrt': input %s is not a tensor", tostring(i)), 2)
+    end
     if not is_tensor(analytic[i]) then
       error(string.format("gradcheck: fn.backward returned no gradient for input %d", i), 2)
     end

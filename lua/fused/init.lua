@@ -14,6 +14,7 @@ local fused = {
   empty = tensor.empty, zeros = tensor.zeros, ones = tensor.ones, full = tensor.full,
   rand = tensor.rand, randn = tensor.randn, tensor = tensor.tensor,
   manual_seed = tensor.manual_seed,
+  float32 = 'float32', float64 = 'float64', -- dtype names, so that a typo is a nil caught below
   load_npy = npy.load_npy, save_npy = npy.save_npy,
   cuda = require 'fused.cuda',
   nn = require 'fused.nn',
@@ -22,7 +23,12 @@ local fused = {
 for name, f in pairs(ops) do fused[name] = f end
 
 -- Threads for the CPU kernels and OpenBLAS (0: all cores).
-function fused.set_num_threads(n) lib.check(lib.C.fused_set_num_threads(n)) end
+function fused.set_num_threads(n)
+  if type(n) ~= 'number' or n ~= math.floor(n) then
+    error("set_num_threads: argument 'n' expected an integer >= 0, got " .. tostring(n), 2)
+  end
+  lib.check(lib.C.fused_set_num_threads(n))
+end
 function fused.get_num_threads() return lib.C.fused_get_num_threads() end
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.save / fused.load.
@@ -30,12 +36,12 @@ local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck' }
 function fused.save(...) return require('fused.safetensors').save(...) end
 function fused.load(...) return require('fused.safetensors').load(...) end
 
+-- Any other name is a mistake ({dtype = fused.flaot64} would otherwise pass nil: the default).
 return setmetatable(fused, {
   __index = function(t, k)
-    if lazy[k] then
-      local mod = require(lazy[k])
-      rawset(t, k, mod)
-      return mod
-    end
+    if not lazy[k] then error(string.format("fused has no '%s'", tostring(k)), 2) end
+    local mod = require(lazy[k])
+    rawset(t, k, mod)
+    return mod
   end,
 })

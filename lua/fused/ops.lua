@@ -2,6 +2,7 @@
 -- makes non-contiguous inputs contiguous first, so any view works; the C kernels do the rest.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local C, check = lib.C, lib.check
@@ -13,16 +14,24 @@ local function contiguous(t)
   return t:clone()
 end
 
--- Elementwise functions of one tensor: fused.tanh(t) and t:tanh(). alpha is ELU's.
+-- Elementwise functions of one tensor: fused.tanh(t) and t:tanh(). alpha is ELU's; the
+-- others take no second argument, so that t:exp(2) is an error rather than ignored.
 local unary_ops = {
   neg = C.FUSED_NEG, exp = C.FUSED_EXP, log = C.FUSED_LOG, tanh = C.FUSED_TANH,
   sigmoid = C.FUSED_SIGMOID, elu = C.FUSED_ELU, relu = C.FUSED_RELU, sqrt = C.FUSED_SQRT,
   abs = C.FUSED_ABS, d_exp = C.FUSED_D_EXP, d_log = C.FUSED_D_LOG, d_tanh = C.FUSED_D_TANH,
   d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
 }
+local takes_alpha = { elu = true, d_elu = true }
 for name, op in pairs(unary_ops) do
   local function f(t, alpha)
     t = contiguous(expect(t, name, 'input'))
+    if takes_alpha[name] then
+      alpha = tensor.expect_number(alpha == nil and 1 or alpha, name, 'alpha')
+    elseif alpha ~= nil then
+      error(string.format("%s: expected one tensor, got a second argument (%s)", name,
+                          tensor.type_name(alpha)), 2)
+    end
     local out = empty_like(t)
     check(C.fused_unary(op, out, t, alpha or 1))
     return out
@@ -30,21 +39,37 @@ for name, op in pairs(unary_ops) do
   M[name], Tensor[name] = f, f
 end
 
+-- Raises "fn: argument 'arg' expected a tensor or a number, got <type>" unless x is a tensor.
+local function expect_operand(x, fn, arg)
+  if not tensor.is_tensor(x) then
+    error(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
+                        tensor.type_name(x)), 3)
+  end
+  return x
+end
+
 -- a op b where either may be a number (not both): a tensor's shape must match the other's.
+-- rop is op with its operands swapped (scalar - a, say); where there is none (pow) a number a
+-- becomes a tensor full of it.
 local function binary(name, op, rop)
   return function(a, b)
     if type(b) == 'number' then
-      a = contiguous(expect(a, name, 'a'))
+      a = contiguous(expect_operand(a, name, 'a'))
       local out = empty_like(a)
       check(C.fused_binary_scalar(op, out, a, b))
       return out
     elseif type(a) == 'number' then
-      b = contiguous(expect(b, name, 'b'))
+      b = contiguous(expect_operand(b, name, 'b'))
       local out = empty_like(b)
-      check(C.fused_binary_scalar(rop, out, b, a))
+      if rop then
+        check(C.fused_binary_scalar(rop, out, b, a))
+      else
+        check(C.fused_fill(out, a))
+        check(C.fused_binary(op, out, out, b))
+      end
       return out
     end
-    a, b = contiguous(expect(a, name, 'a')), contiguous(expect(b, name, 'b'))
+    a, b = contiguous(expect_operand(a, name, 'a')), contiguous(expect_operand(b, name, 'b'))
     local out = empty_like(a)
     check(C.fused_binary(op, out, a, b))
     return out
@@ -89,9 +114,11 @@ function M.addmm(bias, a, b, opts)
   expect(bias, 'addmm', 'bias')
   a, b = gemm_ready(expect(a, 'addmm', 'a')), gemm_ready(expect(b, 'addmm', 'b'))
   if a.ndim ~= 2 then error(string.format("addmm: argument 'a' expected 2 dims, got %d", a.ndim), 2) end
-  opts = opts or {}
+  opts = options.check(opts, 'addmm', { 'alpha', 'beta' })
+  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, 'addmm', 'opts.beta')
+  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, 'addmm', 'opts.alpha')
   local out = matmul_out(a, b)
-  check(C.fused_addmm(out, contiguous(bias), a, b, opts.beta or 1, opts.alpha or 1))
+  check(C.fused_addmm(out, contiguous(bias), a, b, beta, alpha))
   return out
 end
 Tensor.matmul = M.matmul
@@ -111,6 +138,7 @@ end
 function M.mean(t, dim)
   expect(t, 'mean', 'input')
   if dim == nil then return M.sum(t) / t:numel() end
+  dim = tensor.check_dim(t, dim, 'mean')
   return M.sum(t, dim) / t:size(dim)
 end
 Tensor.sum, Tensor.mean = M.sum, M.mean
@@ -118,10 +146,12 @@ Tensor.sum, Tensor.mean = M.sum, M.mean
 -- fused.cat({a, b, ...}, dim): sizes agree except along dim.
 local cat_inputs = ffi.typeof('const fused_tensor *[?]')
 function M.cat(list, dim)
-  if type(list) ~= 'table' or #list == 0 then
-    error("cat: argument 'tensors' expected a non-empty list of tensors, got " .. type(list), 2)
+  local n = type(list) == 'table' and tensor.sequence_length(list)
+  if not n or n == 0 then
+    error("cat: argument 'tensors' expected a non-empty list of tensors, got "
+          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
   end
-  local inputs = cat_inputs(#list)
+  local inputs = cat_inputs(n)
   local keep = {} -- the contiguous copies must live through the call
   for i, t in ipairs(list) do
     keep[i] = contiguous(expect(t, 'cat', 'tensors[' .. i .. ']'))
@@ -138,7 +168,7 @@ function M.cat(list, dim)
     shape[dim] = shape[dim] + tonumber(t.sizes[dim - 1])
   end
   local out = tensor.empty(shape, { dtype = first.dtype, device = first.device })
-  check(C.fused_cat(out, inputs, #list, dim - 1))
+  check(C.fused_cat(out, inputs, n, dim - 1))
   return out
 end
 

@@ -19,14 +19,63 @@ local MAX_DIMS = 8
 
 function M.is_tensor(x) return ffi.istype(tensor_t, x) end
 
--- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.
-function M.expect(x, fn, arg)
+-- What x is, for "got ..." in errors.
+local function type_name(x)
+  if ffi.istype(tensor_t, x) then return 'tensor' end
+  return type(x) == 'cdata' and tostring(ffi.typeof(x)) or type(x)
+end
+M.type_name = type_name
+
+-- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one (level as
+-- error's, seen from the caller of expect; default 2, that function's caller).
+function M.expect(x, fn, arg, level)
   if not ffi.istype(tensor_t, x) then
-    local got = type(x) == 'cdata' and tostring(ffi.typeof(x)) or type(x)
-    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, got), 3)
+    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)),
+          (level or 2) + 1)
   end
   return x
 end
+
+-- Raises "fn: argument 'arg' expected a number, got <type>" unless x is one (level as error's,
+-- seen from the caller of expect_number).
+local function expect_number(x, fn, arg, level)
+  if type(x) ~= 'number' then
+    error(string.format("%s: argument '%s' expected a number, got %s", fn, arg, type_name(x)),
+          (level or 2) + 1)
+  end
+  return x
+end
+M.expect_number = expect_number
+
+-- n when the keys of list are exactly 1..n, else nil: Lua's # on a table with a hole
+-- ({2, nil, 3}) may give either border, and would drop entries silently.
+local function sequence_length(list)
+  local n, max = 0, 0
+  for k in pairs(list) do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then return nil end
+    n, max = n + 1, math.max(max, k)
+  end
+  return n == max and n or nil
+end
+M.sequence_length = sequence_length
+
+-- A list as it reads in Lua source, "{2, nil, 3}", for errors (its first 10 entries).
+local function show_list(list)
+  for k in pairs(list) do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then
+      return string.format('a table with the key %s', type(k) == 'string' and "'" .. k .. "'" or tostring(k))
+    end
+  end
+  local parts, n = {}, table.maxn(list)
+  for i = 1, math.min(n, 10) do
+    local x = list[i]
+    parts[i] = (type(x) == 'number' or x == nil) and tostring(x)
+      or type(x) == 'string' and string.format('%q', x) or type_name(x)
+  end
+  if n > 10 then parts[#parts + 1] = '...' end
+  return '{' .. table.concat(parts, ', ') .. '}'
+end
+M.show_list = show_list
 
 -- Lua's collector sees a few bytes per tensor, not the memory behind it, so allocations are
 -- counted here and a full collection runs once they pass what was live after the last one
@@ -67,21 +116,28 @@ local function view(t, ndim, sizes, strides, offset)
   return v
 end
 
+-- Sizes are exact integers in a double and in int64_t below this; C checks their product.
+local MAX_SIZE = 2 ^ 53
+
 -- shape: a list of positive integers, or one number; fills sizes_buf, returns ndim.
 local function parse_shape(shape, fn)
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then
-    error(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type(shape)), 3)
+    error(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type_name(shape)), 3)
   end
-  local n = #shape
+  local n = sequence_length(shape)
+  if not n then
+    error(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
+                        show_list(shape)), 3)
+  end
   if n < 1 or n > MAX_DIMS then
     error(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n), 3)
   end
   for i = 1, n do
     local s = shape[i]
-    if type(s) ~= 'number' or s < 1 or s ~= math.floor(s) then
-      error(string.format("%s: argument 'shape' expected positive integer sizes, got %s at position %d",
-                          fn, tostring(s), i), 3)
+    if type(s) ~= 'number' or not (s >= 1 and s < MAX_SIZE) or s ~= math.floor(s) then
+      error(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
+                          fn, type(s) == 'number' and tostring(s) or type_name(s), i), 3)
     end
     sizes_buf[i - 1] = s
   end
@@ -105,6 +161,7 @@ M.zeros = filled('zeros', 0)
 M.ones = filled('ones', 1)
 
 function M.full(shape, value, opts)
+  expect_number(value, 'full', 'value')
   local dtype, device = dt.parse(opts, 'full')
   local t = new(parse_shape(shape, 'full'), sizes_buf, dtype, device)
   check(C.fused_fill(t, value))
@@ -125,9 +182,19 @@ function M.randn(shape, opts)
   return t
 end
 
+-- The generator takes a uint64_t seed. A Lua number is exact up to 2^53 (above it, 2^64 would
+-- wrap to 0 and nearby seeds would collide), so larger seeds come as uint64_t/int64_t cdata.
+local uint64_t, int64_t = ffi.typeof('uint64_t'), ffi.typeof('int64_t')
 function M.manual_seed(seed)
-  if type(seed) ~= 'number' or seed < 0 or seed ~= math.floor(seed) then
-    error("manual_seed: argument 'seed' expected a non-negative integer, got " .. tostring(seed), 2)
+  local ok
+  if type(seed) == 'number' then
+    ok = seed >= 0 and seed <= 2 ^ 53 and seed == math.floor(seed)
+  else
+    ok = ffi.istype(uint64_t, seed) or ffi.istype(int64_t, seed) and seed >= 0
+  end
+  if not ok then
+    error("manual_seed: argument 'seed' expected an integer in [0, 2^53] (or a uint64_t cdata "
+          .. "for larger seeds), got " .. (type(seed) == 'number' and tostring(seed) or type_name(seed)), 2)
   end
   C.fused_manual_seed(seed)
 end
@@ -135,30 +202,39 @@ end
 -- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular.
 function M.tensor(data, opts)
   local dtype, device = dt.parse(opts, 'tensor')
+  if type(data) ~= 'table' then
+    error("tensor: argument 'data' expected a nested table of numbers, got " .. type_name(data), 2)
+  end
+  -- The shape from the first entries; a list that is not proper counts 1 here, and walk, which
+  -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
-    shape[#shape + 1] = #node
+    shape[#shape + 1] = math.max(sequence_length(node) or 1, 1)
     node = node[1]
-  end
-  if #shape == 0 then
-    error("tensor: argument 'data' expected a nested table of numbers, got " .. type(data), 2)
   end
   local host = new(parse_shape(shape, 'tensor'), sizes_buf, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
+  -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
   local function walk(x, d, where)
     if d > #shape then
       if type(x) ~= 'number' then
-        error(string.format("tensor: argument 'data' expected a number at %s, got %s", where, type(x)), 4)
+        error(string.format("tensor: argument 'data' expected a number at %s, got %s", where,
+                            type_name(x)), d + 2)
       end
       p[at] = x
       at = at + 1
       return
     end
-    if type(x) ~= 'table' or #x ~= shape[d] then
-      error(string.format("tensor: argument 'data' is not regular: expected %d entries at %s, got %s",
-                          shape[d], where, type(x) == 'table' and #x or type(x)), 4)
+    local n = type(x) == 'table' and sequence_length(x)
+    if type(x) == 'table' and (not n or n == 0) then
+      error(string.format("tensor: argument 'data' expected a non-empty list without holes at %s, got %s",
+                          where, show_list(x)), d + 2)
     end
-    for i = 1, shape[d] do walk(x[i], d + 1, where .. '[' .. i .. ']') end
+    if n ~= shape[d] then
+      error(string.format("tensor: argument 'data' is not regular: expected %d entries at %s, got %s",
+                          shape[d], where, n or type_name(x)), d + 2)
+    end
+    for i = 1, n do walk(x[i], d + 1, where .. '[' .. i .. ']') end
   end
   walk(data, 1, 'data')
   return device == dt.devices.cpu and host or host:to(dt.device_names[device])
@@ -190,7 +266,7 @@ local function check_dim(t, dim, fn, arg)
   arg = arg or 'dim'
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
     error(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
-                        tostring(dim)), 3)
+                        type(dim) == 'number' and tostring(dim) or type_name(dim)), 3)
   end
   return dim < 0 and t.ndim + dim + 1 or dim
 end
@@ -221,9 +297,7 @@ function Tensor.contiguous(t)
 end
 
 function Tensor.fill(t, value)
-  if type(value) ~= 'number' then
-    error("fill: argument 'value' expected a number, got " .. type(value), 2)
-  end
+  expect_number(value, 'fill', 'value')
   check(C.fused_fill(t, value))
   return t
 end
@@ -231,26 +305,43 @@ end
 function Tensor.zero(t) return t:fill(0) end
 
 function Tensor.uniform(t, low, high)
-  check(C.fused_uniform(t, low or 0, high or 1))
+  low, high = low or 0, high or 1
+  expect_number(low, 'uniform', 'low'); expect_number(high, 'uniform', 'high')
+  check(C.fused_uniform(t, low, high))
   return t
 end
 
 function Tensor.normal(t, mean, std)
-  check(C.fused_normal(t, mean or 0, std or 1))
+  mean, std = mean or 0, std or 1
+  expect_number(mean, 'normal', 'mean'); expect_number(std, 'normal', 'std')
+  check(C.fused_normal(t, mean, std))
   return t
 end
 
--- t:to('float64' | 'float32' | 'cuda' | 'cpu'), or t:to(dtype, device); t itself when nothing
--- changes, as Torch's :float() does.
-function Tensor.to(t, a, b)
-  local dtype, device = t.scalar_type, t.device_type
-  for _, x in ipairs({ a, b }) do
-    if dt.dtypes[x] then dtype = dt.dtypes[x]
-    elseif dt.devices[x] then device = dt.devices[x]
-    else
-      error(string.format("to: expected 'float32', 'float64', 'cpu' or 'cuda', got %s", tostring(x)), 2)
+-- The arguments of to(a, b): a dtype name and a device name in either order, nil for none;
+-- returns the dtype and device numbers, nil where not given. A second dtype or device is an
+-- error rather than a silent override. level is error's, seen from parse_to.
+function M.parse_to(a, b, fn, level)
+  local dtype, device
+  for pos, x in pairs({ a, b }) do -- pairs, as ipairs would stop at a nil a
+    local what = dt.dtypes[x] and 'dtype' or dt.devices[x] and 'device'
+    if not what then
+      error(string.format("%s: argument %d expected 'float32', 'float64', 'cpu', 'cuda' or nil, got %s",
+                          fn, pos, type(x) == 'string' and "'" .. x .. "'" or type_name(x)), level)
     end
+    if (what == 'dtype' and dtype) or (what == 'device' and device) then
+      error(string.format("%s: expected at most one dtype and one device, got two %ss", fn, what), level)
+    end
+    if what == 'dtype' then dtype = dt.dtypes[x] else device = dt.devices[x] end
   end
+  return dtype, device
+end
+
+-- t:to('float64' | 'float32' | 'cuda' | 'cpu'), or t:to(dtype, device) in either order, nil for
+-- the tensor's own; t itself when nothing changes, as Torch's :float() does.
+function Tensor.to(t, a, b)
+  local dtype, device = M.parse_to(a, b, 'to', 3)
+  dtype, device = dtype or t.scalar_type, device or t.device_type
   if dtype == t.scalar_type and device == t.device_type then return t end
   local src = t
   if device ~= t.device_type and dtype ~= t.scalar_type then
@@ -376,13 +467,25 @@ function Tensor.view(t, shape, ...)
   if C.fused_tensor_is_contiguous(t) == 0 then
     error("view: expected a contiguous tensor (use :reshape() or :contiguous())", 2)
   end
-  local n, known, infer = #shape, 1, nil
-  for i = 1, n do
-    if shape[i] == -1 and not infer then infer = i else known = known * shape[i] end
+  local n = type(shape) == 'table' and sequence_length(shape)
+  if not n then
+    error(string.format("view: argument 'shape' expected a list of sizes (one may be -1), got %s",
+                        type(shape) == 'table' and show_list(shape) or type_name(shape)), 2)
   end
-  local resolved = {}
-  for i = 1, n do resolved[i] = shape[i] end
-  if infer then resolved[infer] = t:numel() / known end
+  -- The sizes besides the -1 are checked by parse_shape below.
+  local resolved, known, infer = {}, 1, nil
+  for i = 1, n do
+    if shape[i] == -1 and not infer then infer = i
+    elseif type(shape[i]) == 'number' then known = known * shape[i] end
+    resolved[i] = shape[i]
+  end
+  if infer then
+    if known < 1 or t:numel() % known ~= 0 then
+      error(string.format("view: argument 'shape' %s cannot hold %d elements whatever its -1", show_list(shape),
+                          t:numel()), 2)
+    end
+    resolved[infer] = t:numel() / known
+  end
   local ndim = parse_shape(resolved, 'view')
   local numel = 1
   for i = 1, ndim do numel = numel * resolved[i] end
@@ -402,6 +505,13 @@ function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) en
 
 -- The metatype ------------------------------------------------------------------------------
 
+-- Every misuse of a tensor as a Lua value raises an error that says what to do instead, rather
+-- than the FFI's words about a struct (or a silent nil for t[1]). == stays identity, as the
+-- FFI gives it (so that t == nil is false).
+local function unsupported(message)
+  return function() error('fused.Tensor: ' .. message, 2) end
+end
+
 -- __gc drops the storage reference of every fused_tensor struct made by ffi.new: cheaper than
 -- ffi.gc per object. A struct copied by hand must not keep the original's storage pointer.
 M.metatable = {
@@ -411,11 +521,40 @@ M.metatable = {
     if method ~= nil then return method end
     local property = properties[k]
     if property then return property(t) end
+    if type(k) == 'number' then
+      error('fused.Tensor: indexing with [] is not supported yet; use t:select(1, i)', 2)
+    end
+    error(string.format("fused.Tensor has no method or property %s",
+                        type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
+  __newindex = function(_, k)
+    if type(k) == 'number' then
+      error('fused.Tensor: assigning with [] is not supported yet; use t:select(1, i):fill(v) or :copy(src)', 2)
+    end
+    error(string.format("fused.Tensor: cannot set field %s (tensors have no fields to set)",
+                        type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
+  end,
+  __call = unsupported('a tensor is not callable'),
+  __len = unsupported('#t is not supported; use t:size(1) or t:numel()'),
+  __mod = unsupported('% is not supported (there is no remainder op)'),
+  __lt = unsupported('< is not supported (there are no comparison ops)'),
+  __le = unsupported('<= is not supported (there are no comparison ops)'),
+  __concat = unsupported('.. is not supported; use tostring(t) for text, fused.cat for tensors'),
 }
 
--- Called once by fused/init.lua after ops and printing have added their methods.
+-- Called once by fused/init.lua after ops and printing have added their methods. Each method
+-- first checks that it was called on a tensor: t.size(1), written for t:size(1), says so
+-- rather than failing inside the method.
 function M.install()
+  for name, f in pairs(Tensor) do
+    Tensor[name] = function(t, ...)
+      if not ffi.istype(tensor_t, t) then
+        error(string.format("fused.Tensor.%s: expected a tensor to call it on, got %s (call it as t:%s(...))",
+                            name, type_name(t), name), 2)
+      end
+      return f(t, ...)
+    end
+  end
   ffi.metatype('fused_tensor', M.metatable)
 end
 

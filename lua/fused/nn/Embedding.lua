@@ -15,6 +15,7 @@ local C, check = lib.C, lib.check
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
+  opts = self:tensor_options(opts)
   self:check_size(num_embeddings, 'num_embeddings')
   self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
@@ -26,7 +27,7 @@ end
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
   if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'float64' }) end
-  tensor.expect(indices, 'Embedding:forward', 'indices')
+  tensor.expect(indices, 'Embedding:forward', 'indices', 3)
   return indices:to('int64'):to(like.device):contiguous()
 end
 

@@ -15,6 +15,7 @@ local LLTMCell = Module:extend('LLTMCell')
 
 -- Shared with LLTMCellComposed and LLTM: the parameters, their gradients and the sizes.
 function LLTMCell.init_parameters(self, input_features, state_size, opts)
+  opts = self:tensor_options(opts, 1)
   self:check_size(input_features, 'input_features', 1)
   self:check_size(state_size, 'state_size', 1)
   self.input_features, self.state_size = input_features, state_size

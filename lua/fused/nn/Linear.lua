@@ -14,6 +14,7 @@ local C, check = lib.C, lib.check
 local Linear = Module:extend('Linear')
 
 function Linear:__init(in_features, out_features, opts)
+  opts = self:tensor_options(opts)
   self:check_size(in_features, 'in_features')
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features = in_features, out_features
@@ -26,7 +27,7 @@ end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
 local function rows_of(self, x, fn)
-  tensor.expect(x, fn, 'input')
+  tensor.expect(x, 'Linear:' .. fn, 'input', 3)
   local n = x.ndim
   if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
     error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",

@@ -11,11 +11,15 @@ local tensor = require 'fused.tensor'
 local MSELoss = Module:extend('MSELoss')
 
 local function expect_pair(input, target, fn)
-  tensor.expect(input, fn, 'input')
-  tensor.expect(target, fn, 'target')
+  tensor.expect(input, fn, 'input', 3)
+  tensor.expect(target, fn, 'target', 3)
   local a, b = table.concat(input:shape(), ', '), table.concat(target:shape(), ', ')
   if a ~= b then
     error(string.format("%s: argument 'target' expected shape [%s] (as input), got [%s]", fn, a, b), 3)
+  end
+  if input.dtype ~= target.dtype or input.device ~= target.device then
+    error(string.format("%s: argument 'target' expected %s on %s (as input), got %s on %s", fn,
+                        input.dtype, input.device, target.dtype, target.device), 3)
   end
 end
 

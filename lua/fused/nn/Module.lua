@@ -5,6 +5,7 @@
 --   function Cell:__init(...) ... end      -- called by Cell(...)
 --   function Cell:forward(...) ... end
 --   function Cell:backward(...) ... end
+local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
 
 local Module = { __name = 'Module' }
@@ -25,7 +26,13 @@ function Module:extend(name)
   return class
 end
 
-function Module:__init() end
+-- Modules without an __init of their own take no arguments: MSELoss({reduction = 'sum'}) is
+-- an error, not a silent mean.
+function Module:__init(...)
+  if select('#', ...) > 0 then
+    error(string.format('%s: expected no arguments, got %d', self.__name, select('#', ...)), 3)
+  end
+end
 
 function Module:forward() error(self.__name .. ':forward is not implemented', 2) end
 function Module:backward() error(self.__name .. ':backward is not implemented', 2) end
@@ -71,11 +78,12 @@ end
 
 -- Converts every tensor field (parameters, gradients, buffers) and every child; what the
 -- latest forward kept is dropped, since it lives on the old device or dtype.
-function Module:to(...)
+function Module:to(a, b)
+  tensor.parse_to(a, b, self.__name .. ':to', 3)
   for k, v in pairs(self) do
-    if tensor.is_tensor(v) then self[k] = v:to(...) end
+    if tensor.is_tensor(v) then self[k] = v:to(a, b) end
   end
-  for _, child in ipairs(self:children()) do child:to(...) end
+  for _, child in ipairs(self:children()) do child:to(a, b) end
   self.saved = nil
   return self
 end
@@ -92,6 +100,13 @@ function Module:check_size(n, arg, depth)
     error(string.format("%s: argument '%s' expected a positive integer, got %s", self.__name,
                         arg, tostring(n)), 4 + (depth or 0))
   end
+end
+
+-- For constructors: opts ({dtype=, device=} or nil), checked in the module's name, as the
+-- options of its tensors ({dtype = name, device = name}). depth as check_size's.
+function Module:tensor_options(opts, depth)
+  local dtype, device = dt.parse(opts, self.__name, 5 + (depth or 0))
+  return { dtype = dt.dtype_names[dtype], device = dt.device_names[device] }
 end
 
 -- Raised by backward when no forward kept anything.

@@ -7,6 +7,7 @@
 --   function Adam:update(i, param, grad) ... end  -- one parameter, one fused C call
 --
 -- The hyperparameters are fields (opt.lr, ...) and may be changed between steps.
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local Optimizer = {}
@@ -30,38 +31,50 @@ function Optimizer:extend(name, defaults, check)
   return class
 end
 
--- Raises "<optimizer>: option '<k>' expected ..." unless check accepts v.
-local function check_option(cls, fn, k, v, level)
-  if cls.defaults[k] == nil then error(string.format("%s: unknown option '%s'", fn, tostring(k)), level) end
-  local ok, err = pcall(cls.check, k, v)
-  if not ok then error(string.format("%s: option '%s' %s", fn, k, err), level) end
+-- Raises "<fn>: unknown option '<k>' (expected one of: ...)" or "<fn>: option '<k>' expected
+-- ..." unless every option is known and check accepts its value; returns opts ({} for nil).
+-- level is error's, seen from check_options.
+local function check_options(cls, fn, opts, level)
+  local names = {}
+  for k in pairs(cls.defaults) do names[#names + 1] = k end
+  table.sort(names)
+  opts = options.check(opts, fn, names, level + 1)
+  for k, v in pairs(opts) do
+    local ok, err = pcall(cls.check, k, v)
+    if not ok then error(string.format("%s: option '%s' %s", fn, k, err), level) end
+  end
+  return opts
 end
 
+-- How a list argument came, for errors: its length, or what it is when not a list.
+local function describe_list(list)
+  if type(list) ~= 'table' then return tensor.type_name(list) end
+  local n = tensor.sequence_length(list)
+  return n and n .. ' entries' or tensor.show_list(list)
+end
+
+-- Reached by a tail call from Adam(...), so errors at level 2 are the caller's.
 function Optimizer.new(cls, params, grads, opts)
   local fn = cls.__name
-  if type(params) ~= 'table' or type(grads) ~= 'table' or #params ~= #grads or #params == 0 then
+  local n = type(params) == 'table' and tensor.sequence_length(params)
+  if not n or n == 0 or type(grads) ~= 'table' or tensor.sequence_length(grads) ~= n then
     error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one "
                         .. "length (as module:parameters() returns), got %s and %s", fn,
-                        type(params) == 'table' and #params .. ' entries' or type(params),
-                        type(grads) == 'table' and #grads .. ' entries' or type(grads)), 3)
+                        describe_list(params), describe_list(grads)), 2)
   end
   for i = 1, #params do
     tensor.expect(params[i], fn, 'params[' .. i .. ']')
     tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
     if not same_layout(params[i], grads[i]) then
       error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn,
-                          i, i), 3)
+                          i, i), 2)
     end
     if not params[i]:is_contiguous() or not grads[i]:is_contiguous() then
-      error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 3)
+      error(string.format("%s: params[%d] and grads[%d] expected contiguous tensors", fn, i, i), 2)
     end
   end
-  opts = opts or {}
-  if type(opts) ~= 'table' then
-    error(string.format("%s: argument 'opts' expected a table of options, got %s", fn, type(opts)), 3)
-  end
+  opts = check_options(cls, fn, opts, 3)
   local self = setmetatable({ params = params, grads = grads, step_count = 0, buffers = {} }, cls)
-  for k, v in pairs(opts) do check_option(cls, fn, k, v, 4) end
   for k, default in pairs(cls.defaults) do
     if opts[k] == nil then self[k] = default else self[k] = opts[k] end
   end
@@ -95,10 +108,7 @@ function Optimizer:load_state_dict(state)
   if type(state) ~= 'table' or type(state.step) ~= 'number' or type(state.tensors) ~= 'table' then
     error(fn .. ": argument 'state' expected a table from state_dict()", 2)
   end
-  for k, v in pairs(state.hyper or {}) do
-    check_option(self, fn, k, v, 3)
-    self[k] = v
-  end
+  for k, v in pairs(check_options(self, fn, state.hyper, 3)) do self[k] = v end
   for _, b in ipairs(self:buffer_names()) do
     self.buffers[b] = self.buffers[b] or {}
     for i, p in ipairs(self.params) do

@@ -11,8 +11,9 @@ local C, check = lib.C, lib.check
 local sum = ffi.new('double[1]')
 
 return function(grads, max_norm)
-  if type(grads) ~= 'table' then
-    error("clip_grad_norm: argument 'grads' expected a list of tensors, got " .. type(grads), 2)
+  if type(grads) ~= 'table' or not tensor.sequence_length(grads) then
+    error("clip_grad_norm: argument 'grads' expected a list of tensors, got "
+          .. (type(grads) == 'table' and tensor.show_list(grads) or tensor.type_name(grads)), 2)
   end
   if type(max_norm) ~= 'number' or not (max_norm > 0) then
     error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm),

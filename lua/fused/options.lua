@@ -1,0 +1,32 @@
+-- The one check of an options table ({dtype = 'float64'}, {lr = 1e-3}, ...), shared by every
+-- function that takes one: a misspelt key is an error, never silently ignored.
+local M = {}
+
+-- What check returns for nil: shared, so that the common call without options allocates nothing.
+local NONE = setmetatable({}, { __newindex = function() error('fused.options: the empty options are read-only', 2) end })
+
+-- opts (nil for none) must be a table whose keys are all among `accepted` (a list of names);
+-- returns opts, or an empty table for nil. level is error's, seen from check (default 3: the
+-- caller of the function that calls check).
+function M.check(opts, fn, accepted, level)
+  level = level or 3
+  if opts == nil then return NONE end
+  local names = table.concat(accepted, ', ')
+  if type(opts) ~= 'table' then
+    error(string.format("%s: argument 'opts' expected a table of options (%s), got %s", fn, names,
+                        type(opts)), level)
+  end
+  for k in pairs(opts) do
+    local known = false
+    for _, name in ipairs(accepted) do
+      if k == name then known = true; break end
+    end
+    if not known then
+      local key = type(k) == 'string' and "'" .. k .. "'" or '[' .. tostring(k) .. ']'
+      error(string.format("%s: unknown option %s (expected one of: %s)", fn, key, names), level)
+    end
+  end
+  return opts
+end
+
+return M
