@@ -3,7 +3,6 @@
 #ifndef FUSED_MATHS_CONVERT_H
 #define FUSED_MATHS_CONVERT_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "hd.h"

@@ -11,6 +11,10 @@
 #ifndef FUSED_MATHS_HD_H
 #define FUSED_MATHS_HD_H
 
+#include <stdbool.h>
+
+#include "../fused.h"
+
 #ifdef __CUDACC__
 #define FUSED_HD __host__ __device__ inline
 #define FUSED_GENERIC template <typename scalar_t>
