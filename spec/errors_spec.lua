@@ -113,7 +113,7 @@ describe('bad input', function()
   it('mixed devices', function()
     local gpu = on_cuda(fused.zeros({ 2, 3 }))
     err(function() return a + gpu end, 'add', "'b'", 'device cpu', 'got cuda')
-    err(function() fused.matmul(a, on_cuda(fused.zeros({ 3, 2 }))) end, 'matmul', "'b'", 'device cpu', 'got cuda')
+    err(function() fused.matmul(a, (on_cuda(fused.zeros({ 3, 2 })))) end, 'matmul', "'b'", 'device cpu', 'got cuda')
     err(function() fused.exp(gpu) end, 'cuda', 'not available')
   end)
 

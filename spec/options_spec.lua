@@ -55,7 +55,7 @@ describe('options', function()
   it('addmm and gradcheck', function()
     local a, b = fused.zeros({ 2, 2 }), fused.zeros({ 2, 2 })
     err(function() fused.addmm(fused.zeros({ 2 }), a, b, { betta = 0 }) end,
-        "addmm: unknown option 'betta' (expected one of: alpha, beta)")
+        "addmm: unknown option 'betta' (expected one of: alpha, beta, out)")
     local op = { forward = function(x) return x * 2 end, backward = function(_, d) return d * 2 end }
     local x = fused.randn({ 2 }, { dtype = 'float64' })
     err(function() fused.gradcheck(op, { x }, { tol = 1 }) end,

@@ -19,6 +19,8 @@ local fused = {
   cuda = require 'fused.cuda',
   nn = require 'fused.nn',
   optim = require 'fused.optim',
+  -- Counters for the specs: storages made since the library loaded.
+  debug = { allocations = tensor.allocations },
 }
 for name, f in pairs(ops) do fused[name] = f end
 

@@ -90,21 +90,49 @@ local function collect()
   gc_threshold = math.max(GC_MIN_BYTES, live)
 end
 
--- A new tensor of ndim sizes (an int64_t array); on failure (out of memory, say) collect once
--- and retry before raising.
-local function new(ndim, sizes, dtype, device)
-  local t = tensor_t()
+-- State that every loaded copy of this module shares: ffi.metatype binds the methods of the
+-- first copy for the whole process, so a copy loaded again (busted reloads per spec file) must
+-- count and mark views in the same place. In the registry, as C state would be.
+local shared = debug.getregistry().fused_tensor_shared
+if not shared then
+  -- views: tensors made by view(); they share a storage, so an op's `out` that is one is never
+  -- resized (the view would part from its base). Weak keys: the entry goes with the view.
+  shared = { allocations = 0, views = setmetatable({}, { __mode = 'k' }) }
+  debug.getregistry().fused_tensor_shared = shared
+end
+local views = shared.views
+
+-- Storages made since the library loaded: fused.debug.allocations(), for the specs that pin
+-- down that a steady training step allocates nothing.
+function M.allocations() return shared.allocations end
+
+-- Gives the struct t a new storage of ndim sizes (an int64_t array); on failure (out of
+-- memory, say) collect once and retry before raising.
+local function init(t, ndim, sizes, dtype, device)
   if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
     collect()
     if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
-      error(ffi.string(C.fused_last_error()), 3)
+      error(ffi.string(C.fused_last_error()), 4)
     end
   end
+  shared.allocations = shared.allocations + 1
   allocated = allocated + tonumber(C.fused_tensor_numel(t)) * dt.sizes[dtype]
   if allocated > gc_threshold then collect() end
   return t
 end
+
+local function new(ndim, sizes, dtype, device)
+  return init(tensor_t(), ndim, sizes, dtype, device)
+end
 M.new = new
+
+function M.is_view(t) return views[t] == true end
+
+-- Points t at a new storage of ndim sizes (the old one goes when its last tensor does).
+function M.resize(t, ndim, sizes)
+  C.fused_tensor_release(t)
+  return init(t, ndim, sizes, t.scalar_type, t.device_type)
+end
 
 function M.empty_like(t, dtype, device)
   return new(t.ndim, t.sizes, dtype or t.scalar_type, device or t.device_type)
@@ -113,6 +141,7 @@ end
 local function view(t, ndim, sizes, strides, offset)
   local v = tensor_t()
   check(C.fused_tensor_view(v, t, ndim, sizes, strides, offset))
+  views[v] = true
   return v
 end
 
@@ -279,11 +308,41 @@ end
 
 -- Copies and conversions --------------------------------------------------------------------
 
-function Tensor.copy(t, src)
-  M.expect(src, 'copy', 'src')
+-- In place, PyTorch's names (a trailing underscore); any strides. The Torch7 names without it
+-- (t:copy(src), t:zero(), ...) are the same functions, kept for existing scripts.
+function Tensor.copy_(t, src)
+  M.expect(src, 'copy_', 'src')
   check(C.fused_copy(t, src))
   return t
 end
+
+function Tensor.fill_(t, value)
+  expect_number(value, 'fill_', 'value')
+  check(C.fused_fill(t, value))
+  return t
+end
+
+function Tensor.zero_(t)
+  check(C.fused_fill(t, 0))
+  return t
+end
+
+function Tensor.uniform_(t, low, high)
+  low, high = low or 0, high or 1
+  expect_number(low, 'uniform_', 'low'); expect_number(high, 'uniform_', 'high')
+  check(C.fused_uniform(t, low, high))
+  return t
+end
+
+function Tensor.normal_(t, mean, std)
+  mean, std = mean or 0, std or 1
+  expect_number(mean, 'normal_', 'mean'); expect_number(std, 'normal_', 'std')
+  check(C.fused_normal(t, mean, std))
+  return t
+end
+
+Tensor.copy, Tensor.fill, Tensor.zero = Tensor.copy_, Tensor.fill_, Tensor.zero_
+Tensor.uniform, Tensor.normal = Tensor.uniform_, Tensor.normal_
 
 function Tensor.clone(t)
   local c = M.empty_like(t)
@@ -294,28 +353,6 @@ end
 function Tensor.contiguous(t)
   if C.fused_tensor_is_contiguous(t) ~= 0 then return t end
   return t:clone()
-end
-
-function Tensor.fill(t, value)
-  expect_number(value, 'fill', 'value')
-  check(C.fused_fill(t, value))
-  return t
-end
-
-function Tensor.zero(t) return t:fill(0) end
-
-function Tensor.uniform(t, low, high)
-  low, high = low or 0, high or 1
-  expect_number(low, 'uniform', 'low'); expect_number(high, 'uniform', 'high')
-  check(C.fused_uniform(t, low, high))
-  return t
-end
-
-function Tensor.normal(t, mean, std)
-  mean, std = mean or 0, std or 1
-  expect_number(mean, 'normal', 'mean'); expect_number(std, 'normal', 'std')
-  check(C.fused_normal(t, mean, std))
-  return t
 end
 
 -- The arguments of to(a, b): a dtype name and a device name in either order, nil for none;

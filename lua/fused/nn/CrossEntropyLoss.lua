@@ -6,13 +6,13 @@
 --   local d_logits = criterion:backward(logits, targets)
 --
 -- logits are N × C or T × B × C; targets hold N class indices 1..C (counted from 1, as in Lua
--- and Torch7), as a Lua table (nested or flat) or a tensor of any shape. Like Torch7's
--- criterions it keeps nothing between calls: backward takes the same arguments.
-local lib = require 'fused.lib'
+-- and Torch7), as a Lua table (nested or flat) or a tensor of any shape (an int64 tensor on the
+-- logits' device is used as it is; anything else is converted). Like Torch7's criterions it
+-- keeps nothing for backward: backward takes the same arguments.
+local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
 local tensor = require 'fused.tensor'
 
-local C, check = lib.C, lib.check
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
 -- The logits as rows (N × C) and the targets as N int64 values on their device (a table goes
@@ -38,16 +38,15 @@ end
 
 function CrossEntropyLoss:forward(logits, targets)
   local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:forward')
-  local loss = tensor.empty({ 1 }, { dtype = logits.dtype, device = logits.device })
-  check(C.fused_cross_entropy_forward(loss, rows, t))
-  return loss:item()
+  self.buffers.loss = functional.cross_entropy(rows, t, { out = self:buffer('loss', logits) })
+  return self.buffers.loss:item()
 end
 
 function CrossEntropyLoss:backward(logits, targets)
   local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:backward')
-  local d = tensor.empty_like(rows)
-  check(C.fused_cross_entropy_backward(d, rows, t, 1))
-  return d:view(logits:shape())
+  self.buffers.gradInput = functional.cross_entropy_backward(rows, t,
+                                                             { out = self:buffer('gradInput', logits) })
+  return self.buffers.gradInput:view(logits:shape())
 end
 
 return CrossEntropyLoss

@@ -7,11 +7,10 @@
 --
 -- weight starts normal(0, 1), as torch.nn.Embedding's. Indices have no gradient: backward
 -- returns nothing.
-local lib = require 'fused.lib'
+local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
 local tensor = require 'fused.tensor'
 
-local C, check = lib.C, lib.check
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
@@ -33,18 +32,16 @@ end
 
 function Embedding:forward(indices)
   local idx = index_tensor(indices, self.weight)
-  local shape = idx:shape()
-  shape[#shape + 1] = self.embedding_dim
-  local y = tensor.empty(shape, { dtype = self.weight.dtype, device = self.weight.device })
-  check(C.fused_embedding_forward(y, self.weight, idx))
+  self.buffers.output = functional.embedding(idx, self.weight,
+                                             { out = self:buffer('output', self.weight) })
   self.saved = { indices = idx }
-  return y
+  return self.buffers.output
 end
 
 function Embedding:backward(d_y)
   local saved = self:expect_saved()
   tensor.expect(d_y, 'Embedding:backward', 'd_output')
-  check(C.fused_embedding_backward(self.gradWeight, d_y:contiguous(), saved.indices))
+  functional.embedding_backward_accumulate(d_y, saved.indices, self.gradWeight)
 end
 
 return Embedding

@@ -31,15 +31,21 @@ function LLTMCell:__init(input_features, state_size, opts)
   LLTMCell.init_parameters(self, input_features, state_size, opts)
 end
 
+-- An h or c that is this cell's own output (h, c = cell:forward(x, h, c)) is copied first.
 function LLTMCell:forward(x, h, c)
-  local new_h, new_c, ctx = functional.lltm_forward(x, self.weight, self.bias, h, c)
-  self.saved = ctx
-  return new_h, new_c
+  local b = self.buffers
+  h, c = self:unshared(h), self:unshared(c)
+  b.new_h, b.new_c, self.saved = functional.lltm_forward(x, self.weight, self.bias, h, c, {
+    out = { self:buffer('new_h', self.weight), self:buffer('new_c', self.weight), self.saved } })
+  return b.new_h, b.new_c
 end
 
 function LLTMCell:backward(grad_h, grad_c)
-  local ctx = self:expect_saved()
-  return functional.lltm_backward_accumulate(ctx, grad_h, grad_c, self.gradWeight, self.gradBias)
+  local ctx, b = self:expect_saved(), self.buffers
+  b.d_x, b.d_h, b.d_c = functional.lltm_backward_accumulate(ctx, grad_h, grad_c, self.gradWeight,
+    self.gradBias, { out = { self:buffer('d_x', self.weight), self:buffer('d_h', self.weight),
+                             self:buffer('d_c', self.weight) } })
+  return b.d_x, b.d_h, b.d_c
 end
 
 return LLTMCell

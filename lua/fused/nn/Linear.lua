@@ -6,11 +6,10 @@
 --   local d_x = linear:backward(d_y)      -- adds into gradWeight and gradBias
 --
 -- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts.
-local lib = require 'fused.lib'
 local Module = require 'fused.nn.Module'
+local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
 
-local C, check = lib.C, lib.check
 local Linear = Module:extend('Linear')
 
 function Linear:__init(in_features, out_features, opts)
@@ -40,10 +39,10 @@ end
 
 function Linear:forward(x)
   local rows, shape = rows_of(self, x, 'forward')
-  local y = tensor.empty({ rows:size(1), self.out_features }, { dtype = x.dtype, device = x.device })
-  check(C.fused_addmm(y, self.bias, rows, self.weight:t(), 1, 1))
+  local b = self.buffers
+  b.output = ops.addmm(self.bias, rows, self.weight:t(), { out = self:buffer('output', x) })
   self.saved = { rows = rows, in_shape = x:shape(), out_shape = shape }
-  return y:view(shape)
+  return b.output:view(shape)
 end
 
 function Linear:backward(d_y)
@@ -53,12 +52,13 @@ function Linear:backward(d_y)
     error(string.format("Linear:backward: argument 'd_output' expected shape [%s] (the output's), got [%s]",
                         table.concat(saved.out_shape, ', '), table.concat(d_y:shape(), ', ')), 2)
   end
+  local b = self.buffers
   local d_rows = d_y:contiguous():view(-1, self.out_features)
-  local d_x = tensor.empty(saved.rows:shape(), { dtype = d_y.dtype, device = d_y.device })
-  check(C.fused_addmm(d_x, nil, d_rows, self.weight, 0, 1))
-  check(C.fused_addmm(self.gradWeight, self.gradWeight, d_rows:t(), saved.rows, 1, 1))
-  check(C.fused_binary(C.FUSED_ADD, self.gradBias, self.gradBias, d_rows:sum(1):view(-1)))
-  return d_x:view(saved.in_shape)
+  b.gradInput = ops.matmul(d_rows, self.weight, { out = self:buffer('gradInput', d_y) })
+  self.gradWeight:addmm_(d_rows:t(), saved.rows)
+  b.bias_sum = ops.sum(d_rows, 1, { out = self:buffer('bias_sum', d_y) })
+  self.gradBias:add_(b.bias_sum:view(-1))
+  return b.gradInput:view(saved.in_shape)
 end
 
 return Linear

@@ -4,8 +4,9 @@
 --   local loss = criterion:forward(input, target)    -- a Lua number
 --   local d_input = criterion:backward(input, target) -- 2 (input - target) / numel
 --
--- Like Torch7's criterions it keeps nothing between calls: backward takes the same arguments.
+-- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
 local Module = require 'fused.nn.Module'
+local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
 
 local MSELoss = Module:extend('MSELoss')
@@ -25,13 +26,19 @@ end
 
 function MSELoss:forward(input, target)
   expect_pair(input, target, 'MSELoss:forward')
-  local d = input - target
-  return (d * d):sum() / input:numel()
+  -- In the input's dtype, as (d * d):sum(): a float32 loss overflows to inf where the
+  -- training loop stops on it.
+  local b = self.buffers
+  b.squares = ops.sub(input, target, { out = self:buffer('squares', input) })
+  b.squares:mul_(b.squares)
+  b.sum = ops.sum(b.squares:view(-1), 1, { out = self:buffer('sum', input) })
+  return b.sum:item() / input:numel()
 end
 
 function MSELoss:backward(input, target)
   expect_pair(input, target, 'MSELoss:backward')
-  return (input - target) * (2 / input:numel())
+  self.buffers.gradInput = ops.sub(input, target, { out = self:buffer('gradInput', input) })
+  return self.buffers.gradInput:mul_(2 / input:numel())
 end
 
 return MSELoss

@@ -1,5 +1,8 @@
 -- The base of every module, in the Torch7 spirit: forward computes and keeps what backward
 -- needs; backward returns the input gradients and ADDS into the parameter gradients.
+-- forward's results and backward's gradients are the module's buffers (self.buffers, passed
+-- back to the ops as {out = ...}), overwritten by the next call as Torch7's output and
+-- gradInput are: a step with the shapes of the last allocates nothing. :clone() keeps a copy.
 --
 --   local Cell = Module:extend('Cell')
 --   function Cell:__init(...) ... end      -- called by Cell(...)
@@ -16,7 +19,7 @@ function Module:extend(name)
   local class = setmetatable({ __name = name }, {
     __index = self,
     __call = function(cls, ...)
-      local obj = setmetatable({}, cls)
+      local obj = setmetatable({ buffers = {} }, cls)
       obj:__init(...)
       return obj
     end,
@@ -69,22 +72,68 @@ function Module:zeroGradParameters()
   return self
 end
 
--- Drops what the latest forward kept: a backward after this is an error.
+-- The buffer `name` to pass as an op's out: nil (the op allocates it) unless it has like's
+-- dtype and device; a criterion meets inputs of any.
+function Module:buffer(name, like)
+  local t = self.buffers[name]
+  if t and t.scalar_type == like.scalar_type and t.device_type == like.device_type then return t end
+end
+
+-- The buffer `name` of shape `shape` with like's dtype and device, for a result written piece by
+-- piece (no single op's out); made anew, and then zeroed when `zero`, if it has another.
+function Module:buffer_shaped(name, shape, like, zero)
+  local t = self:buffer(name, like)
+  local same = t and t.ndim == #shape
+  for d = 1, #shape do same = same and t.sizes[d - 1] == shape[d] end
+  if not same then
+    t = tensor.empty(shape, { dtype = like.dtype, device = like.device })
+    if zero then t:zero_() end
+    self.buffers[name] = t
+  end
+  return t
+end
+
+-- t, or a copy of it when it shares memory with one of this module's buffers (h_T fed back as
+-- h0, say): forward overwrites its buffers, and backward needs its inputs as they were.
+function Module:unshared(t)
+  if not tensor.is_tensor(t) then return t end
+  for _, b in pairs(self.buffers) do
+    if tensor.is_tensor(b) and b.storage == t.storage then return t:clone() end
+  end
+  return t
+end
+
+local PARAMETER_FIELDS = { weight = true, bias = true, gradWeight = true, gradBias = true }
+
+-- A module of this one's class that shares its parameters and their gradients (the same
+-- tensors) and its numbers and strings, with buffers of its own, as Torch7's
+-- clone('weight', 'bias', 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at
+-- the current parameters instead (they change tensors on :to()).
+function Module:shared_clone(into)
+  local c = into or setmetatable({ buffers = {} }, getmetatable(self))
+  for k, v in pairs(self) do
+    if PARAMETER_FIELDS[k] or (type(v) ~= 'table' and not tensor.is_tensor(v)) then c[k] = v end
+  end
+  return c
+end
+
+-- Drops what the latest forward kept and the buffers: a backward after this is an error.
 function Module:clearState()
   self.saved = nil
+  self.buffers = {}
   for _, child in ipairs(self:children()) do child:clearState() end
   return self
 end
 
--- Converts every tensor field (parameters, gradients, buffers) and every child; what the
--- latest forward kept is dropped, since it lives on the old device or dtype.
+-- Converts every tensor field (parameters, gradients) and every child; what the latest forward
+-- kept and the buffers are dropped, since they live on the old device or dtype.
 function Module:to(a, b)
   tensor.parse_to(a, b, self.__name .. ':to', 3)
   for k, v in pairs(self) do
     if tensor.is_tensor(v) then self[k] = v:to(a, b) end
   end
   for _, child in ipairs(self:children()) do child:to(a, b) end
-  self.saved = nil
+  self.saved, self.buffers = nil, {}
   return self
 end
 

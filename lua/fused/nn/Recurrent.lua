@@ -5,9 +5,10 @@
 --   local hs, h_T, c_T = rnn:forward(xs, h0, c0)      -- xs T×B×I, hs T×B×H; h0, c0 nil = 0
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT) -- d_hT, d_cT nil = 0
 --
--- A cell keeps only its latest forward (cell.saved, a new table each call), so Recurrent keeps
--- every step's: backward puts each back before cell:backward for t = T..1. The cell's
--- gradWeight and gradBias accumulate the sum over steps; rnn:parameters() returns the cell's.
+-- Step t runs on a clone of the cell that shares its parameters and gradients and keeps its own
+-- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
+-- memory T times the cell's buffers. The cell's gradWeight and gradBias accumulate the sum over
+-- steps; rnn:parameters() returns the cell's.
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
@@ -23,9 +24,12 @@ function Recurrent:__init(cell)
   self.cell = cell
 end
 
--- Zeros of B×H with like's dtype and device.
-local function zeros(like, B, H)
-  return tensor.zeros({ B, H }, { dtype = like.dtype, device = like.device })
+-- The clone of the cell for step t, pointed at the cell's current parameters.
+function Recurrent:step(t)
+  local steps = self.buffers.steps or {}
+  self.buffers.steps = steps
+  steps[t] = self.cell:shared_clone(steps[t])
+  return steps[t]
 end
 
 function Recurrent:forward(xs, h0, c0)
@@ -34,32 +38,39 @@ function Recurrent:forward(xs, h0, c0)
     error(string.format("Recurrent:forward: argument 'xs' expected 3 dims (T x B x I), got %d",
                         xs:dim()), 2)
   end
-  local T, H = xs:size(1), self.cell.state_size
-  local h, c = h0 or zeros(xs, xs:size(2), H), c0 or zeros(xs, xs:size(2), H)
-  local steps, hs = {}, {}
+  local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.cell.state_size
+  local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
+  local c = c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)
+  b.hs = self:buffer_shaped('hs', { T, B, H }, xs)
   for t = 1, T do
-    h, c = self.cell:forward(xs:select(1, t), h, c)
-    hs[t], steps[t] = h, self.cell.saved
+    h, c = self:step(t):forward(xs:select(1, t), h, c)
+    b.hs:select(1, t):copy_(h)
   end
-  self.saved = { steps = steps, T = T }
-  local all = ops.cat(hs, 1):view(T, xs:size(2), H)
-  return all, all:select(1, T), c
+  b.c_T = self:buffer_shaped('c_T', { B, H }, xs):copy_(c)
+  self.saved = { T = T }
+  return b.hs, b.hs:select(1, T), b.c_T
 end
 
 function Recurrent:backward(d_hs, d_hT, d_cT)
-  local s = self:expect_saved()
+  local s, b = self:expect_saved(), self.buffers
   expect(d_hs, 'Recurrent:backward', 'd_hs')
-  local T = s.T
-  local d_xs = {}
+  local T, steps = s.T, b.steps
   local d_h, d_c = d_hT, d_cT
   for t = T, 1, -1 do
-    local grad_h = d_hs:select(1, t):contiguous()
-    if d_h then grad_h = grad_h + d_h end
-    local grad_c = d_c or zeros(grad_h, grad_h:size(1), grad_h:size(2))
-    self.cell.saved = s.steps[t]
-    d_xs[t], d_h, d_c = self.cell:backward(grad_h, grad_c)
+    local grad_h = d_hs:select(1, t)
+    if d_h then
+      b.grad_h = ops.add(grad_h, d_h, { out = self:buffer('grad_h', d_hs) })
+      grad_h = b.grad_h
+    end
+    local grad_c = d_c or self:buffer_shaped('zeros', grad_h:shape(), grad_h, true)
+    local d_x
+    d_x, d_h, d_c = steps[t]:backward(grad_h, grad_c)
+    if t == T then
+      b.d_xs = self:buffer_shaped('d_xs', { T, d_x:size(1), d_x:size(2) }, d_x)
+    end
+    b.d_xs:select(1, t):copy_(d_x)
   end
-  return ops.cat(d_xs, 1):view(T, d_xs[1]:size(1), d_xs[1]:size(2)), d_h, d_c
+  return b.d_xs, d_h, d_c
 end
 
 return Recurrent

@@ -6,10 +6,8 @@
 --
 --   local opt = fused.optim.Adam(params, grads,
 --                                {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0})
-local lib = require 'fused.lib'
+local functional = require 'fused.functional'
 local Optimizer = require 'fused.optim.Optimizer'
-
-local C, check = lib.C, lib.check
 
 local Adam = Optimizer:extend('Adam',
   { lr = 1e-3, betas = { 0.9, 0.999 }, eps = 1e-8, weight_decay = 0 }, function(k, v)
@@ -27,9 +25,8 @@ local Adam = Optimizer:extend('Adam',
 function Adam:buffer_names() return { 'exp_avg', 'exp_avg_sq' } end
 
 function Adam:update(i, param, grad)
-  check(C.fused_adam_step(param, self.buffers.exp_avg[i], self.buffers.exp_avg_sq[i], grad,
-                          self.lr, self.betas[1], self.betas[2], self.eps, self.weight_decay,
-                          self.step_count))
+  functional.adam_step(param, grad, self.buffers.exp_avg[i], self.buffers.exp_avg_sq[i], self.lr,
+                       self.betas[1], self.betas[2], self.eps, self.weight_decay, self.step_count)
 end
 
 return Adam

@@ -5,10 +5,8 @@
 --
 --   local opt = fused.optim.RMSprop(params, grads, {lr = 0.01, alpha = 0.99, eps = 1e-8,
 --                                                   momentum = 0, weight_decay = 0})
-local lib = require 'fused.lib'
+local functional = require 'fused.functional'
 local Optimizer = require 'fused.optim.Optimizer'
-
-local C, check = lib.C, lib.check
 
 local RMSprop = Optimizer:extend('RMSprop',
   { lr = 0.01, alpha = 0.99, eps = 1e-8, momentum = 0, weight_decay = 0 }, function(k, v)
@@ -25,8 +23,8 @@ end
 
 function RMSprop:update(i, param, grad)
   local buf = self.buffers.momentum_buffer and self.buffers.momentum_buffer[i]
-  check(C.fused_rmsprop_step(param, self.buffers.square_avg[i], buf, grad, self.lr, self.alpha,
-                             self.eps, self.momentum, self.weight_decay))
+  functional.rmsprop_step(param, grad, self.buffers.square_avg[i], buf, self.lr, self.alpha,
+                          self.eps, self.momentum, self.weight_decay)
 end
 
 return RMSprop

@@ -5,10 +5,8 @@
 --
 --   local opt = fused.optim.SGD(params, grads, {lr = 0.01, momentum = 0, weight_decay = 0})
 --   opt:step()
-local lib = require 'fused.lib'
+local functional = require 'fused.functional'
 local Optimizer = require 'fused.optim.Optimizer'
-
-local C, check = lib.C, lib.check
 
 local SGD = Optimizer:extend('SGD', { lr = 0.01, momentum = 0, weight_decay = 0 }, function(k, v)
   if k == 'momentum' then
@@ -22,8 +20,8 @@ function SGD:buffer_names() return self.momentum > 0 and { 'momentum_buffer' } o
 
 function SGD:update(i, param, grad)
   local buf = self.buffers.momentum_buffer and self.buffers.momentum_buffer[i]
-  check(C.fused_sgd_step(param, buf, grad, self.lr, self.momentum, self.weight_decay,
-                         self.step_count == 1 and 1 or 0))
+  functional.sgd_step(param, grad, buf, self.lr, self.momentum, self.weight_decay,
+                      self.step_count == 1)
 end
 
 return SGD

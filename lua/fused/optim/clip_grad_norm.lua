@@ -1,14 +1,10 @@
 -- fused.optim.clip_grad_norm(grads, max_norm) -> total_norm, as torch.nn.utils.clip_grad_norm_:
--- the L2 norm of all gradients together (each tensor's sum of squares from one C reduction,
--- accumulated in float64); when it exceeds max_norm every gradient is scaled in place by
--- max_norm / (total_norm + 1e-6). A norm that is not finite is returned with the gradients
--- left as they are, for the caller to report.
-local ffi = require 'ffi'
-local lib = require 'fused.lib'
+-- the L2 norm of all gradients together (each tensor's sum of squares accumulated in float64);
+-- when it exceeds max_norm every gradient is scaled in place by max_norm / (total_norm + 1e-6).
+-- A norm that is not finite is returned with the gradients left as they are, for the caller to
+-- report.
+local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
-
-local C, check = lib.C, lib.check
-local sum = ffi.new('double[1]')
 
 return function(grads, max_norm)
   if type(grads) ~= 'table' or not tensor.sequence_length(grads) then
@@ -22,13 +18,12 @@ return function(grads, max_norm)
   local total = 0
   for i, g in ipairs(grads) do
     tensor.expect(g, 'clip_grad_norm', 'grads[' .. i .. ']')
-    check(C.fused_sum_squares(sum, g))
-    total = total + sum[0]
+    total = total + ops.sum_squares(g)
   end
   total = math.sqrt(total)
   local scale = max_norm / (total + 1e-6)
   if scale < 1 and total < math.huge then
-    for _, g in ipairs(grads) do check(C.fused_binary_scalar(C.FUSED_MUL, g, g, scale)) end
+    for _, g in ipairs(grads) do g:mul_(scale) end
   end
   return total
 end

@@ -1,0 +1,154 @@
+-- The LLTM as functions, the counterpart of torch.autograd.Function: forward returns its outputs
+-- and a ctx holding what backward needs; backward takes the ctx and the gradients arriving at
+-- the outputs, and returns one gradient per forward input, in the forward's order.
+--
+--   local new_h, new_c, ctx = fused.functional.lltm_forward(x, W, b, h, c)
+--   local d_x, d_W, d_b, d_h, d_c = fused.functional.lltm_backward(ctx, grad_h, grad_c)
+--   local hs, c_T, ctx = fused.functional.lltm_seq_forward(xs, W, b, h0, c0)
+--   local d_xs, d_W, d_b, d_h0, d_c0 = fused.functional.lltm_seq_backward(ctx, d_hs, d_hT, d_cT)
+--
+-- The _accumulate backwards ADD the weight and bias gradients into gradWeight and gradBias
+-- (what modules do) and return the others. Every function takes {out = {...}} last: the tensors
+-- to write, in the order returned, a ctx among them being an earlier ctx to refill (its saved
+-- activations are reused). Outputs must not share memory with the inputs.
+local lib = require 'fused.lib'
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local result, like = out_.result, out_.like
+local M = {}
+local NO_OUT = {}
+
+-- opts.out, a list (checked: out is the only option), or an empty one.
+local function outs(opts, fn)
+  if opts == nil then return NO_OUT end
+  local o = options.check(opts, fn, { 'out' }, 4).out
+  if o == nil then return NO_OUT end
+  if type(o) ~= 'table' then
+    error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,
+                        tensor.type_name(o)), 3)
+  end
+  return o
+end
+
+-- The dims the output sizes are read from; the C checks say everything else.
+local function expect_dims(t, n, fn, arg)
+  expect(t, fn, arg)
+  if t.ndim ~= n then
+    error(string.format("%s: argument '%s' expected %d dims, got %d (shape [%s])", fn, arg, n,
+                        t.ndim, table.concat(t:shape(), ', ')), 3)
+  end
+  return t
+end
+
+local sizes = out_.sizes()
+
+function M.lltm_forward(x, W, b, h, c, opts)
+  local fn = 'lltm_forward'
+  local o = outs(opts, fn)
+  expect_dims(x, 2, fn, 'x')
+  expect_dims(h, 2, fn, 'h')
+  expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c, fn, 'c')
+  local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), o[3] or {}
+  sizes[0], sizes[1] = x.sizes[0], 4 * h.sizes[1]
+  ctx.saved = result(fn, ctx.saved, 2, sizes, x.scalar_type, x.device_type)
+  check(C.fused_lltm_forward(new_h, new_c, ctx.saved, x, h, c, W, b))
+  ctx.x, ctx.h, ctx.W = x, h, W
+  return new_h, new_c, ctx
+end
+
+local function expect_ctx(ctx, fn, forward)
+  if type(ctx) ~= 'table' or not ctx.saved then
+    error(string.format("%s: argument 'ctx' expected the ctx returned by %s, got %s", fn,
+                        forward, type(ctx)), 3)
+  end
+  return ctx
+end
+
+local function cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, accumulate, o_x, o_h, o_c)
+  expect(grad_h, fn, 'grad_h'); expect(grad_c, fn, 'grad_c')
+  local d_x, d_h, d_c = like(fn, o_x, ctx.x), like(fn, o_h, ctx.h), like(fn, o_c, ctx.h)
+  check(C.fused_lltm_backward(d_x, d_h, d_c, d_W, d_b, grad_h, grad_c, ctx.saved, ctx.x, ctx.h,
+                              ctx.W, accumulate))
+  return d_x, d_h, d_c
+end
+
+-- The gradients of W and b: out entries, else new tensors.
+local function weight_grads(fn, W, o_W, o_b)
+  sizes[0] = W.sizes[0]
+  return like(fn, o_W, W), result(fn, o_b, 1, sizes, W.scalar_type, W.device_type)
+end
+
+function M.lltm_backward(ctx, grad_h, grad_c, opts)
+  local fn = 'lltm_backward'
+  local o = outs(opts, fn)
+  expect_ctx(ctx, fn, 'lltm_forward')
+  local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
+  local d_x, d_h, d_c = cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, 0, o[1], o[4], o[5])
+  return d_x, d_W, d_b, d_h, d_c
+end
+
+function M.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias, opts)
+  local fn = 'lltm_backward_accumulate'
+  local o = outs(opts, fn)
+  expect_ctx(ctx, fn, 'lltm_forward')
+  expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
+  return cell_backward(fn, ctx, grad_h, grad_c, gradWeight, gradBias, 1, o[1], o[2], o[3])
+end
+
+-- Over a sequence: xs T×B×I, h0 and c0 B×H; hs T×B×H (h_T is its last step), c_T B×H. The
+-- backward writes over ctx's saved activations, so it runs once per forward; d_hT and d_cT
+-- may be nil (zero).
+function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
+  local fn = 'lltm_seq_forward'
+  local o = outs(opts, fn)
+  expect_dims(xs, 3, fn, 'xs')
+  expect_dims(h0, 2, fn, 'h0')
+  expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c0, fn, 'c0')
+  local dtype, device = xs.scalar_type, xs.device_type
+  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
+  local hs = result(fn, o[1], 3, sizes, dtype, device)
+  local c_T = result(fn, o[2], 2, sizes + 1, dtype, device)
+  local ctx = o[3] or {}
+  sizes[2] = 4 * h0.sizes[1]
+  ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
+  check(C.fused_lltm_seq_forward(hs, c_T, ctx.saved, xs, h0, c0, W, b))
+  ctx.xs, ctx.h0, ctx.hs, ctx.W, ctx.consumed = xs, h0, hs, W, false
+  return hs, c_T, ctx
+end
+
+local function seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, accumulate, o_xs, o_h0, o_c0)
+  if ctx.consumed then
+    error(fn .. ": the ctx was already gone back through (backward runs once per forward)", 3)
+  end
+  expect(d_hs, fn, 'd_hs')
+  if d_hT ~= nil then expect(d_hT, fn, 'd_hT') end
+  if d_cT ~= nil then expect(d_cT, fn, 'd_cT') end
+  local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
+  local d_c0 = like(fn, o_c0, ctx.h0)
+  check(C.fused_lltm_seq_backward(d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT, ctx.saved,
+                                  ctx.xs, ctx.h0, ctx.hs, ctx.W, accumulate))
+  ctx.consumed = true
+  return d_xs, d_h0, d_c0
+end
+
+function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts)
+  local fn = 'lltm_seq_backward'
+  local o = outs(opts, fn)
+  expect_ctx(ctx, fn, 'lltm_seq_forward')
+  local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
+  local d_xs, d_h0, d_c0 = seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, 0, o[1], o[4], o[5])
+  return d_xs, d_W, d_b, d_h0, d_c0
+end
+
+function M.lltm_seq_backward_accumulate(ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, opts)
+  local fn = 'lltm_seq_backward_accumulate'
+  local o = outs(opts, fn)
+  expect_ctx(ctx, fn, 'lltm_seq_forward')
+  expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
+  return seq_backward(fn, ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, 1, o[1], o[2], o[3])
+end
+
+return M

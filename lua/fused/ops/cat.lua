@@ -1,0 +1,41 @@
+-- fused.cat({a, b, ...}, dim, {out = t}): sizes agree except along dim.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local M = {}
+
+local cat_inputs = ffi.typeof('const fused_tensor *[?]')
+local sizes = out_.sizes()
+function M.cat(list, dim, opts)
+  local n = type(list) == 'table' and tensor.sequence_length(list)
+  if not n or n == 0 then
+    error("cat: argument 'tensors' expected a non-empty list of tensors, got "
+          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
+  end
+  local inputs = cat_inputs(n)
+  local keep = {} -- the contiguous copies must live through the call
+  for i, t in ipairs(list) do
+    keep[i] = out_.contiguous(expect(t, 'cat', 'tensors[' .. i .. ']'))
+    inputs[i - 1] = keep[i]
+  end
+  local first = keep[1]
+  dim = tensor.check_dim(first, dim or 1, 'cat')
+  for d = 0, first.ndim - 1 do sizes[d] = first.sizes[d] end
+  sizes[dim - 1] = 0
+  for _, t in ipairs(keep) do
+    if t.ndim ~= first.ndim then
+      error(string.format("cat: every tensor expected %d dims (as tensors[1]), got %d", first.ndim, t.ndim), 2)
+    end
+    sizes[dim - 1] = sizes[dim - 1] + t.sizes[dim - 1]
+  end
+  local out = out_.result('cat', out_.option(opts, 'cat'), first.ndim, sizes, first.scalar_type,
+                          first.device_type)
+  local dst = out_.dense(out)
+  check(C.fused_cat(dst, inputs, n, dim - 1))
+  return out_.finish(out, dst)
+end
+
+return M

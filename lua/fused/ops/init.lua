@@ -1,0 +1,22 @@
+-- The op layer: every op that makes a tensor, as a function (fused.add(a, b)) and a method
+-- (a:add(b)), PyTorch's names; in place with a trailing underscore (a:add_(b)); {out = t} last
+-- to write into t (ops/out.lua). One file per kind of op; the nn functions (LLTM, embedding,
+-- cross-entropy, optimizer steps) are fused.functional.
+local tensor = require 'fused.tensor'
+
+local M = {}
+for _, kind in ipairs({ 'pointwise', 'linalg', 'reduce', 'cat' }) do
+  for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
+end
+M.clone = tensor.Tensor.clone
+
+local Tensor = tensor.Tensor
+for name, f in pairs(M) do
+  if name ~= 'cat' then Tensor[name] = f end
+end
+
+local mt = tensor.metatable
+mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow
+mt.__unm = function(t) return M.neg(t) end -- Lua passes t twice
+
+return M

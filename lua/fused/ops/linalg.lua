@@ -1,0 +1,59 @@
+-- Matrix products: fused.matmul(a, b), fused.addmm(bias, a, b, {beta=1, alpha=1}) = beta * bias
+-- + alpha * a @ b (bias a vector of the result's columns, added to every row, or of its
+-- shape), and t:addmm_(a, b, {beta=1, alpha=1}): t = beta * t + alpha * a @ b. a and b may be
+-- transposed views; other views are copied first. {out = t} as every op (ops/out.lua).
+local lib = require 'fused.lib'
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local M = {}
+
+-- beta and alpha of opts (checked: its keys among `accepted`), default 1.
+local function scales(opts, fn, accepted)
+  opts = options.check(opts, fn, accepted, 4)
+  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta', 3)
+  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha', 3)
+  return beta, alpha, opts.out
+end
+
+local function gemm_ready(t, fn, arg)
+  expect(t, fn, arg)
+  if t.ndim ~= 2 then return t end -- the C check names the wrong number of dims
+  if C.fused_tensor_is_contiguous(t) ~= 0 or C.fused_tensor_is_contiguous(t:t()) ~= 0 then
+    return t
+  end
+  return t:clone()
+end
+
+local sizes = out_.sizes()
+local function product(fn, out, bias, a, b, beta, alpha)
+  a, b = gemm_ready(a, fn, 'a'), gemm_ready(b, fn, 'b')
+  if a.ndim ~= 2 then error(string.format("%s: argument 'a' expected 2 dims, got %d", fn, a.ndim), 3) end
+  sizes[0], sizes[1] = a.sizes[0], b.ndim == 2 and b.sizes[1] or 1
+  out = out_.result(fn, out, 2, sizes, a.scalar_type, a.device_type)
+  local dst = dense(out)
+  check(C.fused_addmm(dst, bias, a, b, beta, alpha))
+  return finish(out, dst)
+end
+
+function M.matmul(a, b, opts)
+  return product('matmul', out_.option(opts, 'matmul'), nil, a, b, 0, 1)
+end
+
+function M.addmm(bias, a, b, opts)
+  bias = contiguous(expect(bias, 'addmm', 'bias'))
+  local beta, alpha, out = scales(opts, 'addmm', { 'alpha', 'beta', 'out' })
+  return product('addmm', out, bias, a, b, beta, alpha)
+end
+
+-- The kernel reads bias before it writes out, so out may be bias itself.
+function M.addmm_(t, a, b, opts)
+  expect(t, 'addmm_', 'self')
+  local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
+  return product('addmm_', t, contiguous(t), a, b, beta, alpha)
+end
+
+return M

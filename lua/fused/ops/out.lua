@@ -1,0 +1,70 @@
+-- The `out` convention of every op that makes a tensor, as PyTorch's out=: a trailing options
+-- table, fused.add(a, b, {out = t}) or fused.matmul(a, b, {out = t}). The op writes into t and
+-- returns it. t must have the result's dtype and device; a t of another shape is resized (a new
+-- storage, as PyTorch's resize of an out) unless it is a view, which would part from its base:
+-- then the op raises, naming 'out'. Without out the op allocates its result.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+local dt = require 'fused.dtype'
+
+local C = lib.C
+local M = {}
+
+local function shape_text(ndim, sizes)
+  local s = {}
+  for d = 1, ndim do s[d] = tostring(tonumber(sizes[d - 1])) end
+  return '[' .. table.concat(s, ', ') .. ']'
+end
+
+-- opts.out, for an op whose only option is out; opts is checked (level 3: the op's caller).
+function M.option(opts, fn)
+  if opts == nil then return nil end
+  return options.check(opts, fn, { 'out' }, 4).out
+end
+
+-- The tensor an op with a result of ndim sizes (an int64_t array) writes: a new one, or out.
+-- Errors are blamed on the caller of the op (level 3 from here).
+function M.result(fn, out, ndim, sizes, dtype, device)
+  if out == nil then return tensor.new(ndim, sizes, dtype, device) end
+  tensor.expect(out, fn, 'out')
+  if out.scalar_type ~= dtype or out.device_type ~= device then
+    error(string.format("%s: argument 'out' expected %s on %s (the result's), got %s on %s", fn,
+                        dt.dtype_names[dtype], dt.device_names[device],
+                        dt.dtype_names[out.scalar_type], dt.device_names[out.device_type]), 3)
+  end
+  local same = out.ndim == ndim
+  for d = 0, ndim - 1 do same = same and out.sizes[d] == sizes[d] end
+  if same then return out end
+  if tensor.is_view(out) then
+    error(string.format("%s: argument 'out' expected shape %s (the result's), got %s (a view is "
+                        .. "not resized)", fn, shape_text(ndim, sizes),
+                        shape_text(out.ndim, out.sizes)), 3)
+  end
+  return tensor.resize(out, ndim, sizes)
+end
+
+-- As result, for a result of t's shape, dtype and device.
+function M.like(fn, out, t)
+  return M.result(fn, out, t.ndim, t.sizes, t.scalar_type, t.device_type)
+end
+
+-- Where a kernel that needs contiguous memory writes: out, or a temporary that finish copies
+-- back into a strided out (an in-place op on a view, say).
+function M.dense(out)
+  if C.fused_tensor_is_contiguous(out) ~= 0 then return out end
+  return tensor.empty_like(out)
+end
+
+function M.finish(out, dst)
+  if not rawequal(out, dst) then lib.check(C.fused_copy(out, dst)) end
+  return out
+end
+
+-- t, or a contiguous copy of it.
+M.contiguous = tensor.Tensor.contiguous
+
+M.sizes = ffi.typeof('int64_t[8]')
+
+return M
