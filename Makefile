@@ -28,7 +28,7 @@ CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
-.PHONY: all cuda test test-asan test-valgrind check-cdef deps install uninstall rock-check \
+.PHONY: all cuda test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
         bench bench-ffi bench-seq demo clean
 
 all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
@@ -95,11 +95,20 @@ test: deps all
 	$(LUA_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
 
 # The C core under AddressSanitizer and UBSan; the CUDA library stays out (see TOOLCHAIN).
+ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so FUSED_NO_CUDA=1 \
+  ASAN_OPTIONS=detect_leaks=0 \
+  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)"
+
 test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
-	$(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so FUSED_NO_CUDA=1 \
-	  ASAN_OPTIONS=detect_leaks=0 \
-	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)" \
-	  $(LUAJIT) $(BUSTED) $(SPECS)
+	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
+
+# Mutation fuzzing of the npy and safetensors readers (scripts/fuzz.lua), N inputs from seed
+# FUZZ_SEED, against the ASan build. FUZZ_SAVE=DIR keeps the first input of each error class
+# there, to choose from for spec/fuzz/corpus (replayed by make test).
+N ?= 1000000
+FUZZ_SEED ?= 1
+fuzz: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
+	$(ASAN_ENV) $(LUAJIT) scripts/fuzz.lua $(N) $(FUZZ_SEED) $(FUZZ_SAVE)
 
 test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
 	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \

@@ -14,10 +14,28 @@ local function write(name, bytes)
   return path
 end
 
--- A version 1.0 file with the given header dict and raw data.
-local function npy(dict, data)
-  local header = dict .. string.rep(' ', 63 - (10 + #dict) % 64) .. '\n'
-  return '\147NUMPY\1\0' .. string.char(#header % 256, math.floor(#header / 256)) .. header .. data
+-- A file of the given version (default 1.0) with exactly the given header text.
+local function raw_npy(header, data, major, minor)
+  local n = #header
+  local len = (major or 1) == 1 and string.char(n % 256, math.floor(n / 256))
+    or string.char(n % 256, math.floor(n / 256) % 256, math.floor(n / 65536) % 256, 0)
+  return '\147NUMPY' .. string.char(major or 1, minor or 0) .. len .. header .. data
+end
+
+-- The same with the header dict padded as NumPy pads it: spaces and a newline to 64 bytes.
+local function npy(dict, data, major, minor)
+  local prefix = (major or 1) == 1 and 10 or 12
+  return raw_npy(dict .. string.rep(' ', 63 - (prefix + #dict) % 64) .. '\n', data, major, minor)
+end
+
+-- Asserts that loading path fails with a message that starts with "load_npy: <path>: " (no
+-- position inside fused) and holds every fragment.
+local function assert_load_error(path, ...)
+  local ok, err = pcall(fused.load_npy, path)
+  assert(not ok, 'expected an error, got none')
+  local prefix = 'load_npy: ' .. path .. ': '
+  assert(err:sub(1, #prefix) == prefix, string.format('error %q does not start with %q', err, prefix))
+  helper.assert_error(function() error(err, 0) end, ...)
 end
 
 local function f8(...)
@@ -60,17 +78,25 @@ describe('npy', function()
     assert.are.equal(10 + len + 56, #bytes)
   end)
 
-  it('reads version 2.0 files', function()
+  it('reads versions 2.0 and 3.0, and what Python writes in a header that NumPy reads', function()
     local dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
-    local header = dict .. string.rep(' ', 63 - (12 + #dict) % 64) .. '\n'
-    local path = write('v2.npy', '\147NUMPY\2\0' .. string.char(#header % 256, math.floor(#header / 256), 0, 0)
-                       .. header .. f8(1.5, -2))
-    assert.are.same({ 1.5, -2 }, fused.load_npy(path):totable())
+    for _, major in ipairs({ 2, 3 }) do
+      assert.are.same({ 1.5, -2 }, fused.load_npy(write('v' .. major .. '.npy', npy(dict, f8(1.5, -2), major))):totable())
+    end
+    for name, text in pairs({
+      double_quotes = '{"descr": "<f8", "fortran_order": False, "shape": (2,)}',
+      newlines_inside = "{'descr': '<f8',\n 'fortran_order': False,\n 'shape': ( 2 , ) }",
+      python2_long = "{'descr': '<f8', 'fortran_order': False, 'shape': (2L,), }", -- versions 1.0, 2.0 only
+      old_16_byte_padding = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }     ",
+    }) do
+      local header = text:find('\n$') and text or text .. '\n'
+      assert.are.same({ 1.5, -2 }, fused.load_npy(write(name .. '.npy', raw_npy(header, f8(1.5, -2)))):totable(), name)
+    end
   end)
 
-  it('reads a 0-d array as one element', function()
-    local path = write('scalar.npy', npy("{'descr': '<f8', 'fortran_order': False, 'shape': (), }", f8(3)))
-    assert.are.same({ 3 }, fused.load_npy(path):totable())
+  it('takes the last of repeated keys, as Python (and so NumPy) does', function()
+    local path = write('dup.npy', npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1,), 'shape': (2,)}", f8(1, 2)))
+    assert.are.same({ 2 }, fused.load_npy(path):shape())
   end)
 
   it('reads every file in the golden folder', function()
@@ -86,31 +112,54 @@ describe('npy', function()
     assert.is_true(count >= 100, 'expected the golden files, found ' .. count)
   end)
 
-  describe('rejects malformed files with a clear error', function()
+  describe('rejects what NumPy rejects, and what fused cannot hold, naming the file:', function()
     local good = "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"
+    local function with_shape(shape) return "{'descr': '<f8', 'fortran_order': False, 'shape': " .. shape .. ", }" end
     local cases = {
-      { 'truncated data', npy(good, f8(1)), 'holds 8' },
-      { 'extra data', npy(good, f8(1, 2, 3)), 'holds 24' },
-      { 'bad magic', 'NOTNUMPY' .. string.rep('\0', 100), 'bad magic' },
-      { 'empty file', '', 'bad magic' },
-      { 'unknown dtype string', npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", f8(1)), "unsupported dtype '<i4'" },
+      { 'truncated data', npy(good, f8(1)), 'shape (2,) of float64 needs 16 bytes of data, but the file holds 8' },
+      { 'extra data', npy(good, f8(1, 2, 3)), 'the file holds 24' },
+      { 'bad magic', 'NOTNUMPY' .. string.rep('\0', 100), "not a .npy file: expected it to start with '\\x93NUMPY', got 'NOTNUM'" },
+      { 'empty file', '', "not a .npy file" },
+      { 'a minor version', npy(good, f8(1, 2), 1, 1), 'unsupported format version 1.1: expected 1.0, 2.0 or 3.0' },
+      { 'an unknown version', '\147NUMPY\9\0\10\0{}        ', 'unsupported format version 9.0' },
+      { 'no room for the length', '\147NUMPY\2\0\1', 'truncated: 9 bytes, too short for the version 2.0 header length' },
+      { 'header longer than the file', '\147NUMPY\1\0\232\3{', 'truncated header: 1000 bytes announced, 1 in the file' },
+      { 'header longer than NumPy reads', '\147NUMPY\2\0\17\39\0\0{', 'header of 10001 bytes: expected at most 10000' },
+      -- The header was searched for patterns: all of these loaded.
+      { 'text before the dict', raw_npy('x' .. good .. '\n', f8(1, 2)), "malformed header: expected a dict, '{' first, got 'x{'descr'" },
+      { 'text after the dict', raw_npy(good .. ' x\n', f8(1, 2)), "expected only spaces after the dict, got ' x'" },
+      { 'no newline', raw_npy(good, f8(1, 2)), "malformed header: expected a newline last (after the padding), got 'se, 'shape': (2,), }' at its end" },
+      { 'an empty size', npy(with_shape('(2,,1)'), f8(1, 2)), 'malformed header: expected a dict, string, tuple, integer, True or False at byte 54 of the header, got \',1), }' },
+      { 'a lone comma', npy(with_shape('(,)'), f8(1, 2)), 'at byte 52 of the header' },
+      { 'a number for a tuple', npy(with_shape('(2)'), f8(1, 2)), "'shape' expected a tuple of integers, got an integer" },
+      { 'an extra key', npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), 'x': 1}", f8(1, 2)),
+        "expected the keys 'descr', 'fortran_order' and 'shape', got 'descr', 'fortran_order', 'shape', 'x'" },
+      { 'a leading zero', npy(with_shape('(02,)'), f8(1, 2)), 'expected an integer without leading zeros' },
+      { 'a Python 2 long in version 3.0', npy(with_shape('(2L,)'), f8(1, 2), 3), "expected ',' or ')'" },
+      { 'deep brackets', npy(with_shape(string.rep('(', 40)), f8(1, 2)), 'expected at most 16 nested brackets' },
+      { 'no shape', npy("{'descr': '<f8', 'fortran_order': False, }", f8(1, 2)), "expected the keys 'descr', 'fortran_order' and 'shape', got 'descr', 'fortran_order'" },
+      { 'a list for the shape', npy(with_shape('[2]'), f8(1, 2)), 'malformed header: expected a dict, string, tuple, integer, True or False' },
+      { 'fortran_order not a bool', npy("{'descr': '<f8', 'fortran_order': 0, 'shape': (2,), }", f8(1, 2)), "'fortran_order' expected True or False, got an integer" },
+      { 'an unknown dtype string', npy("{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }", f8(1)), "unsupported dtype '<i4': expected '<f4' or '<f8'" },
+      { 'descr not a string', npy("{'descr': True, 'fortran_order': False, 'shape': (2,), }", f8(1)), "'descr' expected '<f4' or '<f8', got a bool" },
       { 'big-endian', npy("{'descr': '>f8', 'fortran_order': False, 'shape': (2,), }", f8(1, 2)), 'big-endian' },
-      { 'shape disagreeing with the data', npy("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }", f8(1, 2)), 'shape (3, 2)' },
       { 'Fortran order', npy("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }", f8(1, 2)), 'Fortran' },
-      { 'no shape', npy("{'descr': '<f8', 'fortran_order': False, }", f8(1, 2)), 'malformed header' },
-      { 'header longer than the file', '\147NUMPY\1\0\255\255{', 'truncated header' },
-      { 'unknown version', '\147NUMPY\9\0\10\0{}        ', 'version 9' },
-      { 'an empty dim', npy("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 2), }", ''), 'zero sizes' },
+      { 'shape disagreeing with the data', npy(with_shape('(3, 2)'), f8(1, 2)), 'shape (3, 2) of float64 needs 48 bytes' },
+      { 'a size past 2^53', npy(with_shape('(' .. string.rep('9', 30) .. ', 2)'), f8(1, 2)), 'needs over 2^53 bytes' },
+      { 'a negative size', npy(with_shape('(-2,)'), f8(1, 2)), 'shape (-2,) holds a negative size' },
+      -- fused tensors have 1 to 8 dims of size >= 1.
+      { 'a 0-d array', npy(with_shape('()'), f8(3)), 'shape () has 0 dims: fused tensors have 1 to 8 (0-d arrays are not supported)' },
+      { 'nine dims', npy(with_shape('(1, 1, 1, 1, 1, 1, 1, 1, 2)'), f8(1, 2)), 'has 9 dims' },
+      { 'an empty dim', npy(with_shape('(0, 2)'), ''), 'shape (0, 2) holds no elements: fused tensors have sizes >= 1 (zero-size arrays are not supported)' },
     }
     for i, case in ipairs(cases) do
-      it(case[1], function()
-        local path = write('bad' .. i .. '.npy', case[2])
-        helper.assert_error(function() fused.load_npy(path) end, 'load_npy', path, case[3])
-      end)
+      it(case[1], function() assert_load_error(write('bad' .. i .. '.npy', case[2]), case[3]) end)
     end
 
-    it('a missing file', function()
-      helper.assert_error(function() fused.load_npy(dir .. '/nope.npy') end, 'load_npy', 'nope.npy')
+    it('a missing file, a directory, a path that is not a string', function()
+      assert_load_error(dir .. '/nope.npy', 'No such file or directory')
+      assert_load_error(dir, 'cannot read: Is a directory')
+      helper.assert_error(function() fused.load_npy(1) end, "npy_spec.lua", "load_npy: argument 'path' expected a string, got number")
     end)
   end)
 

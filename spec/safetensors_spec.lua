@@ -41,9 +41,15 @@ local function f64(...)
   return require('ffi').string(t.data, 8 * t:numel())
 end
 
+-- Asserts that loading the bytes (nil: what is at the path) fails with a message that starts with "load: <path>: " (no
+-- position inside fused) and holds every fragment.
 local function load_error(name, bytes, ...)
-  write(path(name), bytes)
-  helper.assert_error(function() fused.load(path(name)) end, 'load: ' .. path(name) .. ': ', ...)
+  if bytes then write(path(name), bytes) end
+  local ok, err = pcall(fused.load, path(name))
+  assert(not ok, 'expected an error, got none')
+  local prefix = 'load: ' .. path(name) .. ': '
+  assert(err:sub(1, #prefix) == prefix, string.format('error %q does not start with %q', err, prefix))
+  helper.assert_error(function() error(err, 0) end, ...)
 end
 
 describe('json', function()
@@ -61,6 +67,11 @@ describe('json', function()
     assert.are.equal('é😀', json.decode('"\\u00e9\\ud83d\\ude00"'))
   end)
 
+  it('hands numbers with a fraction or an exponent to parse_float, as Python does', function()
+    local back = json.decode('[1, 1.0, 2e3, -0]', { parse_float = function(text) return 'float ' .. text end })
+    assert.are.same({ 1, 'float 1.0', 'float 2e3', 0 }, { unpack(back) })
+  end)
+
   it('rejects what RFC 8259 rejects, and duplicate keys, saying where', function()
     for text, why in pairs({
       ['[1,]'] = 'unexpected character at byte 4', ['01'] = 'malformed number at byte 1',
@@ -70,6 +81,10 @@ describe('json', function()
       [''] = 'unexpected end of text', ['nul'] = 'unexpected character', ['[1 2]'] = "expected ',' or ']'",
     }) do
       helper.assert_error(function() json.decode(text) end, 'json: ' .. why)
+    end
+    -- RFC 3629: overlong forms, surrogates, code points past U+10FFFF, cut sequences.
+    for _, text in ipairs({ '"\255"', '"\192\128"', '"\224\159\191"', '"\237\160\128"', '"\244\144\128\128"', '"\226\130"' }) do
+      helper.assert_error(function() json.decode(text) end, 'json: invalid UTF-8 at byte 2')
     end
     helper.assert_error(function() json.encode({ 0 / 0 }) end, 'cannot encode nan')
     helper.assert_error(function() json.encode({ [true] = 1 }) end, 'object keys must be strings')
@@ -162,47 +177,79 @@ describe('fused.save and fused.load', function()
     assert.is_nil(io.open(path('x'), 'rb'))
   end)
 
-  describe('rejects malformed files with clear errors:', function()
-    local ok_entry = '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
+  it('reads what the reference reads: null metadata, unknown fields, whitespace around the header', function()
+    local entry = '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"note":1.5}'
+    write(path('lenient'), file(' \t\n{"__metadata__":null,' .. entry .. '}\n  ', f32(1, 2)))
+    local t, meta = fused.load(path('lenient'))
+    assert.are.same({ 1, 2 }, t.a:totable())
+    assert.are.same({}, meta)
+  end)
 
-    it('missing or truncated', function()
-      helper.assert_error(function() fused.load(path('missing')) end, 'load: ', 'No such file or directory')
+  describe('rejects malformed files with clear errors, as the reference does:', function()
+    local ok_entry = '"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}'
+    local function entry(shape, offsets) return '{"a":{"dtype":"F32","shape":' .. shape .. ',"data_offsets":' .. offsets .. '}}' end
+
+    it('missing, unreadable or truncated', function()
+      load_error('missing', nil, 'No such file or directory')
+      load_error('', nil, 'cannot read: Is a directory') -- the folder itself
+      helper.assert_error(function() fused.load(1) end, 'safetensors_spec.lua', "load: argument 'path' expected a string, got number")
       load_error('short', '\1\0\0', 'truncated: 3 bytes, expected at least 8')
       load_error('long-header', u64le(1000) .. '{}', 'header length 1000 runs past the end of the file (10 bytes)')
+      load_error('huge-header', u64le(100000001) .. '{}', "header length 100000001: expected at most 100000000 (the format's limit)")
       load_error('truncated-data', file('{' .. ok_entry .. '}', f32(1)),
-                 "tensor 'a': data_offsets [0, 8] run past the end of the data (4 bytes): truncated file?")
+                 "tensor \"a\": data_offsets [0, 8] run past the end of the data (4 bytes): truncated file?")
     end)
 
-    it('a header that is not JSON, or not an object', function()
+    it('a header that is not UTF-8 JSON, or not an object', function()
       load_error('bad-json', file('{"a":', ''), 'bad header: json: unexpected end of text')
-      load_error('array', file('[]'), 'bad header: expected a JSON object')
-      load_error('entry', file('{"a":[1]}'), "tensor 'a': expected an object {dtype, shape, data_offsets}")
-      load_error('meta', file('{"__metadata__":{"step":3}}'), "'__metadata__' value 'step' expected a string, got number")
+      load_error('not-utf8', file('{"__metadata__":{"a":"\255"}}'), 'bad header: json: invalid UTF-8 at byte 23')
+      load_error('array', file('[]'), 'bad header: expected a JSON object, got []')
+      load_error('entry', file('{"a":[1]}'), "tensor \"a\": expected an object {dtype, shape, data_offsets}, got [1]")
     end)
 
-    it('an unknown dtype', function()
+    it('metadata other than absent, null or an object of strings', function()
+      load_error('meta-false', file('{"__metadata__":false}'), "'__metadata__' expected an object of strings, got false")
+      load_error('meta-list', file('{"__metadata__":["a"]}'), "'__metadata__' expected an object of strings, got [\"a\"]")
+      load_error('meta-number', file('{"__metadata__":{"step":3}}'), "'__metadata__' value \"step\" expected a string, got 3")
+      load_error('meta-float', file('{"__metadata__":{"lr":0.5}}'), "'__metadata__' value \"lr\" expected a string, got 0.5")
+    end)
+
+    it('a dtype that is not one, or that fused does not hold', function()
       load_error('bf16', file('{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}', '1234'),
-                 "tensor 'a': unsupported dtype \"BF16\" (expected \"F32\" or \"F64\")")
-      load_error('nodtype', file('{"a":{"shape":[2],"data_offsets":[0,8]}}', f32(1, 2)), 'unsupported dtype nil')
+                 "tensor \"a\": unsupported dtype \"BF16\" (expected \"F32\" or \"F64\")")
+      load_error('nodtype', file('{"a":{"shape":[2],"data_offsets":[0,8]}}', f32(1, 2)),
+                 "tensor \"a\": 'dtype' expected a safetensors dtype such as \"F32\", got nil")
+      load_error('lowercase', file('{"a":{"dtype":"f32","shape":[2],"data_offsets":[0,8]}}', f32(1, 2)), 'got "f32"')
     end)
 
-    it('offsets that do not match the shape, or a bad shape', function()
+    it('sizes and offsets that are not non-negative integers', function()
+      load_error('zero-null', file(entry('[0,null]', '[0,0]')), "tensor \"a\": 'shape' expected non-negative integer sizes, got null at 2")
+      load_error('negative', file(entry('[-1]', '[0,4]'), f32(1)), "'shape' expected non-negative integer sizes, got -1 at 1")
+      load_error('float-size', file(entry('[1.0]', '[0,4]'), f32(1)), 'got 1.0 at 1')
+      load_error('exp-size', file(entry('[1e0]', '[0,4]'), f32(1)), 'got 1e0 at 1')
+      load_error('huge-size', file(entry('[9007199254740993]', '[0,4]'), f32(1)), 'got 9007199254740992 at 1')
+      load_error('shape-obj', file(entry('{}', '[0,4]'), f32(1)), "'shape' expected a list of sizes, got {...}")
+      load_error('float-offset', file(entry('[1]', '[0.0,4]'), f32(1)),
+                 "'data_offsets' expected [begin, end], two non-negative integers, got [0.0, 4]")
+      load_error('minus-zero', file(entry('[1]', '[-0,4]'), f32(1)), 'got [-0, 4]')
+      load_error('three-offsets', file(entry('[1]', '[0,4,4]'), f32(1)), 'got [0, 4, 4]')
+    end)
+
+    it('offsets that do not match the shape, and shapes fused cannot hold', function()
       load_error('mismatch', file('{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}}', f64(1)),
-                 "tensor 'a': data_offsets [0, 8] hold 8 bytes, but shape [2] of F64 needs 16")
-      load_error('backwards', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}}', f32(1)),
-                 "'data_offsets' expected [begin, end] with 0 <= begin <= end")
-      load_error('zero', file('{"a":{"dtype":"F32","shape":[0],"data_offsets":[0,0]}}'), 'zero sizes are not supported')
-      load_error('negative', file('{"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}}', f32(1)), "has a bad size -1")
-      load_error('shape-obj', file('{"a":{"dtype":"F32","shape":{},"data_offsets":[0,4]}}', f32(1)),
-                 "'shape' expected a list of sizes")
+                 "tensor \"a\": data_offsets [0, 8] hold 8 bytes, but shape [2] of F64 needs 16")
+      load_error('overflow', file(entry('[4294967296,4294967296]', '[0,4]'), f32(1)), 'needs over 2^53')
+      load_error('backwards', file(entry('[1]', '[4,0]'), f32(1)), 'data_offsets [4, 0] begin after they end')
+      load_error('zero', file(entry('[0]', '[0,0]')), 'shape [0] holds no elements: fused tensors have sizes >= 1')
+      load_error('nine-dims', file(entry('[1,1,1,1,1,1,1,1,1]', '[0,4]'), f32(1)), 'has 9 dims: fused tensors have at most 8')
     end)
 
     it('overlapping offsets, gaps and trailing bytes', function()
       load_error('overlap', file('{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},'
                                  .. '"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}', f32(1, 2, 3)),
-                 "tensor 'b': data_offsets [4, 12] overlap another tensor's")
+                 "tensor \"b\": data_offsets [4, 12] overlap another tensor's")
       load_error('gap', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', f32(1, 2)),
-                 "tensor 'a': a gap of 4 bytes before its data_offsets [4, 8]")
+                 "tensor \"a\": a gap of 4 bytes before its data_offsets [4, 8]")
       load_error('trailing', file('{' .. ok_entry .. '}', f32(1, 2, 3)),
                  'the tensors hold 8 bytes of data, but the file has 12 after the header')
     end)

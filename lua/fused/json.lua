@@ -1,10 +1,13 @@
 -- A small strict JSON (RFC 8259) encoder and decoder, for safetensors headers and checkpoint
--- metadata. decode(text) returns the value or raises "json: <what> at byte <n>"; it rejects
--- what the RFC rejects (trailing commas, leading zeros, control characters in strings,
--- trailing text) and duplicate keys. null decodes to json.null; arrays decode to tables with
--- the metatable json.array (so that [] and {} differ). encode(value) writes objects with
--- sorted keys, so the same table always gives the same text; a table whose keys are exactly
--- 1..n, or one with the metatable json.array, is an array, any other table an object.
+-- metadata. decode(text, opts) returns the value or raises "json: <what> at byte <n>"; it
+-- rejects what the RFC rejects (text that is not UTF-8, trailing commas, leading zeros,
+-- control characters in strings, trailing text) and duplicate keys. null decodes to json.null;
+-- arrays decode to tables with the metatable json.array (so that [] and {} differ).
+-- opts.parse_float(text), as in Python's json.loads, makes the value of each number written
+-- with a fraction or an exponent (so that a reader that wants integers can tell 1.0 from 1).
+-- encode(value) writes objects with sorted keys, so the same table always gives the same
+-- text; a table whose keys are exactly 1..n, or one with the metatable json.array, is an
+-- array, any other table an object.
 local M = {}
 
 M.null = setmetatable({}, { __tostring = function() return 'json.null' end })
@@ -29,6 +32,29 @@ local function utf8_char(cp)
   end
   return string.char(0xF0 + math.floor(cp / 262144), 0x80 + math.floor(cp / 4096) % 64,
                      0x80 + math.floor(cp / 64) % 64, 0x80 + cp % 64)
+end
+
+-- The position of the first byte that is not part of a well-formed UTF-8 sequence (RFC 3629:
+-- no overlong forms, no surrogates, nothing above U+10FFFF), or nil.
+local function bad_utf8(s)
+  local i = s:find('[\128-\255]')
+  while i do
+    local c, n = s:byte(i), nil
+    local lo, hi = 0x80, 0xBF -- the allowed range of the byte after the lead
+    if c >= 0xC2 and c <= 0xDF then n = 1
+    elseif c >= 0xE0 and c <= 0xEF then
+      n = 2
+      if c == 0xE0 then lo = 0xA0 elseif c == 0xED then hi = 0x9F end
+    elseif c >= 0xF0 and c <= 0xF4 then
+      n = 3
+      if c == 0xF0 then lo = 0x90 elseif c == 0xF4 then hi = 0x8F end
+    else return i end
+    for k = 1, n do
+      local b = s:byte(i + k)
+      if not b or b < (k == 1 and lo or 0x80) or b > (k == 1 and hi or 0xBF) then return i end
+    end
+    i = s:find('[\128-\255]', i + n + 1)
+  end
 end
 
 local function skip_space(s, i)
@@ -72,7 +98,7 @@ local function decode_string(s, i) -- s:sub(i, i) == '"'
 end
 
 -- -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][-+]?[0-9]+)?
-local function decode_number(s, i)
+local function decode_number(s, i, opts)
   local j = s:sub(i, i) == '-' and i + 1 or i
   local int = s:match('^0', j) or s:match('^[1-9]%d*', j)
   if not int then fail('malformed number', i) end
@@ -82,16 +108,18 @@ local function decode_number(s, i)
   local exp = s:match('^[eE][-+]?%d+', j)
   if exp then j = j + #exp end
   if s:match('^[%d.eE]', j) then fail('malformed number', i) end
-  return tonumber(s:sub(i, j - 1)), j
+  local text = s:sub(i, j - 1)
+  if (frac or exp) and opts.parse_float then return opts.parse_float(text), j end
+  return tonumber(text), j
 end
 
-local function decode_array(s, i, depth)
+local function decode_array(s, i, depth, opts)
   local list, n = setmetatable({}, M.array), 0
   i = skip_space(s, i + 1)
   if s:sub(i, i) == ']' then return list, i + 1 end
   while true do
     n = n + 1
-    list[n], i = decode_value(s, i, depth)
+    list[n], i = decode_value(s, i, depth, opts)
     i = skip_space(s, i)
     local c = s:sub(i, i)
     if c == ']' then return list, i + 1 end
@@ -100,7 +128,7 @@ local function decode_array(s, i, depth)
   end
 end
 
-local function decode_object(s, i, depth)
+local function decode_object(s, i, depth, opts)
   local obj = {}
   i = skip_space(s, i + 1)
   if s:sub(i, i) == '}' then return obj, i + 1 end
@@ -111,7 +139,7 @@ local function decode_object(s, i, depth)
     if obj[key] ~= nil then fail(string.format('duplicate key "%s"', key), at) end
     i = skip_space(s, i)
     if s:sub(i, i) ~= ':' then fail("expected ':'", i) end
-    obj[key], i = decode_value(s, skip_space(s, i + 1), depth)
+    obj[key], i = decode_value(s, skip_space(s, i + 1), depth, opts)
     i = skip_space(s, i)
     local c = s:sub(i, i)
     if c == '}' then return obj, i + 1 end
@@ -122,24 +150,30 @@ end
 
 local literals = { ['true'] = true, ['false'] = false, null = M.null }
 
-function decode_value(s, i, depth)
+function decode_value(s, i, depth, opts)
   if depth > MAX_DEPTH then fail('nesting deeper than ' .. MAX_DEPTH, i) end
   local c = s:sub(i, i)
-  if c == '{' then return decode_object(s, i, depth + 1) end
-  if c == '[' then return decode_array(s, i, depth + 1) end
+  if c == '{' then return decode_object(s, i, depth + 1, opts) end
+  if c == '[' then return decode_array(s, i, depth + 1, opts) end
   if c == '"' then return decode_string(s, i) end
-  if c == '-' or c:match('%d') then return decode_number(s, i) end
+  if c == '-' or c:match('%d') then return decode_number(s, i, opts) end
   for word, value in pairs(literals) do
     if s:sub(i, i + #word - 1) == word then return value, i + #word end
   end
   fail(c == '' and 'unexpected end of text' or 'unexpected character', i)
 end
 
-function M.decode(s)
+function M.decode(s, opts)
   if type(s) ~= 'string' then
     error("json.decode: argument 'text' expected a string, got " .. type(s), 2)
   end
-  local value, i = decode_value(s, skip_space(s, 1), 0)
+  if opts ~= nil and type(opts) ~= 'table' then
+    error("json.decode: argument 'opts' expected a table like {parse_float =}, got "
+          .. type(opts), 2)
+  end
+  local bad = bad_utf8(s)
+  if bad then fail('invalid UTF-8', bad) end
+  local value, i = decode_value(s, skip_space(s, 1), 0, opts or {})
   i = skip_space(s, i)
   if i <= #s then fail('trailing text', i) end
   return value

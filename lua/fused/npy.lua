@@ -1,4 +1,6 @@
--- NumPy .npy files: versions 1.0 and 2.0, little-endian '<f4' and '<f8', C order.
+-- NumPy .npy files: format versions 1.0, 2.0 and 3.0, little-endian '<f4' and '<f8', C order.
+-- Reading parses the header as the Python dict literal it is and rejects what NumPy's reader
+-- rejects; every error names load_npy and the file, what was expected and what came.
 -- Saving writes a temporary file beside the target and renames it, so that a crash never
 -- leaves a half-written file at the path.
 local ffi = require 'ffi'
@@ -10,73 +12,245 @@ local M = {}
 local MAGIC = '\147NUMPY'
 local descr_dtypes = { ['<f4'] = 'float32', ['<f8'] = 'float64' }
 local dtype_descrs = { float32 = '<f4', float64 = '<f8' }
+-- The width of the header length field, by major version (the minor version is always 0).
+local length_bytes = { [1] = 2, [2] = 4, [3] = 4 }
+-- NumPy refuses longer headers (np.load's max_header_size) as a guard against hostile files.
+local MAX_HEADER = 10000
+local MAX_DIMS = 8
 
+-- Errors about the file are the user's data, not a line of fused: no position (level 0).
 local function fail(path, fmt, ...)
-  error(string.format('load_npy: %s: ' .. fmt, path, ...), 3)
+  error(string.format('load_npy: %s: ' .. fmt, path, ...), 0)
 end
 
-local function u16le(s, i) return s:byte(i) + 256 * s:byte(i + 1) end
-local function u32le(s, i) return u16le(s, i) + 65536 * u16le(s, i + 2) end
+-- At most 60 characters of header text, with anything unprintable escaped.
+local function excerpt(text)
+  local shown = text:sub(1, 60):gsub('[^\32-\126]', function(c)
+    return string.format('\\x%02x', c:byte())
+  end)
+  return #text > 60 and shown .. '...' or shown
+end
 
--- The header dict, e.g. {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }.
-local function parse_header(path, header)
-  local descr = header:match("['\"]descr['\"]%s*:%s*['\"]([^'\"]*)['\"]")
-  local fortran = header:match("['\"]fortran_order['\"]%s*:%s*(%a+)")
-  local shape_text = header:match("['\"]shape['\"]%s*:%s*(%b())")
-  if not (descr and fortran and shape_text) then
-    fail(path, "malformed header (expected 'descr', 'fortran_order' and 'shape'): %s", header)
+-- The header: a Python literal ------------------------------------------------------------
+-- A strict parser for the literals a header holds: dicts with string keys, strings, True,
+-- False, integers and tuples. Tuples come back as tables with the metatable Tuple, dicts with
+-- the metatable Dict, so that a type check can tell them apart.
+local Tuple, Dict = {}, {}
+local words = { True = true, False = false }
+-- Python's own parser stops at 200 nested brackets; a header needs 2.
+local MAX_DEPTH = 16
+
+local function literal_parser(path, header, python2_longs)
+  local function bad(what, i)
+    local got = i > #header and 'the end of the header'
+      or string.format("'%s'", excerpt(header:sub(i, i + 9)))
+    fail(path, 'malformed header: expected %s at byte %d of the header, got %s', what, i, got)
   end
-  if descr:sub(1, 1) == '>' then
-    fail(path, "big-endian data ('%s') is not supported: expected '<f4' or '<f8'", descr)
+  -- Python joins lines inside brackets, so newlines may sit between the dict's tokens.
+  local function skip(i) return header:find('[^ \t\r\n\f]', i) or #header + 1 end
+  local value
+
+  local function string_literal(i)
+    local quote = header:sub(i, i)
+    local j = i + 1
+    while true do
+      local c = header:sub(j, j)
+      if c == quote then return header:sub(i + 1, j - 1), j + 1 end
+      if c == '' or c == '\n' or c == '\\' then
+        bad('a closing ' .. quote .. ' (escapes are not supported)', j)
+      end
+      j = j + 1
+    end
+  end
+
+  local function integer(i)
+    local text = header:match('^-?%d+', i)
+    if text:match('^-?0%d') then bad('an integer without leading zeros', i) end
+    local j = i + #text
+    -- Python 2 wrote longs as 2L; NumPy still reads them in version 1.0 and 2.0 files.
+    if python2_longs and header:match('^[lL]', j) then j = j + 1 end
+    return tonumber(text), j
+  end
+
+  -- Items separated by commas, a trailing comma allowed, up to `close`.
+  local function items(i, close, item)
+    local n = 0
+    i = skip(i)
+    while header:sub(i, i) ~= close do
+      if n > 0 then
+        if header:sub(i, i) ~= ',' then bad("',' or '" .. close .. "'", i) end
+        i = skip(i + 1)
+        if header:sub(i, i) == close then break end
+      end
+      n = n + 1
+      i = skip(item(i, n))
+    end
+    return n, i + 1
+  end
+
+  function value(i, depth)
+    if depth > MAX_DEPTH then bad('at most ' .. MAX_DEPTH .. ' nested brackets', i) end
+    local c = header:sub(i, i)
+    if c == '{' then
+      local dict = setmetatable({}, Dict)
+      local _, j = items(i + 1, '}', function(k)
+        if not header:match("^['\"]", k) then bad('a string key', k) end
+        local key
+        key, k = string_literal(k)
+        k = skip(k)
+        if header:sub(k, k) ~= ':' then bad("':'", k) end
+        -- A repeated key keeps its last value, as in Python (and so in NumPy).
+        dict[key], k = value(skip(k + 1), depth + 1)
+        return k
+      end)
+      return dict, j
+    elseif c == '(' then
+      local tuple = setmetatable({}, Tuple)
+      local n, j = items(i + 1, ')', function(k, n)
+        tuple[n], k = value(k, depth + 1)
+        return k
+      end)
+      -- (3) is the number 3; only (3,) is a tuple of one.
+      if n == 1 and not header:sub(1, j - 2):match(',%s*$') then return tuple[1], j end
+      tuple.text = header:sub(i, j - 1) -- for messages: sizes as written, however large
+      return tuple, j
+    elseif c == "'" or c == '"' then
+      return string_literal(i)
+    elseif header:match('^-?%d', i) then
+      return integer(i)
+    end
+    for word, v in pairs(words) do
+      if header:sub(i, i + #word - 1) == word and not header:match('^[%w_]', i + #word) then
+        return v, i + #word
+      end
+    end
+    bad('a dict, string, tuple, integer, True or False', i)
+  end
+  return value
+end
+
+local function type_name(v)
+  local mt = getmetatable(v)
+  if mt == Tuple then return 'a tuple' elseif mt == Dict then return 'a dict' end
+  return ({ string = 'a string', boolean = 'a bool', number = 'an integer' })[type(v)]
+end
+
+
+-- The format: a dict literal, padded with spaces and ended by a newline. Returns the dtype
+-- name and the shape.
+local function parse_header(path, header, major)
+  if header:sub(1, 1) ~= '{' then
+    fail(path, "malformed header: expected a dict, '{' first, got '%s'", excerpt(header))
+  end
+  if header:sub(-1) ~= '\n' then
+    fail(path, "malformed header: expected a newline last (after the padding), got '%s' at its end",
+         excerpt(header:sub(-20)))
+  end
+  local dict, after = literal_parser(path, header, major <= 2)(1, 1)
+  if header:find('[^ ]', after) ~= #header then
+    fail(path, "malformed header: expected only spaces after the dict, got '%s'",
+         excerpt(header:sub(after, -2)))
+  end
+  local keys = {}
+  for k in pairs(dict) do keys[#keys + 1] = "'" .. excerpt(k) .. "'" end
+  table.sort(keys)
+  if table.concat(keys, ', ') ~= "'descr', 'fortran_order', 'shape'" then
+    fail(path, "malformed header: expected the keys 'descr', 'fortran_order' and 'shape', got %s",
+         #keys > 0 and table.concat(keys, ', ') or 'none')
+  end
+  local descr, fortran, shape = dict.descr, dict.fortran_order, dict.shape
+  if getmetatable(shape) ~= Tuple then
+    fail(path, "malformed header: 'shape' expected a tuple of integers, got %s", type_name(shape))
+  end
+  for i, n in ipairs(shape) do
+    if type(n) ~= 'number' then
+      fail(path, "malformed header: 'shape' expected a tuple of integers, got %s at %d",
+           type_name(n), i)
+    end
+  end
+  if type(fortran) ~= 'boolean' then
+    fail(path, "malformed header: 'fortran_order' expected True or False, got %s",
+         type_name(fortran))
+  end
+  if type(descr) ~= 'string' then
+    fail(path, "unsupported dtype: 'descr' expected '<f4' or '<f8', got %s", type_name(descr))
   end
   local dtype = descr_dtypes[descr]
-  if not dtype then fail(path, "unsupported dtype '%s': expected '<f4' or '<f8'", descr) end
-  if fortran ~= 'False' then fail(path, 'Fortran-order arrays are not supported') end
-  local shape = {}
-  for item in shape_text:sub(2, -2):gmatch('[^,]+') do
-    local n = tonumber(item:match('^%s*(%d+)%s*$'))
-    if not n then fail(path, 'malformed shape %s', shape_text) end
-    shape[#shape + 1] = n
+  if descr == '>f4' or descr == '>f8' then
+    fail(path, "big-endian data ('%s') is not supported: expected '<f4' or '<f8'", descr)
+  elseif not dtype then
+    fail(path, "unsupported dtype '%s': expected '<f4' or '<f8'", excerpt(descr))
   end
-  -- A 0-d array holds one value; our tensors have at least one dim.
-  if #shape == 0 then shape = { 1 } end
+  if fortran then
+    fail(path, 'Fortran-order arrays are not supported: expected fortran_order False')
+  end
+  local text = excerpt(shape.text)
   for _, n in ipairs(shape) do
-    if n < 1 then fail(path, 'shape %s has an empty dim: zero sizes are not supported', shape_text) end
+    if n < 0 then fail(path, 'shape %s holds a negative size', text) end
+  end
+  if #shape == 0 or #shape > MAX_DIMS then
+    fail(path, 'shape %s has %d dims: fused tensors have 1 to %d (0-d arrays are not supported)',
+         text, #shape, MAX_DIMS)
+  end
+  for _, n in ipairs(shape) do
+    if n == 0 then
+      fail(path, 'shape %s holds no elements: fused tensors have sizes >= 1 (zero-size arrays '
+           .. 'are not supported)', text)
+    end
   end
   return dtype, shape
 end
+
+-- Loading ---------------------------------------------------------------------------------
+
+local function u16le(s, i) return s:byte(i) + 256 * s:byte(i + 1) end
+local function u32le(s, i) return u16le(s, i) + 65536 * u16le(s, i + 2) end
 
 function M.load_npy(path)
   if type(path) ~= 'string' then
     error("load_npy: argument 'path' expected a string, got " .. type(path), 2)
   end
   local f, err = io.open(path, 'rb')
-  if not f then error('load_npy: ' .. err, 2) end
-  local bytes = f:read('*a')
+  if not f then error('load_npy: ' .. err, 0) end
+  local bytes, rerr = f:read('*a')
   f:close()
-  if #bytes < 10 or bytes:sub(1, 6) ~= MAGIC then fail(path, 'not a .npy file (bad magic)') end
-  local major = bytes:byte(7)
-  local header_len, header_start
-  if major == 1 then
-    header_len, header_start = u16le(bytes, 9), 11
-  elseif major == 2 or major == 3 then
-    if #bytes < 12 then fail(path, 'truncated header') end
-    header_len, header_start = u32le(bytes, 9), 13
-  else
-    fail(path, 'unsupported .npy version %d.%d', major, bytes:byte(8))
+  if not bytes then fail(path, 'cannot read: %s', rerr) end
+
+  if bytes:sub(1, 6) ~= MAGIC then
+    fail(path, "not a .npy file: expected it to start with '\\x93NUMPY', got '%s'",
+         excerpt(bytes:sub(1, 6)))
+  end
+  local major, minor = bytes:byte(7), bytes:byte(8)
+  local width = length_bytes[major]
+  if not (width and minor == 0) then
+    fail(path, 'unsupported format version %s.%s: expected 1.0, 2.0 or 3.0', major or '?',
+         minor or '?')
+  end
+  local header_start = 9 + width
+  if #bytes < header_start - 1 then
+    fail(path, 'truncated: %d bytes, too short for the version %d.0 header length', #bytes, major)
+  end
+  local header_len = width == 2 and u16le(bytes, 9) or u32le(bytes, 9)
+  if header_len > MAX_HEADER then
+    fail(path, 'header of %d bytes: expected at most %d (NumPy refuses longer ones)', header_len,
+         MAX_HEADER)
   end
   local data_start = header_start + header_len
-  if data_start - 1 > #bytes then fail(path, 'truncated header (%d bytes announced)', header_len) end
-  local dtype, shape = parse_header(path, bytes:sub(header_start, data_start - 1))
+  if data_start - 1 > #bytes then
+    fail(path, 'truncated header: %d bytes announced, %d in the file', header_len,
+         #bytes - header_start + 1)
+  end
+  local dtype, shape = parse_header(path, bytes:sub(header_start, data_start - 1), major)
+
   local numel = 1
   for _, n in ipairs(shape) do numel = numel * n end
   local want = numel * dt.sizes[dt.dtypes[dtype]]
   local have = #bytes - data_start + 1
   if have ~= want then
-    fail(path, 'the header says shape (%s) of %s, %d bytes of data, but the file holds %d',
-         table.concat(shape, ', '), dtype, want, have)
+    fail(path, 'shape %s of %s needs %s bytes of data, but the file holds %d', excerpt(shape.text),
+         dtype, want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
   end
-  local t = tensor.empty(shape, { dtype = dtype })
+  local t = tensor.empty({ unpack(shape) }, { dtype = dtype })
   ffi.copy(t.data, ffi.cast('const char *', bytes) + data_start - 1, want)
   return t
 end

@@ -32,12 +32,6 @@ local function u64le(n)
   return table.concat(bytes)
 end
 
-local function read_u64le(s)
-  local n = 0
-  for i = 8, 1, -1 do n = n * 256 + s:byte(i) end
-  return n
-end
-
 function M.save(path, named, metadata)
   if type(path) ~= 'string' then
     error("save: argument 'path' expected a string, got " .. type(path), 2)
@@ -92,57 +86,103 @@ function M.save(path, named, metadata)
 end
 
 -- Loading ------------------------------------------------------------------------------------
+-- The rules are the reference implementation's (huggingface/safetensors, tensor.rs): a header
+-- of at most 100 MB of UTF-8 JSON (padding with JSON whitespace allowed), an object whose
+-- "__metadata__" is absent, null or an object of strings, every other key a tensor
+-- {dtype, shape, data_offsets} (other fields ignored) with sizes and offsets written as
+-- non-negative integers, and tensors covering the data after the header exactly, back to back.
+-- fused adds its own limits: F32 and F64 only, 1 to 8 dims of size >= 1 (a 0-d tensor loads
+-- as one element), no repeated names.
 
+local MAX_HEADER = 100000000
+local known_dtypes = { BOOL = 1, U8 = 1, I8 = 1, F8_E5M2 = 1, F8_E4M3 = 1, I16 = 1, U16 = 1,
+                       F16 = 1, BF16 = 1, I32 = 1, U32 = 1, F32 = 1, F64 = 1, I64 = 1, U64 = 1 }
+
+-- Errors about the file are the user's data, not a line of fused: no position (level 0).
 local function fail(path, fmt, ...)
   error(string.format('load: %s: ' .. fmt, path, ...), 0)
 end
 
-local function is_count(x) return type(x) == 'number' and x >= 0 and x == math.floor(x) end
+-- A number written with a fraction or an exponent (0.0, 1e3): kept apart from integers.
+local Float = {}
+local function parse_float(text) return setmetatable({ text = text }, Float) end
 
-local function is_object(x)
-  return type(x) == 'table' and not json.is_array(x) and x ~= json.null
+-- A size or an offset: an integer literal, not -0, small enough to be exact in a double
+-- (a real one is at most the file's length).
+local function is_count(x)
+  return type(x) == 'number' and x >= 0 and x < 2 ^ 53 and x == math.floor(x) and 1 / x > 0
 end
 
-local function quoted(x) return type(x) == 'string' and ('"' .. x .. '"') or tostring(x) end
+-- A JSON object: arrays, null and floats are tables with a metatable.
+local function is_object(x) return type(x) == 'table' and getmetatable(x) == nil end
+
+-- A header value as its JSON text, shortened, for messages.
+local function show(x)
+  local text
+  if getmetatable(x) == Float then text = x.text
+  elseif type(x) == 'string' then text = json.encode(x)
+  elseif type(x) == 'number' then
+    text = x == math.floor(x) and string.format('%.0f', x) or tostring(x)
+  elseif json.is_array(x) then
+    local parts = {}
+    for i, v in ipairs(x) do parts[i] = show(v) end
+    text = '[' .. table.concat(parts, ', ') .. ']'
+  elseif x == json.null then text = 'null'
+  elseif type(x) == 'table' then text = '{...}'
+  else text = tostring(x) end
+  return #text > 60 and text:sub(1, 60) .. '...' or text
+end
 
 -- The entry for one tensor, checked: its dtype, shape and byte range.
 local function parse_entry(path, name, entry, data_len)
   -- The name is an argument, not part of the format: it may hold a '%'.
-  local function bad(fmt, ...) fail(path, "tensor '%s': " .. fmt, name, ...) end
-  if not is_object(entry) then bad('expected an object {dtype, shape, data_offsets}') end
-  local dtype = format_dtypes[entry.dtype]
-  if not dtype then
-    bad('unsupported dtype %s (expected "F32" or "F64")', quoted(entry.dtype))
+  local function bad(fmt, ...) fail(path, "tensor %s: " .. fmt, show(name), ...) end
+  if not is_object(entry) then
+    bad('expected an object {dtype, shape, data_offsets}, got %s', show(entry))
   end
+  if type(entry.dtype) ~= 'string' or not known_dtypes[entry.dtype] then
+    bad("'dtype' expected a safetensors dtype such as \"F32\", got %s", show(entry.dtype))
+  end
+  local dtype = format_dtypes[entry.dtype]
+  if not dtype then bad('unsupported dtype %s (expected "F32" or "F64")', show(entry.dtype)) end
   local shape = entry.shape
-  if not json.is_array(shape) then bad("'shape' expected a list of sizes") end
-  if #shape > 8 then bad('%d dims, at most 8 are supported', #shape) end
-  local numel = 1
+  if not json.is_array(shape) then bad("'shape' expected a list of sizes, got %s", show(shape)) end
   for i, n in ipairs(shape) do
-    if not is_count(n) then bad("'shape' has a bad size %s at %d", tostring(n), i) end
-    if n == 0 then
-      bad('shape [%s] has an empty dim: zero sizes are not supported', table.concat(shape, ', '))
+    if not is_count(n) then
+      bad("'shape' expected non-negative integer sizes, got %s at %d", show(n), i)
     end
-    numel = numel * n
   end
   local offsets = entry.data_offsets
   if not (json.is_array(offsets) and #offsets == 2 and is_count(offsets[1])
-          and is_count(offsets[2]) and offsets[1] <= offsets[2]) then
-    bad("'data_offsets' expected [begin, end] with 0 <= begin <= end")
+          and is_count(offsets[2])) then
+    bad("'data_offsets' expected [begin, end], two non-negative integers, got %s", show(offsets))
   end
   local first, last = offsets[1], offsets[2]
+  if first > last then bad('data_offsets %s begin after they end', show(offsets)) end
+  if #shape > 8 then
+    bad('shape %s has %d dims: fused tensors have at most 8', show(shape), #shape)
+  end
+  local numel = 1
+  for _, n in ipairs(shape) do
+    if n == 0 then
+      bad('shape %s holds no elements: fused tensors have sizes >= 1 (zero-size tensors are '
+          .. 'not supported)', show(shape))
+    end
+    numel = numel * n
+  end
   local bytes = numel * dt.sizes[dt.dtypes[dtype]]
   if last - first ~= bytes then
-    bad('data_offsets [%d, %d] hold %d bytes, but shape [%s] of %s needs %d', first, last,
-        last - first, table.concat(shape, ', '), entry.dtype, bytes)
+    bad('data_offsets %s hold %d bytes, but shape %s of %s needs %s', show(offsets),
+        last - first, show(shape), entry.dtype,
+        bytes < 2 ^ 53 and string.format('%d', bytes) or 'over 2^53')
   end
   if last > data_len then
-    bad('data_offsets [%d, %d] run past the end of the data (%d bytes): truncated file?', first,
-        last, data_len)
+    bad('data_offsets %s run past the end of the data (%d bytes): truncated file?', show(offsets),
+        data_len)
   end
   -- A 0-d tensor holds one value; ours have at least one dim.
-  return { name = name, dtype = dtype, shape = #shape > 0 and shape or { 1 }, first = first,
-           last = last }
+  return { name = name, dtype = dtype, shape = #shape > 0 and { unpack(shape) } or { 1 },
+           first = first, last = last }
 end
 
 -- The data part is the tensors back to back: no overlap, no gap, nothing after.
@@ -153,11 +193,11 @@ local function check_layout(path, entries, data_len)
   local at = 0
   for _, e in ipairs(entries) do
     if e.first < at then
-      fail(path, "tensor '%s': data_offsets [%d, %d] overlap another tensor's", e.name, e.first,
-           e.last)
+      fail(path, "tensor %s: data_offsets [%d, %d] overlap another tensor's", show(e.name),
+           e.first, e.last)
     end
     if e.first > at then
-      fail(path, "tensor '%s': a gap of %d bytes before its data_offsets [%d, %d]", e.name,
+      fail(path, "tensor %s: a gap of %d bytes before its data_offsets [%d, %d]", show(e.name),
            e.first - at, e.first, e.last)
     end
     at = e.last
@@ -168,31 +208,47 @@ local function check_layout(path, entries, data_len)
   end
 end
 
+local function read_u64le(s)
+  local n = 0
+  for i = 8, 1, -1 do n = n * 256 + s:byte(i) end
+  return n
+end
+
 function M.load(path)
   if type(path) ~= 'string' then
     error("load: argument 'path' expected a string, got " .. type(path), 2)
   end
   local f, err = io.open(path, 'rb')
-  if not f then error('load: ' .. err, 2) end
-  local bytes = f:read('*a')
+  if not f then error('load: ' .. err, 0) end
+  local bytes, rerr = f:read('*a')
   f:close()
+  if not bytes then fail(path, 'cannot read: %s', rerr) end
   if #bytes < 8 then
     fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', #bytes)
   end
   local header_len = read_u64le(bytes)
+  if header_len > MAX_HEADER then
+    fail(path, 'header length %s: expected at most %d (the format\'s limit)',
+         header_len < 2 ^ 53 and string.format('%d', header_len) or 'over 2^53', MAX_HEADER)
+  end
   if header_len > #bytes - 8 then
     fail(path, 'header length %d runs past the end of the file (%d bytes): truncated or not '
          .. 'safetensors', header_len, #bytes)
   end
-  local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len))
+  local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len), { parse_float = parse_float })
   if not ok then fail(path, 'bad header: %s', header) end
-  if not is_object(header) then fail(path, 'bad header: expected a JSON object') end
+  if not is_object(header) then
+    fail(path, 'bad header: expected a JSON object, got %s', show(header))
+  end
 
-  local metadata = header.__metadata__ or {}
-  if not is_object(metadata) then fail(path, "'__metadata__' expected an object of strings") end
+  local metadata = header.__metadata__
+  if metadata == nil or metadata == json.null then metadata = {} end
+  if not is_object(metadata) then
+    fail(path, "'__metadata__' expected an object of strings, got %s", show(metadata))
+  end
   for k, v in pairs(metadata) do
     if type(v) ~= 'string' then
-      fail(path, "'__metadata__' value '%s' expected a string, got %s", k, type(v))
+      fail(path, "'__metadata__' value %s expected a string, got %s", show(k), show(v))
     end
   end
 
