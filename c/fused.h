@@ -7,8 +7,10 @@
  * - Every function returns a status: 0 on success, -1 on error; fused_last_error() then
  *   gives a message naming the function, the argument, what was expected and what came.
  *   Nothing here exits or aborts on bad input.
- * - Tensors are row-major, 1 to FUSED_MAX_DIMS dims, float32 or float64, on the CPU or a
- *   CUDA device. A tensor owns a reference to a storage; views (narrow, transpose) share it
+ * - Tensors are row-major, 1 to FUSED_MAX_DIMS dims, on the CPU or a CUDA device. Every
+ *   dtype can be stored, copied, converted, filled and compared; the arithmetic (unary, binary,
+ *   addmm, reductions, LLTM, losses, optimizers) takes float32 and float64 only, and says
+ *   "expected a floating dtype" to an int64 or bool tensor. A tensor owns a reference to a storage; views (narrow, transpose) share it
  *   and may be strided. Kernels that need contiguous data say so in their error.
  * - Outputs come first and are allocated by the caller: an op checks their shapes, dtype and
  *   device, then writes them. Strides are counted in elements.
@@ -26,7 +28,10 @@ extern "C" {
 /* ffi-begin */
 enum { FUSED_MAX_DIMS = 8 };
 
-typedef enum { FUSED_FLOAT32 = 0, FUSED_FLOAT64 = 1, FUSED_NUM_DTYPES = 2 } fused_dtype;
+/* The values index the dtype table (c/core/dtypes.h); bool is one byte holding 0 or 1. */
+typedef enum {
+  FUSED_FLOAT32 = 0, FUSED_FLOAT64 = 1, FUSED_INT64 = 2, FUSED_BOOL = 3, FUSED_NUM_DTYPES = 4
+} fused_dtype;
 typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_device;
 
 typedef struct fused_storage fused_storage;
@@ -58,6 +63,18 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
 int fused_tensor_is_contiguous(const fused_tensor *t);
 int64_t fused_tensor_numel(const fused_tensor *t);
+/* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers
+ * ("<f4") and safetensors files ("F32"), and whether the arithmetic takes it. */
+typedef struct fused_dtype_info {
+  const char *name;
+  int32_t size;
+  const char *npy_descr;
+  const char *safetensors;
+  int32_t is_floating;
+} fused_dtype_info;
+/* The dtype's row of the table, or NULL for an unknown dtype. */
+const fused_dtype_info *fused_dtype_info_of(int32_t dtype);
+/* Its size in bytes, 0 for an unknown dtype. */
 size_t fused_dtype_size(int32_t dtype);
 /* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing. */
 int64_t fused_bytes_in_use(int32_t device);
@@ -71,9 +88,21 @@ void fused_set_device_unavailable(int32_t device, const char *reason);
 int fused_set_num_threads(int32_t n);
 int32_t fused_get_num_threads(void);
 
-/* Copies: any strides, any dtypes on one device; between the CPU and a device, same dtype. */
+/* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
+ * int64, toward zero, for values in its range); between the CPU and a device, same dtype. */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
+/* Any strides and dtype; value is converted to t's dtype as copy converts. */
 int fused_fill(fused_tensor *t, double value);
+
+/* Comparisons into a bool tensor of a's shape (1 where true): a and b (or the scalar,
+ * converted to a's dtype first) of one dtype and device, contiguous, any dtype. */
+typedef enum {
+  FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
+} fused_compare_op;
+int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
+                  const fused_tensor *b);
+int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
+                         double scalar);
 
 /* Elementwise ops on contiguous tensors of one shape. alpha is ELU's alpha, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
@@ -113,10 +142,10 @@ int fused_normal(fused_tensor *t, double mean, double std);
 /* The LLTM cell (the PyTorch C++/CUDA extension tutorial): X = [h, x], gates = X Wᵀ + b split
  * into input gate (sigmoid), output gate (sigmoid), candidate (ELU, alpha 1);
  * new_c = c + candidate * input_gate, new_h = tanh(new_c) * output_gate.
- * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H) receives what backward needs:
- * input_gate, output_gate, candidate, tanh(new_c); its layout is the backend's own (the CPU's
- * is [input_gate, output_gate, candidate, tanh(new_c)] per batch row): callers only hand it
- * back to backward. All contiguous, one dtype and device.
+ * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H) receives what backward needs,
+ * [input_gate, output_gate, candidate, tanh(new_c)] per batch row on every backend (ELU's
+ * derivative is then candidate + 1; c/maths/lltm.h says why): callers only hand it back to
+ * backward. All contiguous, one dtype and device.
  * Backward writes d_x, d_h, d_c, and adds into d_W and d_b when accumulate is 1 (else
  * overwrites them). It may be called more than once for one forward. */
 int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
@@ -129,7 +158,7 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
                         int32_t accumulate);
 /* The LLTM unrolled over T steps (nn.LLTM): xs T×B×I, h0 and c0 B×H, W and b as above.
  * Forward writes hs (T×B×H, every h_t; h_T is its last step), c_T (B×H), and saved (T×B×4H,
- * the backend's layout, as for the cell). Backward takes d_hs (T×B×H, the gradient
+ * laid out as for the cell). Backward takes d_hs (T×B×H, the gradient
  * arriving at every h_t), d_hT and d_cT (B×H, extra gradients at the final state; NULL means
  * zero), the forward's saved, xs, h0 and hs; writes d_xs, d_h0, d_c0 and adds into d_W and d_b
  * when accumulate is 1 (else overwrites them). It writes the gate gradients over saved (no
@@ -165,9 +194,8 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
 /* The sum of the squares of all elements of a contiguous tensor, accumulated in float64. */
 int fused_sum_squares(double *out, const fused_tensor *t);
 
-/* Class indices and embedding indices are VALUES counted from 1 (as in Lua and Torch7), held
- * in a tensor of the other operand's dtype and device; a value that is not an integer in
- * range is an error naming its position. */
+/* Class indices and embedding indices are int64 values counted from 1 (as in Lua and Torch7),
+ * on the other operand's device; a value out of range is an error naming its position. */
 /* Cross-entropy, log-softmax and NLL fused: logits N×C, targets N. loss (1 element) receives
  * the mean over rows of logsumexp(row) - row[target]; each row's max is subtracted first, so
  * no exp overflows. Backward: d_logits = grad_loss / N * (softmax(logits) - onehot(targets)),

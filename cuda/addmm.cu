@@ -1,6 +1,7 @@
 /* out = beta * bias + alpha * a @ b on cuBLAS. cuBLAS is column-major: a row-major matrix is
  * its column-major transpose, so out^T = b^T a^T is computed with the operands swapped. */
 #include "common.cuh"
+#include "../c/maths/gemm.h"
 
 cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
                     const float *a, int lda, const float *b, int ldb, float beta, float *c,
@@ -14,17 +15,13 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
   return cublasDgemm(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
-/* A row-major operand (stride 1 along columns) is read as is by the swapped call (OP_N); a
- * transposed view of one is column-major, read transposed (OP_T). The same test as the CPU's. */
+/* The operand as the swapped call reads it (gemm_layout_of): a row-major operand as is (OP_N),
+ * a transposed view of one, column-major, transposed (OP_T). */
 static void gemm_operand(const fused_tensor *t, cublasOperation_t *op, int *ld) {
-  const int64_t rows = t->sizes[0], cols = t->sizes[1];
-  if ((t->strides[1] == 1 || cols == 1) && (rows == 1 || t->strides[0] >= cols)) {
-    *op = CUBLAS_OP_N;
-    *ld = (int)(rows == 1 ? cols : t->strides[0]);
-  } else {
-    *op = CUBLAS_OP_T;
-    *ld = (int)(cols == 1 ? rows : t->strides[1]);
-  }
+  gemm_layout layout = {0, 0};
+  gemm_layout_of(t, &layout);
+  *op = layout.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  *ld = (int)layout.ld;
 }
 
 /* out[i] = beta * bias[i % period]: a bias row repeated (period = columns) or a matrix. */
@@ -59,7 +56,4 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
   return cuda_done(fn);
 }
 
-template int cuda_addmm<float>(fused_tensor *, const fused_tensor *, const fused_tensor *,
-                               const fused_tensor *, double, double);
-template int cuda_addmm<double>(fused_tensor *, const fused_tensor *, const fused_tensor *,
-                                const fused_tensor *, double, double);
+FUSED_KERNELS_ADDMM(FUSED_CUDA_INSTANTIATE_FLOATING)

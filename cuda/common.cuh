@@ -1,6 +1,7 @@
 /* What the CUDA sources share: the one stream and cuBLAS handle, error checks, launch shapes,
- * tensor layouts for strided kernels, float/double maths, and the kernels' declarations (each
- * kernel is a template instantiated for float and double in its own .cu file). */
+ * tensor layouts for strided kernels, the transcendental functions behind the shared maths
+ * (c/maths/), and the kernels' declarations: each kernel of c/core/kernel_list.h is a
+ * template cuda_<name><T>, instantiated in its group's .cu file by FUSED_CUDA_INSTANTIATE. */
 #ifndef FUSED_CUDA_COMMON_CUH
 #define FUSED_CUDA_COMMON_CUH
 
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "../c/core/backend.h"
+#include "../c/core/dtypes.h"
 #include "../c/core/error.h"
 #include "fused_cuda.h"
 
@@ -41,9 +43,9 @@ struct Scratch {
   template <typename U> U *as() const { return (U *)ptr; }
 };
 
-/* copy.cu: the values of a contiguous device tensor, on the host (this waits for the device).
- * Ops that take index values check them there, with the CPU's messages. */
-template <typename T> int cuda_read(const char *fn, const fused_tensor *t, std::vector<T> *out);
+/* copy.cu: the values of a contiguous int64 device tensor, on the host (this waits for the
+ * device). Ops that take indices check them there, as the CPU does (check_indices). */
+int cuda_read(const char *fn, const fused_tensor *t, std::vector<int64_t> *out);
 
 /* Grid-stride loops: enough blocks to fill the device, each thread then strides. */
 constexpr int THREADS = 256;
@@ -64,7 +66,7 @@ struct Layout {
 Layout layout_of(const fused_tensor *t);
 
 /* The offset of the linear-th element (row-major order) of a tensor with layout l. */
-__device__ inline int64_t offset_of(const Layout &l, int64_t linear) {
+__host__ __device__ inline int64_t offset_of(const Layout &l, int64_t linear) {
   int64_t offset = 0;
   for (int32_t d = l.ndim - 1; d > 0; d--) {
     offset += linear % l.sizes[d] * l.strides[d];
@@ -73,27 +75,23 @@ __device__ inline int64_t offset_of(const Layout &l, int64_t linear) {
   return offset + linear * l.strides[0]; /* linear < sizes[0] by now: no division needed */
 }
 
-/* Maths picked by type, so that float code never calls a double function nor the reverse
- * (fminf on doubles is how the tutorial's kernel went wrong). */
-__device__ inline float dexp(float x) { return expf(x); }
-__device__ inline double dexp(double x) { return exp(x); }
-__device__ inline float dexpm1(float x) { return expm1f(x); }
-__device__ inline double dexpm1(double x) { return expm1(x); }
-__device__ inline float dlog(float x) { return logf(x); }
-__device__ inline double dlog(double x) { return log(x); }
-__device__ inline float dtanh(float x) { return tanhf(x); }
-__device__ inline double dtanh(double x) { return tanh(x); }
-__device__ inline float dsqrt(float x) { return sqrtf(x); }
-__device__ inline double dsqrt(double x) { return sqrt(x); }
-__device__ inline float dabs(float x) { return fabsf(x); }
-__device__ inline double dabs(double x) { return fabs(x); }
-__device__ inline float dpow(float x, float y) { return powf(x, y); }
-__device__ inline double dpow(double x, double y) { return pow(x, y); }
-
-template <typename T>
-__device__ inline T dsigmoid(T z) {
-  return T(1) / (T(1) + dexp(-z)); /* exp overflow gives 1/inf = 0, the right limit */
-}
+/* The transcendental functions of the shared maths (c/maths/hd.h), picked by type so that
+ * float code never calls a double function nor the reverse (fminf on doubles is how the
+ * tutorial's kernel went wrong). CUDA's exp serves the non-positive arguments too. */
+#define FUSED_CUDA_MATHS(name, f, d)                                  \
+  __host__ __device__ inline float name(float x) { return f(x); }     \
+  __host__ __device__ inline double name(double x) { return d(x); }
+FUSED_CUDA_MATHS(m_exp, expf, exp)
+FUSED_CUDA_MATHS(m_exp_nonpos, expf, exp)
+FUSED_CUDA_MATHS(m_expm1_nonpos, expm1f, expm1)
+FUSED_CUDA_MATHS(m_log, logf, log)
+FUSED_CUDA_MATHS(m_sqrt, sqrtf, sqrt)
+FUSED_CUDA_MATHS(m_abs, fabsf, fabs)
+#undef FUSED_CUDA_MATHS
+__host__ __device__ inline float m_pow(float x, float y) { return powf(x, y); }
+__host__ __device__ inline double m_pow(double x, double y) { return pow(x, y); }
+__host__ __device__ inline float m_copysign(float x, float y) { return copysignf(x, y); }
+__host__ __device__ inline double m_copysign(double x, double y) { return copysign(x, y); }
 
 /* op(v) over the block's THREADS threads (blockDim.x == THREADS), combined in a fixed tree
  * order so that the result has the same bits on every run; every thread receives it. */
@@ -126,73 +124,26 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
                     double alpha, const double *a, int lda, const double *b, int ldb,
                     double beta, double *c, int ldc);
 
-/* The kernels of struct fused_kernels (backend.h), one template per op. */
-template <typename T> int cuda_fill(fused_tensor *t, double value);
-template <typename T>
-int cuda_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
-template <typename T>
-int cuda_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
-                const fused_tensor *b);
-template <typename T>
-int cuda_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
-                       double scalar);
-template <typename T>
-int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
-               const fused_tensor *b, double beta, double alpha);
-template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
-template <typename T>
-int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+/* The kernels of kernel_list.h: cuda_<name><T> for each dtype T that has it. */
+#define FUSED_CUDA_DECLARE(name, params) template <typename T> int cuda_##name params;
+FUSED_KERNELS(FUSED_CUDA_DECLARE)
+#undef FUSED_CUDA_DECLARE
 
-template <typename T>
-int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
-                  double lr, double momentum, double weight_decay, int32_t init_buffer);
-template <typename T>
-int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
-                      fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
-                      double alpha, double eps, double momentum, double weight_decay);
-template <typename T>
-int cuda_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
-                   const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
-                   double weight_decay, int64_t step);
-template <typename T> int cuda_sum_squares(double *out, const fused_tensor *t);
-template <typename T>
-int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
-                               const fused_tensor *targets);
-template <typename T>
-int cuda_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
-                                const fused_tensor *targets, double grad_loss);
-template <typename T>
-int cuda_embedding_forward(fused_tensor *out, const fused_tensor *weight,
-                           const fused_tensor *indices);
-template <typename T>
-int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
-                            const fused_tensor *indices);
-
-template <typename T>
-int cuda_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
-                      const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
-                      const fused_tensor *W, const fused_tensor *b);
-template <typename T>
-int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
-                       fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
-                       const fused_tensor *grad_c, const fused_tensor *saved,
-                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
-                       int32_t accumulate);
-template <typename T>
-int cuda_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
-                          const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
-                          const fused_tensor *W, const fused_tensor *b);
-template <typename T>
-int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
-                           fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
-                           const fused_tensor *d_hT, const fused_tensor *d_cT,
-                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
-                           const fused_tensor *hs, const fused_tensor *W, int32_t accumulate);
+/* At the end of each group's .cu file: FUSED_KERNELS_<GROUP>(FUSED_CUDA_INSTANTIATE_FLOATING),
+ * or FUSED_CUDA_INSTANTIATE_ALL for the ANY_DTYPE kernels. */
+#define FUSED_CUDA_INSTANTIATE(name, params, T) template int cuda_##name<T> params;
+#define FUSED_CUDA_INSTANTIATE_FLOATING(name, params) \
+  FUSED_CUDA_INSTANTIATE(name, params, float) FUSED_CUDA_INSTANTIATE(name, params, double)
+/* Every C type of c/core/dtypes.h (a macro cannot walk that list for each kernel). */
+static_assert(FUSED_NUM_DTYPES == 4, "a new dtype: add its C type to FUSED_CUDA_INSTANTIATE_ALL");
+#define FUSED_CUDA_INSTANTIATE_ALL(name, params)                                           \
+  FUSED_CUDA_INSTANTIATE_FLOATING(name, params) FUSED_CUDA_INSTANTIATE(name, params, int64_t) \
+  FUSED_CUDA_INSTANTIATE(name, params, bool)
 
 /* copy.cu: the device's copy (within the device, or between it and the host). */
 int cuda_copy(fused_tensor *dst, const fused_tensor *src);
 
-/* kernels.cu: the tables registered by fused_cuda_init. */
-extern const fused_kernels cuda_float_kernels, cuda_double_kernels;
+/* kernels.cu: the tables registered by fused_cuda_init, one per dtype. */
+extern const fused_kernels cuda_kernels[FUSED_NUM_DTYPES];
 
 #endif

@@ -54,8 +54,7 @@ static fused_device_ops make_device() {
   d.alloc = device_alloc;
   d.free = cuda_free;
   d.copy = cuda_copy;
-  d.kernels[FUSED_FLOAT32] = &cuda_float_kernels;
-  d.kernels[FUSED_FLOAT64] = &cuda_double_kernels;
+  for (int dtype = 0; dtype < FUSED_NUM_DTYPES; dtype++) d.kernels[dtype] = &cuda_kernels[dtype];
   return d;
 }
 static const fused_device_ops cuda_device = make_device();

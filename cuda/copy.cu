@@ -1,17 +1,67 @@
-/* Copies (within the device with any strides and dtypes, or between the host and the device)
- * and fill, the two ops that take any strides. */
+/* Copies: within the device with any strides and dtypes (cuda_convert, the ANY_DTYPE kernel of
+ * dst's dtype), or between the host and the device. */
+#include <climits>
+#include <type_traits>
+
 #include "common.cuh"
+#include "../c/core/check.h"
+#include "../c/maths/convert.h"
+
+/* A floating value becomes an int64 only when it fits (maths/convert.h): the first linear
+ * index that does not is kept in *first_bad (ULLONG_MAX when none). */
+template <typename D, typename S>
+constexpr bool checks_fits = std::is_same<D, int64_t>::value && std::is_floating_point<S>::value;
 
 template <typename D, typename S>
-__global__ void copy_kernel(D *dst, Layout dst_layout, const S *src, Layout src_layout,
-                            int64_t n) {
-  GRID_STRIDE(i, n) dst[offset_of(dst_layout, i)] = (D)src[offset_of(src_layout, i)];
+__global__ void convert_kernel(D *dst, Layout dst_layout, const S *src, Layout src_layout,
+                               int64_t n, unsigned long long *first_bad) {
+  GRID_STRIDE(i, n) {
+    const S v = src[offset_of(src_layout, i)];
+    if (checks_fits<D, S> && !fits_int64((double)v)) {
+      atomicMin(first_bad, (unsigned long long)i);
+      continue;
+    }
+    dst[offset_of(dst_layout, i)] = (D)v;
+  }
 }
 
 template <typename D, typename S>
-static void launch_copy(fused_tensor *dst, const fused_tensor *src, int64_t n) {
-  copy_kernel<D, S><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
-      (D *)dst->data, layout_of(dst), (const S *)src->data, layout_of(src), n);
+static int launch_convert(fused_tensor *dst, const fused_tensor *src) {
+  const int64_t n = fused_tensor_numel(dst);
+  const Layout dst_layout = layout_of(dst), src_layout = layout_of(src);
+  if (!checks_fits<D, S>) {
+    convert_kernel<D, S><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+        (D *)dst->data, dst_layout, (const S *)src->data, src_layout, n, NULL);
+    return cuda_done("copy");
+  }
+  Scratch flag("copy", sizeof(unsigned long long));
+  if (!flag.ptr) return -1;
+  unsigned long long first_bad = ULLONG_MAX;
+  FUSED_TRY(cuda_check("copy", cudaMemcpyAsync(flag.ptr, &first_bad, sizeof first_bad,
+                                               cudaMemcpyHostToDevice, cuda_stream)));
+  convert_kernel<D, S><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      (D *)dst->data, dst_layout, (const S *)src->data, src_layout, n,
+      flag.as<unsigned long long>());
+  FUSED_TRY(cuda_check("copy", cudaGetLastError()));
+  FUSED_TRY(cuda_check("copy", cudaMemcpyAsync(&first_bad, flag.ptr, sizeof first_bad,
+                                               cudaMemcpyDeviceToHost, cuda_stream)));
+  FUSED_TRY(cuda_check("copy", cudaStreamSynchronize(cuda_stream)));
+  if (first_bad == ULLONG_MAX) return 0;
+  S v;
+  FUSED_TRY(cuda_check("copy", cudaMemcpy(&v, (const S *)src->data +
+                                                  offset_of(src_layout, (int64_t)first_bad),
+                                          sizeof v, cudaMemcpyDeviceToHost)));
+  return convert_error((double)v, (int64_t)first_bad + 1);
+}
+
+template <typename T> int cuda_convert(fused_tensor *dst, const fused_tensor *src) {
+#define FUSED_CUDA_CONVERT_FROM(id, ctype, name, npy, safetensors, floating) \
+  case id: return launch_convert<T, ctype>(dst, src);
+  switch (src->scalar_type) {
+    FUSED_DTYPES(FUSED_CUDA_CONVERT_FROM)
+    default: return fused_error("copy: argument 'src' has an unknown dtype %d", src->scalar_type);
+  }
+#undef FUSED_CUDA_CONVERT_FROM
 }
 
 /* fused_copy has checked the shapes, and that a copy between devices is contiguous and keeps
@@ -39,35 +89,14 @@ int cuda_copy(fused_tensor *dst, const fused_tensor *src) {
                                                  cudaMemcpyDeviceToDevice, cuda_stream)));
     return cuda_done("copy");
   }
-  const bool dst64 = dst->scalar_type == FUSED_FLOAT64, src64 = src->scalar_type == FUSED_FLOAT64;
-  if (dst64 && src64) launch_copy<double, double>(dst, src, n);
-  else if (dst64) launch_copy<double, float>(dst, src, n);
-  else if (src64) launch_copy<float, double>(dst, src, n);
-  else launch_copy<float, float>(dst, src, n);
-  return cuda_done("copy");
+  return cuda_kernels[dst->scalar_type].convert(dst, src);
 }
 
-template <typename T>
-__global__ void fill_kernel(T *t, Layout layout, T value, int64_t n) {
-  GRID_STRIDE(i, n) t[offset_of(layout, i)] = value;
-}
-
-template <typename T> int cuda_fill(fused_tensor *t, double value) {
-  const int64_t n = fused_tensor_numel(t);
-  fill_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>((T *)t->data, layout_of(t),
-                                                             (T)value, n);
-  return cuda_done("fill");
-}
-
-template int cuda_fill<float>(fused_tensor *, double);
-template int cuda_fill<double>(fused_tensor *, double);
-
-template <typename T> int cuda_read(const char *fn, const fused_tensor *t, std::vector<T> *out) {
+int cuda_read(const char *fn, const fused_tensor *t, std::vector<int64_t> *out) {
   out->resize((size_t)fused_tensor_numel(t));
-  FUSED_TRY(cuda_check(fn, cudaMemcpyAsync(out->data(), t->data, out->size() * sizeof(T),
+  FUSED_TRY(cuda_check(fn, cudaMemcpyAsync(out->data(), t->data, out->size() * sizeof(int64_t),
                                            cudaMemcpyDeviceToHost, cuda_stream)));
   return cuda_check(fn, cudaStreamSynchronize(cuda_stream));
 }
 
-template int cuda_read<float>(const char *, const fused_tensor *, std::vector<float> *);
-template int cuda_read<double>(const char *, const fused_tensor *, std::vector<double> *);
+FUSED_KERNELS_COPY(FUSED_CUDA_INSTANTIATE_ALL)

@@ -6,28 +6,21 @@
 #include <numeric>
 
 #include "common.cuh"
+#include "../c/core/check.h"
 
-/* The 0-based rows of the index values, or the CPU's error for the first bad one. */
-template <typename T>
+/* The 0-based rows of the indices, or the CPU's error for the first bad one. */
 static int read_rows(const char *fn, const fused_tensor *indices, int64_t rows,
                      std::vector<int64_t> *out) {
-  std::vector<T> host;
-  FUSED_TRY(cuda_read(fn, indices, &host));
-  out->resize(host.size());
-  for (size_t k = 0; k < host.size(); k++) {
-    const T i = host[k];
-    if (!(i >= 1 && i <= (T)rows && i == floor(i)))
-      return fused_error("%s: argument 'indices' expected integers 1 to %lld, got %g at "
-                         "position %lld", fn, (long long)rows, (double)i, (long long)k + 1);
-    (*out)[k] = (int64_t)i - 1;
-  }
+  FUSED_TRY(cuda_read(fn, indices, out));
+  FUSED_TRY(check_indices(fn, "indices", "integers", out->data(), (int64_t)out->size(), rows));
+  for (int64_t &row : *out) row -= 1;
   return 0;
 }
 
 template <typename T>
-__global__ void embedding_forward_kernel(T *out, const T *weight, const T *indices, int64_t dim,
-                                         int64_t n) {
-  GRID_STRIDE(i, n) out[i] = weight[((int64_t)indices[i / dim] - 1) * dim + i % dim];
+__global__ void embedding_forward_kernel(T *out, const T *weight, const int64_t *indices,
+                                         int64_t dim, int64_t n) {
+  GRID_STRIDE(i, n) out[i] = weight[(indices[i / dim] - 1) * dim + i % dim];
 }
 
 template <typename T>
@@ -35,10 +28,10 @@ int cuda_embedding_forward(fused_tensor *out, const fused_tensor *weight,
                            const fused_tensor *indices) {
   const char *fn = "embedding_forward";
   std::vector<int64_t> rows;
-  FUSED_TRY(read_rows<T>(fn, indices, weight->sizes[0], &rows));
+  FUSED_TRY(read_rows(fn, indices, weight->sizes[0], &rows));
   const int64_t dim = weight->sizes[1], n = (int64_t)rows.size() * dim;
   embedding_forward_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
-      (T *)out->data, (const T *)weight->data, (const T *)indices->data, dim, n);
+      (T *)out->data, (const T *)weight->data, (const int64_t *)indices->data, dim, n);
   return cuda_done(fn);
 }
 
@@ -60,7 +53,7 @@ int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_
                             const fused_tensor *indices) {
   const char *fn = "embedding_backward";
   std::vector<int64_t> rows;
-  FUSED_TRY(read_rows<T>(fn, indices, grad_weight->sizes[0], &rows));
+  FUSED_TRY(read_rows(fn, indices, grad_weight->sizes[0], &rows));
   /* Positions sorted by row, stable: the CPU's order of adds within a row. */
   const size_t n = rows.size();
   std::vector<int64_t> plan(n); /* order, then start (segments + 1), then row_of */
@@ -91,10 +84,4 @@ int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_
   return cuda_done(fn);
 }
 
-#define INSTANTIATE(T)                                                                       \
-  template int cuda_embedding_forward<T>(fused_tensor *, const fused_tensor *,               \
-                                         const fused_tensor *);                              \
-  template int cuda_embedding_backward<T>(fused_tensor *, const fused_tensor *,              \
-                                          const fused_tensor *);
-INSTANTIATE(float)
-INSTANTIATE(double)
+FUSED_KERNELS_EMBEDDING(FUSED_CUDA_INSTANTIATE_FLOATING)

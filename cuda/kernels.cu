@@ -1,30 +1,16 @@
-/* The kernel tables that fused_cuda_init registers: every member of struct fused_kernels, by
- * name, for each dtype. */
+/* The kernel tables that fused_cuda_init registers, one per dtype, from c/core/kernel_list.h:
+ * every dtype has the ANY_DTYPE kernels, the floating ones the rest. */
 #include "common.cuh"
 
-template <typename T> static fused_kernels make_kernels() {
+#define FUSED_CUDA_ENTRY(name, params) k.name = cuda_##name<T>;
+template <typename T, bool floating> static fused_kernels make_kernels() {
   fused_kernels k = {};
-  k.fill = cuda_fill<T>;
-  k.unary = cuda_unary<T>;
-  k.binary = cuda_binary<T>;
-  k.binary_scalar = cuda_binary_scalar<T>;
-  k.addmm = cuda_addmm<T>;
-  k.sum_dim = cuda_sum_dim<T>;
-  k.cat = cuda_cat<T>;
-  k.sgd_step = cuda_sgd_step<T>;
-  k.rmsprop_step = cuda_rmsprop_step<T>;
-  k.adam_step = cuda_adam_step<T>;
-  k.sum_squares = cuda_sum_squares<T>;
-  k.cross_entropy_forward = cuda_cross_entropy_forward<T>;
-  k.cross_entropy_backward = cuda_cross_entropy_backward<T>;
-  k.embedding_forward = cuda_embedding_forward<T>;
-  k.embedding_backward = cuda_embedding_backward<T>;
-  k.lltm_forward = cuda_lltm_forward<T>;
-  k.lltm_backward = cuda_lltm_backward<T>;
-  k.lltm_seq_forward = cuda_lltm_seq_forward<T>;
-  k.lltm_seq_backward = cuda_lltm_seq_backward<T>;
+  FUSED_KERNELS_ANY_DTYPE(FUSED_CUDA_ENTRY)
+  if constexpr (floating) {
+    FUSED_KERNELS_FLOATING(FUSED_CUDA_ENTRY)
+  }
   return k;
 }
 
-const fused_kernels cuda_float_kernels = make_kernels<float>();
-const fused_kernels cuda_double_kernels = make_kernels<double>();
+#define FUSED_CUDA_TABLE(id, ctype, name, npy, safetensors, floating) make_kernels<ctype, floating>(),
+const fused_kernels cuda_kernels[FUSED_NUM_DTYPES] = {FUSED_DTYPES(FUSED_CUDA_TABLE)};

@@ -4,10 +4,10 @@
  * X = [h, x] is never built: W's first H columns multiply h and its last I columns multiply
  * x, so each product with X or W is two GEMMs on column blocks of W (leading dimension H+I).
  *
- * saved, per batch row: [input_gate, output_gate, z, tanh(new_c)], z the candidate's
- * pre-activation. Keeping z rather than elu(z) lets backward take ELU's derivative as exp(z),
- * which elu(z) + 1 loses to rounding where the candidate saturates at -1. */
+ * The per-element maths is the CPU's (c/maths/lltm.h), and so is saved's layout, per batch row:
+ * [input_gate, output_gate, candidate, tanh(new_c)]. */
 #include "common.cuh"
+#include "../c/maths/lltm.h"
 
 /* Column sums over batch rows run in (COLS, LANES) blocks, each block summing a chunk of rows
  * lane by lane, then its lanes in order. */
@@ -120,19 +120,10 @@ __global__ void lltm_forward_kernel(T *new_h, T *new_c, T *saved, const T *gates
   GRID_STRIDE(i, n) {
     const int64_t r = i / H, j = i % H;
     const T *g = gates + r * 3 * H;
-    const T input_gate = dsigmoid(g[j] + bias[j]);
-    const T output_gate = dsigmoid(g[H + j] + bias[H + j]);
-    const T z = g[2 * H + j] + bias[2 * H + j];
-    const T candidate = z > 0 ? z : dexpm1(z);
-    const T cell = c[i] + candidate * input_gate;
-    const T tanh_cell = dtanh(cell);
-    new_c[i] = cell;
-    new_h[i] = tanh_cell * output_gate;
     T *s = saved + r * 4 * H;
-    s[j] = input_gate;
-    s[H + j] = output_gate;
-    s[2 * H + j] = z;
-    s[3 * H + j] = tanh_cell;
+    lltm_element_forward(g[j] + bias[j], g[H + j] + bias[H + j], g[2 * H + j] + bias[2 * H + j],
+                         c[i], &s[j], &s[H + j], &s[2 * H + j], &s[3 * H + j], &new_c[i],
+                         &new_h[i]);
   }
 }
 
@@ -154,15 +145,11 @@ __global__ void lltm_backward_kernel(T *d_gates, int64_t ld_dg, T *d_c, T *d_b, 
     for (int64_t r = blockIdx.y * per_block + threadIdx.y; r < end; r += LANES) {
       const int64_t i = r * H + j;
       const T *s = saved + r * 4 * H;
-      const T input_gate = s[j], output_gate = s[H + j], z = s[2 * H + j], tanh_cell = s[3 * H + j];
-      const T candidate = z > 0 ? z : dexpm1(z);
-      const T d_elu = z > 0 ? T(1) : dexp(z);
       const T gh = grad_h_extra ? grad_h[i] + grad_h_extra[i] : grad_h[i];
-      const T d_cell = (grad_c ? grad_c[i] : T(0)) + gh * output_gate * (1 - tanh_cell * tanh_cell);
+      T d_input, d_output, d_candidate, d_cell;
+      lltm_element_backward(gh, grad_c ? grad_c[i] : T(0), s[j], s[H + j], s[2 * H + j],
+                            s[3 * H + j], &d_input, &d_output, &d_candidate, &d_cell);
       T *dg = d_gates + r * ld_dg;
-      const T d_input = d_cell * candidate * input_gate * (1 - input_gate);
-      const T d_output = gh * tanh_cell * output_gate * (1 - output_gate);
-      const T d_candidate = d_cell * input_gate * d_elu;
       dg[j] = d_input;
       dg[H + j] = d_output;
       dg[2 * H + j] = d_candidate;
@@ -294,25 +281,4 @@ int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor 
   return cuda_done(fn);
 }
 
-#define INSTANTIATE(T)                                                                         \
-  template int cuda_lltm_forward<T>(fused_tensor *, fused_tensor *, fused_tensor *,            \
-                                    const fused_tensor *, const fused_tensor *,                \
-                                    const fused_tensor *, const fused_tensor *,                \
-                                    const fused_tensor *);                                     \
-  template int cuda_lltm_backward<T>(fused_tensor *, fused_tensor *, fused_tensor *,           \
-                                     fused_tensor *, fused_tensor *, const fused_tensor *,     \
-                                     const fused_tensor *, const fused_tensor *,               \
-                                     const fused_tensor *, const fused_tensor *,               \
-                                     const fused_tensor *, int32_t);                           \
-  template int cuda_lltm_seq_forward<T>(fused_tensor *, fused_tensor *, fused_tensor *,        \
-                                        const fused_tensor *, const fused_tensor *,            \
-                                        const fused_tensor *, const fused_tensor *,            \
-                                        const fused_tensor *);                                 \
-  template int cuda_lltm_seq_backward<T>(fused_tensor *, fused_tensor *, fused_tensor *,       \
-                                         fused_tensor *, fused_tensor *, const fused_tensor *, \
-                                         const fused_tensor *, const fused_tensor *,           \
-                                         fused_tensor *, const fused_tensor *,                 \
-                                         const fused_tensor *, const fused_tensor *,           \
-                                         const fused_tensor *, int32_t);
-INSTANTIATE(float)
-INSTANTIATE(double)
+FUSED_KERNELS_LLTM(FUSED_CUDA_INSTANTIATE_FLOATING)

@@ -3,19 +3,14 @@
  * the first bad one), which waits for the device. One block per row; its sums run in a fixed
  * order, so the bits are the same on every run. */
 #include "common.cuh"
+#include "../c/core/check.h"
 
 /* 0, or the CPU's error for the first target that is not a class index 1..classes. */
-template <typename T>
 static int check_targets(const char *fn, const fused_tensor *targets, int64_t classes) {
-  std::vector<T> host;
+  std::vector<int64_t> host;
   FUSED_TRY(cuda_read(fn, targets, &host));
-  for (size_t r = 0; r < host.size(); r++) {
-    const T t = host[r];
-    if (!(t >= 1 && t <= (T)classes && t == floor(t)))
-      return fused_error("%s: argument 'targets' expected class indices 1 to %lld, got %g at "
-                         "position %lld", fn, (long long)classes, (double)t, (long long)r + 1);
-  }
-  return 0;
+  return check_indices(fn, "targets", "class indices", host.data(), (int64_t)host.size(),
+                       classes);
 }
 
 /* A row's max and log(sum(exp(row - max))) over the block; every thread receives both. They
@@ -27,19 +22,19 @@ __device__ void block_max_log_sum(const T *row, int64_t classes, T *max_out, T *
   for (int64_t c = threadIdx.x; c < classes; c += THREADS) max = Max()(max, row[c]);
   max = block_reduce(max, Max());
   T sum = 0;
-  for (int64_t c = threadIdx.x; c < classes; c += THREADS) sum += dexp(row[c] - max);
+  for (int64_t c = threadIdx.x; c < classes; c += THREADS) sum += m_exp(row[c] - max);
   *max_out = max;
-  *log_sum_out = dlog(block_reduce(sum, Add()));
+  *log_sum_out = m_log(block_reduce(sum, Add()));
 }
 
 template <typename T>
-__global__ void cross_entropy_rows_kernel(double *row_loss, const T *x, const T *targets,
+__global__ void cross_entropy_rows_kernel(double *row_loss, const T *x, const int64_t *targets,
                                           int64_t rows, int64_t classes) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T *row = x + r * classes;
     T max, log_sum;
     block_max_log_sum(row, classes, &max, &log_sum);
-    if (threadIdx.x == 0) row_loss[r] = (double)((max - row[(int64_t)targets[r] - 1]) + log_sum);
+    if (threadIdx.x == 0) row_loss[r] = (double)((max - row[targets[r] - 1]) + log_sum);
   }
 }
 
@@ -59,18 +54,18 @@ int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
                                const fused_tensor *targets) {
   const char *fn = "cross_entropy_forward";
   const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
-  FUSED_TRY(check_targets<T>(fn, targets, classes));
+  FUSED_TRY(check_targets(fn, targets, classes));
   Scratch row_loss(fn, (size_t)rows * sizeof(double));
   if (!row_loss.ptr) return -1;
   cross_entropy_rows_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
-      row_loss.as<double>(), (const T *)logits->data, (const T *)targets->data, rows, classes);
+      row_loss.as<double>(), (const T *)logits->data, (const int64_t *)targets->data, rows, classes);
   mean_kernel<T><<<1, THREADS, 0, cuda_stream>>>((T *)loss->data, row_loss.as<double>(), rows);
   return cuda_done(fn);
 }
 
 /* d_logits = scale * softmax(row), minus scale at the target; scale = grad_loss / rows. */
 template <typename T>
-__global__ void cross_entropy_backward_kernel(T *dx, const T *x, const T *targets, T scale,
+__global__ void cross_entropy_backward_kernel(T *dx, const T *x, const int64_t *targets, T scale,
                                               int64_t rows, int64_t classes) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T *row = x + r * classes;
@@ -78,7 +73,7 @@ __global__ void cross_entropy_backward_kernel(T *dx, const T *x, const T *target
     block_max_log_sum(row, classes, &max, &log_sum);
     const int64_t target = (int64_t)targets[r] - 1;
     for (int64_t c = threadIdx.x; c < classes; c += THREADS) {
-      const T d = scale * dexp((row[c] - max) - log_sum);
+      const T d = scale * m_exp((row[c] - max) - log_sum);
       dx[r * classes + c] = c == target ? d - scale : d;
     }
   }
@@ -89,17 +84,11 @@ int cuda_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logi
                                 const fused_tensor *targets, double grad_loss) {
   const char *fn = "cross_entropy_backward";
   const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
-  FUSED_TRY(check_targets<T>(fn, targets, classes));
+  FUSED_TRY(check_targets(fn, targets, classes));
   cross_entropy_backward_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
-      (T *)d_logits->data, (const T *)logits->data, (const T *)targets->data,
+      (T *)d_logits->data, (const T *)logits->data, (const int64_t *)targets->data,
       (T)(grad_loss / (double)rows), rows, classes);
   return cuda_done(fn);
 }
 
-#define INSTANTIATE(T)                                                                       \
-  template int cuda_cross_entropy_forward<T>(fused_tensor *, const fused_tensor *,           \
-                                             const fused_tensor *);                          \
-  template int cuda_cross_entropy_backward<T>(fused_tensor *, const fused_tensor *,          \
-                                              const fused_tensor *, double);
-INSTANTIATE(float)
-INSTANTIATE(double)
+FUSED_KERNELS_LOSS(FUSED_CUDA_INSTANTIATE_FLOATING)

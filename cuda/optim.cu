@@ -1,20 +1,13 @@
-/* Optimizer updates, one pass over each parameter, with the CPU's formulas in its order of
- * operations (c/cpu/generic/optim.h); and the sum of squares behind clip_grad_norm. */
+/* Optimizer updates, one pass over each parameter, with the shared per-element updates
+ * (c/maths/optim.h); and the sum of squares behind clip_grad_norm. */
 #include "common.cuh"
+#include "../c/maths/optim.h"
 
 /* buf NULL: no momentum; init: the first step sets buf = g. */
 template <typename T>
 __global__ void sgd_kernel(T *p, T *buf, const T *g, T lr, T momentum, T wd, bool init,
                            int64_t n) {
-  GRID_STRIDE(i, n) {
-    const T d = g[i] + wd * p[i];
-    if (!buf) {
-      p[i] -= lr * d;
-    } else {
-      buf[i] = init ? d : momentum * buf[i] + d;
-      p[i] -= lr * buf[i];
-    }
-  }
+  GRID_STRIDE(i, n) sgd_element(&p[i], buf ? &buf[i] : (T *)NULL, g[i], lr, momentum, wd, init);
 }
 
 template <typename T>
@@ -30,16 +23,8 @@ int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fuse
 template <typename T>
 __global__ void rmsprop_kernel(T *p, T *sq, T *buf, const T *g, T lr, T alpha, T eps,
                                T momentum, T wd, int64_t n) {
-  GRID_STRIDE(i, n) {
-    const T d = g[i] + wd * p[i];
-    sq[i] = alpha * sq[i] + (1 - alpha) * d * d;
-    if (!buf) {
-      p[i] -= lr * d / (dsqrt(sq[i]) + eps);
-    } else {
-      buf[i] = momentum * buf[i] + d / (dsqrt(sq[i]) + eps);
-      p[i] -= lr * buf[i];
-    }
-  }
+  GRID_STRIDE(i, n)
+    rmsprop_element(&p[i], &sq[i], buf ? &buf[i] : (T *)NULL, g[i], lr, alpha, eps, momentum, wd);
 }
 
 template <typename T>
@@ -57,12 +42,8 @@ int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
 template <typename T>
 __global__ void adam_kernel(T *p, T *m, T *v, const T *g, T step_size, T correction2_sqrt,
                             T beta1, T beta2, T eps, T wd, int64_t n) {
-  GRID_STRIDE(i, n) {
-    const T d = g[i] + wd * p[i];
-    m[i] = beta1 * m[i] + (1 - beta1) * d;
-    v[i] = beta2 * v[i] + (1 - beta2) * d * d;
-    p[i] -= step_size * m[i] / (dsqrt(v[i]) / correction2_sqrt + eps);
-  }
+  GRID_STRIDE(i, n)
+    adam_element(&p[i], &m[i], &v[i], g[i], step_size, correction2_sqrt, beta1, beta2, eps, wd);
 }
 
 template <typename T>
@@ -111,15 +92,4 @@ template <typename T> int cuda_sum_squares(double *out, const fused_tensor *t) {
   return cuda_check(fn, cudaStreamSynchronize(cuda_stream));
 }
 
-#define INSTANTIATE(T)                                                                         \
-  template int cuda_sgd_step<T>(fused_tensor *, fused_tensor *, const fused_tensor *, double,  \
-                                double, double, int32_t);                                      \
-  template int cuda_rmsprop_step<T>(fused_tensor *, fused_tensor *, fused_tensor *,            \
-                                    const fused_tensor *, double, double, double, double,      \
-                                    double);                                                   \
-  template int cuda_adam_step<T>(fused_tensor *, fused_tensor *, fused_tensor *,               \
-                                 const fused_tensor *, double, double, double, double, double, \
-                                 int64_t);                                                     \
-  template int cuda_sum_squares<T>(double *, const fused_tensor *);
-INSTANTIATE(float)
-INSTANTIATE(double)
+FUSED_KERNELS_OPTIM(FUSED_CUDA_INSTANTIATE_FLOATING)

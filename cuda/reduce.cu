@@ -63,7 +63,4 @@ int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, in
   return cuda_done("cat");
 }
 
-template int cuda_sum_dim<float>(fused_tensor *, const fused_tensor *, int32_t);
-template int cuda_sum_dim<double>(fused_tensor *, const fused_tensor *, int32_t);
-template int cuda_cat<float>(fused_tensor *, const fused_tensor *const *, int32_t, int32_t);
-template int cuda_cat<double>(fused_tensor *, const fused_tensor *const *, int32_t, int32_t);
+FUSED_KERNELS_REDUCE(FUSED_CUDA_INSTANTIATE_FLOATING)

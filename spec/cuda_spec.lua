@@ -163,7 +163,7 @@ describe('CUDA tensors', function()
       same_on_both('cross_entropy', tol, function(device)
         local o = { dtype = dtype, device = device }
         local logits = fused.randn({ 6, 300 }, o) * 10
-        local targets = fused.tensor({ 1, 300, 7, 7, 150, 2 }, o)
+        local targets = fused.tensor({ 1, 300, 7, 7, 150, 2 }, { dtype = 'int64', device = device })
         local loss, d_logits = fused.empty({ 1 }, o), fused.empty({ 6, 300 }, o)
         check(fused.C.fused_cross_entropy_forward(loss, logits, targets))
         check(fused.C.fused_cross_entropy_backward(d_logits, logits, targets, 0.5))
@@ -172,19 +172,20 @@ describe('CUDA tensors', function()
       same_on_both('embedding', tol, function(device)
         local o = { dtype = dtype, device = device }
         local weight, grad = fused.randn({ 10, 6 }, o), fused.zeros({ 10, 6 }, o)
-        local indices = fused.tensor({ { 3, 1, 3 }, { 10, 3, 2 } }, o)
+        local indices = fused.tensor({ { 3, 1, 3 }, { 10, 3, 2 } }, { dtype = 'int64', device = device })
         local out, grad_out = fused.empty({ 2, 3, 6 }, o), fused.randn({ 2, 3, 6 }, o)
         check(fused.C.fused_embedding_forward(out, weight, indices))
         check(fused.C.fused_embedding_backward(grad, grad_out, indices))
         return out, grad
       end)
-      local o = { dtype = dtype, device = 'cuda' }
+      local o, i64 = { dtype = dtype, device = 'cuda' }, { dtype = 'int64', device = 'cuda' }
       local weight, out = fused.randn({ 10, 6 }, o), fused.empty({ 2, 6 }, o)
-      err(function() check(fused.C.fused_embedding_forward(out, weight, fused.tensor({ 2, 11 }, o))) end,
+      err(function() check(fused.C.fused_embedding_forward(out, weight, fused.tensor({ 2, 11 }, i64))) end,
           'embedding_forward', "'indices'", '1 to 10', 'got 11 at position 2')
       local logits, loss = fused.randn({ 2, 3 }, o), fused.empty({ 1 }, o)
-      err(function() check(fused.C.fused_cross_entropy_forward(loss, logits, fused.tensor({ 1, 0.5 }, o))) end,
-          'cross_entropy_forward', "'targets'", 'got 0.5 at position 2')
+      err(function() check(fused.C.fused_cross_entropy_forward(loss, logits, fused.tensor({ 1, 0 }, i64))) end,
+          'cross_entropy_forward', "'targets'", 'got 0 at position 2')
+      err(function() fused.tensor({ 1, 0.5 }, o):to('int64') end, 'copy', "'src'", 'got 0.5 at position 2')
     end)
 
     gpu_it('random numbers: a seed gives the same numbers on both devices, in ' .. dtype, function()

@@ -16,8 +16,8 @@ local function model()
     rec = nn.Recurrent(nn.LLTMCell(I, H, F64)), head = nn.Linear(H, K, F64),
     mse = nn.MSELoss(), ce = nn.CrossEntropyLoss(),
   }
-  m.tokens = fused.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 1, 2 }, { 3, 4, 5 } }, F64)
-  m.targets = fused.tensor({ 1, 2, 3 }, F64)
+  m.tokens = fused.tensor({ { 1, 2, 3 }, { 4, 5, 6 }, { 7, 1, 2 }, { 3, 4, 5 } }, { dtype = 'int64' })
+  m.targets = fused.tensor({ 1, 2, 3 }, { dtype = 'int64' })
   m.y = fused.randn({ B, K }, F64)
   m.zero_hs = fused.zeros({ T, B, H }, F64) -- only the last step gets a gradient
   m.params, m.grads = {}, {}

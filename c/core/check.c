@@ -4,11 +4,8 @@
 #include "error.h"
 
 const char *dtype_name(int32_t dtype) {
-  switch (dtype) {
-    case FUSED_FLOAT32: return "float32";
-    case FUSED_FLOAT64: return "float64";
-    default: return "an unknown dtype";
-  }
+  const fused_dtype_info *info = fused_dtype_info_of(dtype);
+  return info ? info->name : "an unknown dtype";
 }
 
 const char *device_name(int32_t device) {
@@ -66,15 +63,25 @@ int check_shape(const char *fn, const char *arg, const fused_tensor *t, int32_t 
                      format_shape(got, sizeof got, t->ndim, t->sizes));
 }
 
+int check_dtype(const char *fn, const char *arg, const fused_tensor *t, int32_t dtype) {
+  if (t->scalar_type == dtype) return 0;
+  return fused_error("%s: argument '%s' expected dtype %s, got %s", fn, arg, dtype_name(dtype),
+                     dtype_name(t->scalar_type));
+}
+
+int check_same_device(const char *fn, const char *arg, const fused_tensor *t,
+                      const char *ref_arg, const fused_tensor *ref) {
+  if (t->device_type == ref->device_type) return 0;
+  return fused_error("%s: argument '%s' expected device %s (as '%s'), got %s", fn, arg,
+                     device_name(ref->device_type), ref_arg, device_name(t->device_type));
+}
+
 int check_same_dtype_device(const char *fn, const char *arg, const fused_tensor *t,
                             const char *ref_arg, const fused_tensor *ref) {
   if (t->scalar_type != ref->scalar_type)
     return fused_error("%s: argument '%s' expected dtype %s (as '%s'), got %s", fn, arg,
                        dtype_name(ref->scalar_type), ref_arg, dtype_name(t->scalar_type));
-  if (t->device_type != ref->device_type)
-    return fused_error("%s: argument '%s' expected device %s (as '%s'), got %s", fn, arg,
-                       device_name(ref->device_type), ref_arg, device_name(t->device_type));
-  return 0;
+  return check_same_device(fn, arg, t, ref_arg, ref);
 }
 
 int check_like(const char *fn, const char *arg, const fused_tensor *t, const char *ref_arg,
@@ -88,4 +95,18 @@ int check_like(const char *fn, const char *arg, const fused_tensor *t, const cha
   return fused_error("%s: argument '%s' expected shape %s (as '%s'), got %s", fn, arg,
                      format_shape(want, sizeof want, ref->ndim, ref->sizes), ref_arg,
                      format_shape(got, sizeof got, t->ndim, t->sizes));
+}
+
+int check_indices(const char *fn, const char *arg, const char *what, const int64_t *values,
+                  int64_t n, int64_t count) {
+  for (int64_t k = 0; k < n; k++)
+    if (values[k] < 1 || values[k] > count)
+      return fused_error("%s: argument '%s' expected %s 1 to %lld, got %lld at position %lld", fn,
+                         arg, what, (long long)count, (long long)values[k], (long long)k + 1);
+  return 0;
+}
+
+int convert_error(double value, int64_t position) {
+  return fused_error("copy: argument 'src' expected integers in int64's range for an int64 "
+                     "'dst', got %g at position %lld", value, (long long)position);
 }

@@ -18,8 +18,18 @@ int check_shape(const char *fn, const char *arg, const fused_tensor *t, int32_t 
 /* t has ref's shape, dtype and device (ref_arg names ref in the message). */
 int check_like(const char *fn, const char *arg, const fused_tensor *t, const char *ref_arg,
                const fused_tensor *ref);
+int check_dtype(const char *fn, const char *arg, const fused_tensor *t, int32_t dtype);
+int check_same_device(const char *fn, const char *arg, const fused_tensor *t,
+                      const char *ref_arg, const fused_tensor *ref);
 int check_same_dtype_device(const char *fn, const char *arg, const fused_tensor *t,
                             const char *ref_arg, const fused_tensor *ref);
+/* Index values counted from 1 (what: "integers", "class indices"), n of them, each 1..count;
+ * the error names the first bad one's position. Both backends check on the host. */
+int check_indices(const char *fn, const char *arg, const char *what, const int64_t *values,
+                  int64_t n, int64_t count);
+/* copy's error for a floating value that does not fit an int64 (c/maths/convert.h), at a
+ * position counted from 1 in row-major order. */
+int convert_error(double value, int64_t position);
 /* Writes "[2, 3]" into buf. */
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
 const char *dtype_name(int32_t dtype);

@@ -51,3 +51,11 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
   const fused_device_ops *ops = fused_device_ops_for(fn, t->device_type);
   return ops ? ops->kernels[t->scalar_type] : NULL;
 }
+
+int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t) {
+  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
+    return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
+                       fn, arg, dtype_name(t->scalar_type));
+  return fused_error("%s: not implemented on the %s device yet", fn,
+                     fused_device_ops_for(fn, t->device_type)->name);
+}

@@ -20,8 +20,6 @@ int64_t fused_bytes_in_use(int32_t device) {
   return device >= 0 && device < FUSED_NUM_DEVICES ? bytes_in_use[device] : 0;
 }
 
-size_t fused_dtype_size(int32_t dtype) { return dtype == FUSED_FLOAT64 ? 8 : 4; }
-
 int64_t fused_tensor_numel(const fused_tensor *t) {
   int64_t n = 1;
   for (int32_t d = 0; d < t->ndim; d++) n *= t->sizes[d];
@@ -55,7 +53,8 @@ int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32
   memset(t, 0, sizeof *t);
   FUSED_TRY(check_sizes(fn, ndim, sizes));
   if (dtype < 0 || dtype >= FUSED_NUM_DTYPES)
-    return fused_error("%s: argument 'dtype' expected float32 or float64, got %d", fn, dtype);
+    return fused_error("%s: argument 'dtype' expected 0 to %d (fused_dtype), got %d", fn,
+                       FUSED_NUM_DTYPES - 1, dtype);
   const fused_device_ops *ops = fused_device_ops_for(fn, device);
   if (!ops) return -1;
 

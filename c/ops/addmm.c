@@ -2,6 +2,7 @@
 #include "../core/backend.h"
 #include "../core/check.h"
 #include "../core/error.h"
+#include "../maths/gemm.h"
 
 /* BLAS reads a matrix that is row-major or the transpose of one, with any leading stride. */
 static int check_gemm_operand(const char *fn, const char *arg, const fused_tensor *t,
@@ -10,10 +11,9 @@ static int check_gemm_operand(const char *fn, const char *arg, const fused_tenso
   FUSED_TRY(check_ndim(fn, arg, t, 2));
   FUSED_TRY(check_same_dtype_device(fn, arg, t, "out", out));
   const int64_t rows = t->sizes[0], cols = t->sizes[1];
-  int row_major = (t->strides[1] == 1 || cols == 1) && (rows == 1 || t->strides[0] >= cols);
-  int col_major = (t->strides[0] == 1 || rows == 1) && (cols == 1 || t->strides[1] >= rows);
-  if (!row_major && !col_major) return check_contiguous(fn, arg, t);
-  if (rows > INT32_MAX || cols > INT32_MAX || t->strides[0] > INT32_MAX || t->strides[1] > INT32_MAX)
+  gemm_layout layout;
+  if (!gemm_layout_of(t, &layout)) return check_contiguous(fn, arg, t);
+  if (rows > INT32_MAX || cols > INT32_MAX || layout.ld > INT32_MAX)
     return fused_error("%s: argument '%s' is too large for BLAS (%lld x %lld)", fn, arg,
                        (long long)rows, (long long)cols);
   return 0;

@@ -4,7 +4,7 @@
 #include "../core/check.h"
 #include "../core/error.h"
 
-/* table (rows × dim) contiguous; indices of its dtype and device, contiguous; rows is the
+/* table (rows × dim) contiguous; indices int64 on its device, contiguous; rows is the
  * indices' shape followed by dim, contiguous. */
 static int check_lookup(const char *fn, const char *table_arg, const fused_tensor *table,
                         const char *rows_arg, const fused_tensor *rows,
@@ -13,7 +13,8 @@ static int check_lookup(const char *fn, const char *table_arg, const fused_tenso
   FUSED_TRY(check_ndim(fn, table_arg, table, 2));
   FUSED_TRY(check_contiguous(fn, table_arg, table));
   FUSED_TRY(check_tensor(fn, "indices", indices));
-  FUSED_TRY(check_same_dtype_device(fn, "indices", indices, table_arg, table));
+  FUSED_TRY(check_dtype(fn, "indices", indices, FUSED_INT64));
+  FUSED_TRY(check_same_device(fn, "indices", indices, table_arg, table));
   FUSED_TRY(check_contiguous(fn, "indices", indices));
   if (indices->ndim >= FUSED_MAX_DIMS)
     return fused_error("%s: argument 'indices' expected at most %d dims, got %d", fn,

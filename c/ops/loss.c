@@ -4,14 +4,15 @@
 #include "../core/check.h"
 #include "../core/error.h"
 
-/* logits N×C contiguous; targets N of its dtype and device, contiguous. */
+/* logits N×C contiguous; targets N int64 on its device, contiguous. */
 static int check_logits(const char *fn, const fused_tensor *logits, const fused_tensor *targets) {
   FUSED_TRY(check_tensor(fn, "logits", logits));
   FUSED_TRY(check_ndim(fn, "logits", logits, 2));
   FUSED_TRY(check_contiguous(fn, "logits", logits));
   const int64_t rows[1] = {logits->sizes[0]};
   FUSED_TRY(check_tensor(fn, "targets", targets));
-  FUSED_TRY(check_same_dtype_device(fn, "targets", targets, "logits", logits));
+  FUSED_TRY(check_dtype(fn, "targets", targets, FUSED_INT64));
+  FUSED_TRY(check_same_device(fn, "targets", targets, "logits", logits));
   FUSED_TRY(check_shape(fn, "targets", targets, 1, rows));
   return check_contiguous(fn, "targets", targets);
 }

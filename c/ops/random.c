@@ -84,24 +84,27 @@ static double normal_sample(double mean, double std) {
   return mean + std * u * factor;
 }
 
+/* Numbers are drawn in float64 on the host, then copied into t, which converts (rounding
+ * once to float32) and moves them; a device copy keeps the dtype, so a device tensor of
+ * another dtype goes through a host tensor of its own dtype. */
 static int fill_random(const char *fn, fused_tensor *t, sampler draw, double a, double b) {
   FUSED_TRY(check_tensor(fn, "t", t));
-  if (t->device_type != FUSED_CPU || !fused_tensor_is_contiguous(t)) {
+  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
+    return fused_error("%s: argument 't' expected a floating dtype (float32 or float64), got %s",
+                       fn, dtype_name(t->scalar_type));
+  if (t->device_type != FUSED_CPU || t->scalar_type != FUSED_FLOAT64 ||
+      !fused_tensor_is_contiguous(t)) {
+    const int32_t host_dtype = t->device_type == FUSED_CPU ? FUSED_FLOAT64 : t->scalar_type;
     fused_tensor *host;
-    FUSED_TRY(fused_tensor_new(&host, t->ndim, t->sizes, t->scalar_type, FUSED_CPU));
+    FUSED_TRY(fused_tensor_new(&host, t->ndim, t->sizes, host_dtype, FUSED_CPU));
     int rc = fill_random(fn, host, draw, a, b);
     if (rc == 0) rc = fused_copy(t, host);
     fused_tensor_free(host);
     return rc;
   }
+  double *x = (double *)t->data;
   const int64_t n = fused_tensor_numel(t);
-  if (t->scalar_type == FUSED_FLOAT64) {
-    double *x = (double *)t->data;
-    for (int64_t i = 0; i < n; i++) x[i] = draw(a, b);
-  } else {
-    float *x = (float *)t->data;
-    for (int64_t i = 0; i < n; i++) x[i] = (float)draw(a, b);
-  }
+  for (int64_t i = 0; i < n; i++) x[i] = draw(a, b);
   return 0;
 }
 

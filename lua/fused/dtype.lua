@@ -3,10 +3,11 @@ local ffi = require 'ffi'
 local options = require 'fused.options'
 
 local M = {
-  dtypes = { float32 = 0, float64 = 1 },
-  dtype_names = { [0] = 'float32', [1] = 'float64' },
-  ctypes = { [0] = ffi.typeof('float*'), [1] = ffi.typeof('double*') },
-  sizes = { [0] = 4, [1] = 8 },
+  dtypes = { float32 = 0, float64 = 1, int64 = 2, bool = 3 },
+  dtype_names = { [0] = 'float32', [1] = 'float64', [2] = 'int64', [3] = 'bool' },
+  ctypes = { [0] = ffi.typeof('float*'), [1] = ffi.typeof('double*'),
+             [2] = ffi.typeof('int64_t*'), [3] = ffi.typeof('bool*') },
+  sizes = { [0] = 4, [1] = 8, [2] = 8, [3] = 1 },
   devices = { cpu = 0, cuda = 1 },
   device_names = { [0] = 'cpu', [1] = 'cuda' },
 }
@@ -24,8 +25,8 @@ function M.parse(opts, fn, level)
   opts = options.check(opts, fn, { 'device', 'dtype' }, level + 1)
   local dtype = M.dtypes[opts.dtype == nil and 'float32' or opts.dtype]
   if not dtype then
-    error(string.format("%s: option 'dtype' expected 'float32' or 'float64', got %s", fn,
-                        show(opts.dtype)), level)
+    error(string.format("%s: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got %s",
+                        fn, show(opts.dtype)), level)
   end
   local device = M.devices[opts.device == nil and 'cpu' or opts.device]
   if not device then

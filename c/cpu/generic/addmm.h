@@ -1,15 +1,14 @@
 /* out = beta * bias + alpha * a @ b on OpenBLAS. The API has checked the layouts. */
 
-/* A 2-D operand is row-major (stride 1 along columns) or a transposed view of one. */
-static void gemm_operand(const fused_tensor *t, enum CBLAS_TRANSPOSE *trans, int *ld) {
-  const int64_t rows = t->sizes[0], cols = t->sizes[1];
-  if ((t->strides[1] == 1 || cols == 1) && (rows == 1 || t->strides[0] >= cols)) {
-    *trans = CblasNoTrans;
-    *ld = (int)(rows == 1 ? cols : t->strides[0]);
-  } else {
-    *trans = CblasTrans;
-    *ld = (int)(cols == 1 ? rows : t->strides[1]);
-  }
+#include "../../maths/gemm.h"
+
+/* The operand as OpenBLAS reads it; the API has checked that it can (gemm_layout_of). */
+static const scalar_t *gemm_operand(const fused_tensor *t, enum CBLAS_TRANSPOSE *trans, int *ld) {
+  gemm_layout layout = {0, 0};
+  gemm_layout_of(t, &layout);
+  *trans = layout.transposed ? CblasTrans : CblasNoTrans;
+  *ld = (int)layout.ld;
+  return (const scalar_t *)t->data;
 }
 
 static int addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
@@ -31,10 +30,8 @@ static int addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor
   }
   enum CBLAS_TRANSPOSE ta, tb;
   int lda, ldb;
-  gemm_operand(a, &ta, &lda);
-  gemm_operand(b, &tb, &ldb);
-  cblas_gemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (scalar_t)alpha,
-             (const scalar_t *)a->data, lda, (const scalar_t *)b->data, ldb,
+  const scalar_t *pa = gemm_operand(a, &ta, &lda), *pb = gemm_operand(b, &tb, &ldb);
+  cblas_gemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (scalar_t)alpha, pa, lda, pb, ldb,
              (scalar_t)gemm_beta, y, (int)n);
   return 0;
 }

@@ -1,15 +1,34 @@
-/* One source for float and double: each file below is compiled once per dtype with scalar_t
- * (and the matching cblas_gemm) defined by kernels_float.c or kernels_double.c. Functions
- * are static, so both instantiations keep plain names; only the table is exported. <tgmath.h>
- * picks expf or exp from the argument's type. */
-#include <cblas.h>
+/* One source for every dtype: each file below is compiled once per dtype with scalar_t defined
+ * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cblas_gemm).
+ * Functions are static, so every instantiation keeps the plain names of kernel_list.h; only
+ * the table is exported. Integer dtypes get the ANY_DTYPE kernels; their table leaves the
+ * rest NULL. <tgmath.h> picks expf or exp from the argument's type. */
+#include <stdbool.h>
 #include <string.h>
-#include <tgmath.h>
 
 #include "../../core/backend.h"
+#include "../../core/check.h"
 #include "../../core/error.h"
 #include "../parallel.h"
 #include "../strided.h"
+
+#include "convert.h"
+#include "compare.h"
+
+#if SCALAR_IS_FLOATING
+#include <cblas.h>
+#include <tgmath.h>
+
+/* The transcendental functions the shared maths calls (c/maths/hd.h). */
+#include "lltm_math.h"
+#define m_exp exp
+#define m_log log
+#define m_sqrt sqrt
+#define m_pow pow
+#define m_abs fabs
+#define m_copysign copysign
+#define m_exp_nonpos lltm_exp
+#define m_expm1_nonpos lltm_expm1
 
 #include "pointwise.h"
 #include "addmm.h"
@@ -19,25 +38,10 @@
 #include "embedding.h"
 #include "lltm.h"
 #include "lltm_seq.h"
+#define CPU_KERNEL_LIST FUSED_KERNELS
+#else
+#define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
+#endif
 
-const fused_kernels CPU_KERNELS = {
-    .fill = fill,
-    .unary = unary,
-    .binary = binary,
-    .binary_scalar = binary_scalar,
-    .addmm = addmm,
-    .sum_dim = sum_dim,
-    .cat = cat,
-    .sgd_step = sgd_step,
-    .rmsprop_step = rmsprop_step,
-    .adam_step = adam_step,
-    .sum_squares = sum_squares,
-    .cross_entropy_forward = cross_entropy_forward,
-    .cross_entropy_backward = cross_entropy_backward,
-    .embedding_forward = embedding_forward,
-    .embedding_backward = embedding_backward,
-    .lltm_forward = lltm_forward,
-    .lltm_backward = lltm_backward,
-    .lltm_seq_forward = lltm_seq_forward,
-    .lltm_seq_backward = lltm_seq_backward,
-};
+#define CPU_KERNEL_ENTRY(name, params) .name = name,
+const fused_kernels CPU_KERNELS = {CPU_KERNEL_LIST(CPU_KERNEL_ENTRY)};

@@ -8,7 +8,7 @@
  * fast. saved is B×4H: [input_gate, output_gate, candidate, tanh(new_c)] per batch row. */
 #include <stdlib.h>
 
-#include "lltm_math.h"
+#include "../../maths/lltm.h"
 
 /* dst[c * ld_dst + r] = src[r * ld_src + c] for a rows×cols src, in tiles that stay in cache. */
 static void lltm_transpose(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
@@ -46,13 +46,11 @@ static inline void lltm_step_forward_row(int64_t H, scalar_t *s, const scalar_t 
                                          const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
 #pragma omp simd
   for (int64_t j = 0; j < H; j++) {
-    const scalar_t input_gate = lltm_sigmoid(s[j] + bias[j]);
-    const scalar_t output_gate = lltm_sigmoid(s[H + j] + bias[H + j]);
-    const scalar_t candidate = lltm_elu(s[2 * H + j] + bias[2 * H + j]);
-    const scalar_t cell = c[j] + candidate * input_gate;
-    const scalar_t tanh_cell = lltm_tanh(cell);
+    scalar_t input_gate, output_gate, candidate, tanh_cell, cell, h;
+    lltm_element_forward(s[j] + bias[j], s[H + j] + bias[H + j], s[2 * H + j] + bias[2 * H + j],
+                         c[j], &input_gate, &output_gate, &candidate, &tanh_cell, &cell, &h);
     new_c[j] = cell;
-    new_h[j] = tanh_cell * output_gate;
+    new_h[j] = h;
     s[j] = input_gate;
     s[H + j] = output_gate;
     s[2 * H + j] = candidate;
@@ -62,20 +60,18 @@ static inline void lltm_step_forward_row(int64_t H, scalar_t *s, const scalar_t 
 
 /* The backward's pointwise pass over one row: d_gates (3H, with respect to the pre-activations)
  * and d_c from the gradients at new_h and new_c. d_gates may be the row of saved itself (each
- * element is read before it is written), and grad_c and d_c the same memory. ELU's derivative
- * is 1 where the candidate is positive, else candidate + 1 (= exp(z)). */
+ * element is read before it is written), and grad_c and d_c the same memory. */
 static inline void lltm_step_backward_row(int64_t H, const scalar_t *grad_h,
                                           const scalar_t *grad_c, const scalar_t *s,
                                           scalar_t *dg, scalar_t *d_c) {
 #pragma omp simd
   for (int64_t j = 0; j < H; j++) {
-    const scalar_t input_gate = s[j], output_gate = s[H + j];
-    const scalar_t candidate = s[2 * H + j], tanh_cell = s[3 * H + j];
-    const scalar_t gh = grad_h[j];
-    const scalar_t d_cell = grad_c[j] + gh * output_gate * (1 - tanh_cell * tanh_cell);
-    dg[j] = d_cell * candidate * input_gate * (1 - input_gate);
-    dg[H + j] = gh * tanh_cell * output_gate * (1 - output_gate);
-    dg[2 * H + j] = d_cell * input_gate * (candidate > 0 ? 1 : candidate + 1);
+    scalar_t d_input, d_output, d_candidate, d_cell;
+    lltm_element_backward(grad_h[j], grad_c[j], s[j], s[H + j], s[2 * H + j], s[3 * H + j],
+                          &d_input, &d_output, &d_candidate, &d_cell);
+    dg[j] = d_input;
+    dg[H + j] = d_output;
+    dg[2 * H + j] = d_candidate;
     d_c[j] = d_cell;
   }
 }

@@ -1,8 +1,10 @@
-/* The LLTM's transcendental functions, written so that the loops calling them vectorise.
+/* exp and expm1 of non-positive arguments on the CPU, written so that the loops calling them
+ * vectorise: the m_exp_nonpos and m_expm1_nonpos of the shared maths (c/maths/hd.h), behind
+ * sigmoid, tanh and ELU in the LLTM and the pointwise ops.
  *
  * At the shapes recurrent cells live at, glibc's scalar expf/expm1f/tanhf made a fused step
  * 2.6x slower than this (see TOOLCHAIN.md). Every exp here is of a non-positive argument, so
- * nothing overflows however saturated the gates are: sigmoid and tanh use exp(-|z|).
+ * nothing overflows however saturated the gates are.
  *
  * exp(x) = 2^n (1 + p(r)), x = n ln2 + r, |r| <= ln2/2, p(r) = e^r - 1 by its Taylor series to
  * degree 7 (float) or 12 (double): truncation below 2e-8 and 5e-16 relative. Measured against
@@ -61,22 +63,4 @@ static inline scalar_t lltm_expm1(scalar_t x) {
   scalar_t n, r = lltm_reduce(x, &n);
   const scalar_t s = lltm_pow2(n);
   return (s - 1) + s * lltm_expm1_reduced(r);
-}
-
-static inline scalar_t lltm_sigmoid(scalar_t z) {
-  const scalar_t e = lltm_exp(-fabs(z));
-  const scalar_t s = 1 / (1 + e);
-  return z >= 0 ? s : e * s;
-}
-
-/* tanh|y| = -m / (2 + m) with m = expm1(-2|y|): accurate near 0, exactly 1 far out. */
-static inline scalar_t lltm_tanh(scalar_t y) {
-  const scalar_t m = lltm_expm1(-2 * fabs(y));
-  return copysign(-m / (2 + m), y);
-}
-
-/* ELU with alpha 1. */
-static inline scalar_t lltm_elu(scalar_t z) {
-  const scalar_t m = lltm_expm1(z < 0 ? z : 0);
-  return z > 0 ? z : m;
 }

@@ -1,17 +1,6 @@
 /* Cross-entropy of logits against class indices: log-softmax and the negative log-likelihood
  * in one pass per row. Each row's max is subtracted before exp, so any finite logits give a
- * finite loss. Targets hold class indices counted from 1, as values of scalar_t. */
-
-/* 0, or -1 with the error set when a target is not a class index 1..classes. */
-static int check_targets(const char *fn, const scalar_t *targets, int64_t rows, int64_t classes) {
-  for (int64_t r = 0; r < rows; r++) {
-    const scalar_t t = targets[r];
-    if (!(t >= 1 && t <= (scalar_t)classes && t == floor(t)))
-      return fused_error("%s: argument 'targets' expected class indices 1 to %lld, got %g at "
-                         "position %lld", fn, (long long)classes, (double)t, (long long)r + 1);
-  }
-  return 0;
-}
+ * finite loss. Targets are int64 class indices counted from 1 (check_indices). */
 
 /* A row's max and log(sum(exp(row - max))): logsumexp(row) is their sum, but kept apart so
  * that row[c] - logsumexp is (row[c] - max) - log_sum, exact even where max dwarfs log_sum
@@ -31,14 +20,15 @@ static inline scalar_t log_sum_shifted(const scalar_t *row, int64_t n, scalar_t 
 static int cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
                                  const fused_tensor *targets) {
   const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
-  const scalar_t *x = (const scalar_t *)logits->data, *tg = (const scalar_t *)targets->data;
-  FUSED_TRY(check_targets("cross_entropy_forward", tg, rows, classes));
+  const scalar_t *x = (const scalar_t *)logits->data;
+  const int64_t *tg = (const int64_t *)targets->data;
+  FUSED_TRY(check_indices("cross_entropy_forward", "targets", "class indices", tg, rows, classes));
   double total = 0; /* in double: a float32 mean over many rows keeps its digits */
 #pragma omp parallel for reduction(+ : total) if (rows * classes > PARALLEL_MIN_ELEMENTS)
   for (int64_t r = 0; r < rows; r++) {
     const scalar_t *row = x + r * classes;
     const scalar_t max = row_max(row, classes);
-    total += (double)((max - row[(int64_t)tg[r] - 1]) + log_sum_shifted(row, classes, max));
+    total += (double)((max - row[tg[r] - 1]) + log_sum_shifted(row, classes, max));
   }
   *(scalar_t *)loss->data = (scalar_t)(total / (double)rows);
   return 0;
@@ -47,17 +37,18 @@ static int cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
 static int cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
                                   const fused_tensor *targets, double grad_loss) {
   const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
-  const scalar_t *x = (const scalar_t *)logits->data, *tg = (const scalar_t *)targets->data;
+  const scalar_t *x = (const scalar_t *)logits->data;
+  const int64_t *tg = (const int64_t *)targets->data;
   scalar_t *dx = (scalar_t *)d_logits->data;
   const scalar_t scale = (scalar_t)(grad_loss / (double)rows);
-  FUSED_TRY(check_targets("cross_entropy_backward", tg, rows, classes));
+  FUSED_TRY(check_indices("cross_entropy_backward", "targets", "class indices", tg, rows, classes));
 #pragma omp parallel for if (rows * classes > PARALLEL_MIN_ELEMENTS)
   for (int64_t r = 0; r < rows; r++) {
     const scalar_t *row = x + r * classes;
     scalar_t *drow = dx + r * classes;
     const scalar_t max = row_max(row, classes), log_sum = log_sum_shifted(row, classes, max);
     for (int64_t c = 0; c < classes; c++) drow[c] = scale * exp((row[c] - max) - log_sum);
-    drow[(int64_t)tg[r] - 1] -= scale;
+    drow[tg[r] - 1] -= scale;
   }
   return 0;
 }

@@ -1,6 +1,8 @@
 /* Optimizer updates, one pass over each parameter: the gradient, the state buffers and the
- * parameter are read and written once per element. Coefficients come in double and are
- * rounded to scalar_t once. PyTorch's formulas, in its order of operations. */
+ * parameter are read and written once per element (c/maths/optim.h). Coefficients come in
+ * double and are rounded to scalar_t once. Each case is its own loop, with buf and init
+ * constant in it, so that it vectorises. */
+#include "../../maths/optim.h"
 
 static int sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
                     double lr_, double momentum_, double weight_decay_, int32_t init_buffer) {
@@ -11,19 +13,13 @@ static int sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fu
   const int64_t n = fused_tensor_numel(param);
   if (!buf) {
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) p[i] -= lr * (g[i] + wd * p[i]);
+    for (int64_t i = 0; i < n; i++) sgd_element(&p[i], NULL, g[i], lr, momentum, wd, false);
   } else if (init_buffer) {
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) {
-      buf[i] = g[i] + wd * p[i];
-      p[i] -= lr * buf[i];
-    }
+    for (int64_t i = 0; i < n; i++) sgd_element(&p[i], &buf[i], g[i], lr, momentum, wd, true);
   } else {
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) {
-      buf[i] = momentum * buf[i] + (g[i] + wd * p[i]);
-      p[i] -= lr * buf[i];
-    }
+    for (int64_t i = 0; i < n; i++) sgd_element(&p[i], &buf[i], g[i], lr, momentum, wd, false);
   }
   return 0;
 }
@@ -39,19 +35,12 @@ static int rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   const int64_t n = fused_tensor_numel(param);
   if (!buf) {
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) {
-      const scalar_t d = g[i] + wd * p[i];
-      sq[i] = alpha * sq[i] + (1 - alpha) * d * d;
-      p[i] -= lr * d / (sqrt(sq[i]) + eps);
-    }
+    for (int64_t i = 0; i < n; i++)
+      rmsprop_element(&p[i], &sq[i], NULL, g[i], lr, alpha, eps, momentum, wd);
   } else {
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-    for (int64_t i = 0; i < n; i++) {
-      const scalar_t d = g[i] + wd * p[i];
-      sq[i] = alpha * sq[i] + (1 - alpha) * d * d;
-      buf[i] = momentum * buf[i] + d / (sqrt(sq[i]) + eps);
-      p[i] -= lr * buf[i];
-    }
+    for (int64_t i = 0; i < n; i++)
+      rmsprop_element(&p[i], &sq[i], &buf[i], g[i], lr, alpha, eps, momentum, wd);
   }
   return 0;
 }
@@ -68,12 +57,8 @@ static int adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *e
   const scalar_t correction2_sqrt = (scalar_t)sqrt(1 - pow(beta2_, (double)step));
   const int64_t n = fused_tensor_numel(param);
 #pragma omp parallel for simd if (n > PARALLEL_MIN_ELEMENTS)
-  for (int64_t i = 0; i < n; i++) {
-    const scalar_t d = g[i] + wd * p[i];
-    m[i] = beta1 * m[i] + (1 - beta1) * d;
-    v[i] = beta2 * v[i] + (1 - beta2) * d * d;
-    p[i] -= step_size * m[i] / (sqrt(v[i]) / correction2_sqrt + eps);
-  }
+  for (int64_t i = 0; i < n; i++)
+    adam_element(&p[i], &m[i], &v[i], g[i], step_size, correction2_sqrt, beta1, beta2, eps, wd);
   return 0;
 }
 

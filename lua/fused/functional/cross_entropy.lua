@@ -1,6 +1,6 @@
 -- Cross-entropy as functions: log-softmax and the negative log-likelihood fused in C (stable
 -- for any finite logits), averaged over the rows. logits N × C; targets N class indices 1..C
--- (counted from 1), values of the logits' dtype on their device. cross_entropy returns a
+-- (counted from 1), int64 on the logits' device. cross_entropy returns a
 -- one-element tensor, cross_entropy_backward the gradient of that mean. {out = t} as every op.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'

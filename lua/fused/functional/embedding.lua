@@ -1,6 +1,6 @@
 -- Embedding as functions: embedding(indices, weight) picks row i of weight (rows × dim) for each
--- index i (counted from 1, as in Lua and Torch7) of indices (shape S, values of weight's dtype,
--- on its device); the result is S × dim. embedding_backward_accumulate ADDS each row of d_out
+-- index i (counted from 1, as in Lua and Torch7) of indices (shape S, int64, on weight's
+-- device); the result is S × dim. embedding_backward_accumulate ADDS each row of d_out
 -- into gradWeight at its index (repeated indices add up). {out = t} as every op.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'

@@ -6,8 +6,8 @@
 --   local d_logits = criterion:backward(logits, targets)
 --
 -- logits are N × C or T × B × C; targets hold N class indices 1..C (counted from 1, as in Lua
--- and Torch7), as a Lua table (nested or flat) or a tensor of any shape (a tensor of the logits'
--- dtype and device is used as it is; a table becomes a new one). Like Torch7's criterions it
+-- and Torch7), as a Lua table (nested or flat) or a tensor of any shape (an int64 tensor on the
+-- logits' device is used as it is; anything else is converted). Like Torch7's criterions it
 -- keeps nothing for backward: backward takes the same arguments.
 local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
@@ -15,7 +15,8 @@ local tensor = require 'fused.tensor'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
--- The logits as rows (N × C) and the targets as N values of their dtype, on their device.
+-- The logits as rows (N × C) and the targets as N int64 values on their device (a table goes
+-- through float64, whose conversion to int64 rejects a value that is not an integer).
 local function rows_and_targets(logits, targets, fn)
   tensor.expect(logits, fn, 'logits', 3)
   if logits.ndim ~= 2 and logits.ndim ~= 3 then
@@ -24,14 +25,10 @@ local function rows_and_targets(logits, targets, fn)
   end
   local classes = tonumber(logits.sizes[logits.ndim - 1])
   local rows = logits:contiguous():view(-1, classes)
-  local opts = { dtype = logits.dtype, device = logits.device }
-  local t
-  if type(targets) == 'table' then
-    t = tensor.tensor(targets, opts)
-  else
-    tensor.expect(targets, fn, 'targets', 3)
-    t = targets:to(logits.dtype, logits.device)
-  end
+  local t = targets
+  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'float64' }) end
+  tensor.expect(t, fn, 'targets', 3)
+  t = t:to('int64'):to(logits.device)
   if t:numel() ~= rows:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",
                         fn, rows:size(1), t:numel()), 3)

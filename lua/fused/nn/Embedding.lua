@@ -22,13 +22,12 @@ function Embedding:__init(num_embeddings, embedding_dim, opts)
   self.gradWeight = tensor.zeros(self.weight:shape(), opts)
 end
 
--- The C kernels take indices as values of the weight's dtype, on its device.
+-- The C kernels take int64 indices on the weight's device; a table goes through float64, whose
+-- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
-  if type(indices) == 'table' then
-    return tensor.tensor(indices, { dtype = like.dtype, device = like.device })
-  end
+  if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'float64' }) end
   tensor.expect(indices, 'Embedding:forward', 'indices', 3)
-  return indices:to(like.dtype, like.device):contiguous()
+  return indices:to('int64'):to(like.device):contiguous()
 end
 
 function Embedding:forward(indices)

@@ -1,5 +1,6 @@
 /* The CPU kernels in float32: the generic/ sources compiled with scalar_t = float. */
 #define scalar_t float
+#define SCALAR_IS_FLOATING 1
 #define cblas_gemm cblas_sgemm
-#define CPU_KERNELS fused_cpu_float_kernels
+#define CPU_KERNELS fused_cpu_float32_kernels
 #include "generic/kernels.h"

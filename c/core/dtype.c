@@ -1,0 +1,19 @@
+/* The dtype table (dtypes.h), read by C through fused_dtype_info_of and by the binding. */
+#include <stdbool.h>
+
+#include "dtypes.h"
+#include "../fused.h"
+
+#define INFO(id, ctype, name, npy, safetensors, floating) \
+  [id] = {#name, (int32_t)sizeof(ctype), npy, safetensors, floating},
+static const fused_dtype_info dtypes[FUSED_NUM_DTYPES] = {FUSED_DTYPES(INFO)};
+#undef INFO
+
+const fused_dtype_info *fused_dtype_info_of(int32_t dtype) {
+  return dtype >= 0 && dtype < FUSED_NUM_DTYPES ? &dtypes[dtype] : NULL;
+}
+
+size_t fused_dtype_size(int32_t dtype) {
+  const fused_dtype_info *info = fused_dtype_info_of(dtype);
+  return info ? (size_t)info->size : 0;
+}

@@ -1,0 +1,87 @@
+/* Every kernel, one line each: X(name, parameter list). The list is expanded into the members
+ * of struct fused_kernels (backend.h), the CPU tables (c/cpu/generic/kernels.h), and the
+ * CUDA declarations, explicit instantiations and tables (cuda/common.cuh, cuda/kernels.cu).
+ * A kernel is `name` on the CPU (c/cpu/generic/<group>.h) and `cuda_name` on CUDA
+ * (cuda/<group>.cu); the groups are those files (COPY: convert.h on the CPU, copy.cu on CUDA).
+ * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
+ * device (the devices' copy calls it). The others are float32 and float64 only, and an
+ * integer dtype's table leaves them NULL. */
+#ifndef FUSED_KERNEL_LIST_H
+#define FUSED_KERNEL_LIST_H
+
+#define FUSED_KERNELS_COPY(X) X(convert, (fused_tensor *dst, const fused_tensor *src))
+
+#define FUSED_KERNELS_COMPARE(X)                                                            \
+  X(fill, (fused_tensor *t, double value))                                                  \
+  X(compare, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,                \
+              const fused_tensor *b))                                                       \
+  X(compare_scalar, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,         \
+                     double scalar))
+
+#define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X)
+
+#define FUSED_KERNELS_POINTWISE(X)                                                          \
+  X(unary, (fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha))   \
+  X(binary, (fused_binary_op op, fused_tensor *out, const fused_tensor *a,                  \
+             const fused_tensor *b))                                                        \
+  X(binary_scalar, (fused_binary_op op, fused_tensor *out, const fused_tensor *a,           \
+                    double scalar))
+
+#define FUSED_KERNELS_ADDMM(X)                                                              \
+  X(addmm, (fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,             \
+            const fused_tensor *b, double beta, double alpha))
+
+#define FUSED_KERNELS_REDUCE(X)                                                             \
+  X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                      \
+  X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
+
+#define FUSED_KERNELS_OPTIM(X)                                                              \
+  X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
+               double lr, double momentum, double weight_decay, int32_t init_buffer))       \
+  X(rmsprop_step, (fused_tensor *param, fused_tensor *square_avg,                           \
+                   fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,      \
+                   double alpha, double eps, double momentum, double weight_decay))         \
+  X(adam_step, (fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,       \
+                const fused_tensor *grad, double lr, double beta1, double beta2, double eps, \
+                double weight_decay, int64_t step))                                         \
+  X(sum_squares, (double *out, const fused_tensor *t))
+
+#define FUSED_KERNELS_LOSS(X)                                                               \
+  X(cross_entropy_forward, (fused_tensor *loss, const fused_tensor *logits,                 \
+                            const fused_tensor *targets))                                   \
+  X(cross_entropy_backward, (fused_tensor *d_logits, const fused_tensor *logits,            \
+                             const fused_tensor *targets, double grad_loss))
+
+#define FUSED_KERNELS_EMBEDDING(X)                                                          \
+  X(embedding_forward, (fused_tensor *out, const fused_tensor *weight,                      \
+                        const fused_tensor *indices))                                       \
+  X(embedding_backward, (fused_tensor *grad_weight, const fused_tensor *grad_out,           \
+                         const fused_tensor *indices))
+
+#define FUSED_KERNELS_LLTM(X)                                                               \
+  X(lltm_forward, (fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,           \
+                   const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,     \
+                   const fused_tensor *W, const fused_tensor *b))                           \
+  X(lltm_backward, (fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,                \
+                    fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,       \
+                    const fused_tensor *grad_c, const fused_tensor *saved,                  \
+                    const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,    \
+                    int32_t accumulate))                                                    \
+  X(lltm_seq_forward, (fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,            \
+                       const fused_tensor *xs, const fused_tensor *h0,                      \
+                       const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b)) \
+  X(lltm_seq_backward, (fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,         \
+                        fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,     \
+                        const fused_tensor *d_hT, const fused_tensor *d_cT,                 \
+                        fused_tensor *saved, const fused_tensor *xs,                        \
+                        const fused_tensor *h0, const fused_tensor *hs,                     \
+                        const fused_tensor *W, int32_t accumulate))
+
+#define FUSED_KERNELS_FLOATING(X)                                                           \
+  FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
+  FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
+  FUSED_KERNELS_LLTM(X)
+
+#define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
+
+#endif

@@ -1,0 +1,46 @@
+/* The kernels every dtype has, besides convert (copy.cu): fill (any strides) and comparisons
+ * into a bool tensor (c/maths/compare.h). */
+#include "common.cuh"
+#include "../c/maths/compare.h"
+
+template <typename T>
+__global__ void fill_kernel(T *t, Layout layout, T value, int64_t n) {
+  GRID_STRIDE(i, n) t[offset_of(layout, i)] = value;
+}
+
+template <typename T> int cuda_fill(fused_tensor *t, double value) {
+  const int64_t n = fused_tensor_numel(t);
+  fill_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>((T *)t->data, layout_of(t),
+                                                             (T)value, n);
+  return cuda_done("fill");
+}
+
+template <typename T>
+__global__ void compare_kernel(fused_compare_op op, bool *y, const T *a, const T *b, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[i], b[i]);
+}
+
+template <typename T>
+__global__ void compare_scalar_kernel(fused_compare_op op, bool *y, const T *a, T s, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[i], s);
+}
+
+template <typename T>
+int cuda_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
+                 const fused_tensor *b) {
+  const int64_t n = fused_tensor_numel(out);
+  compare_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      op, (bool *)out->data, (const T *)a->data, (const T *)b->data, n);
+  return cuda_done("compare");
+}
+
+template <typename T>
+int cuda_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
+                        double scalar) {
+  const int64_t n = fused_tensor_numel(out);
+  compare_scalar_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      op, (bool *)out->data, (const T *)a->data, (T)scalar, n);
+  return cuda_done("compare_scalar");
+}
+
+FUSED_KERNELS_COMPARE(FUSED_CUDA_INSTANTIATE_ALL)
