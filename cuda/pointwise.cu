@@ -11,7 +11,7 @@ __device__ inline T apply_unary(fused_unary_op op, T z, T alpha) {
     case FUSED_TANH: return dtanh(z);
     case FUSED_SIGMOID: return dsigmoid(z);
     case FUSED_ELU: return z > 0 ? z : alpha * dexpm1(z);
-    case FUSED_RELU: return z > 0 ? z : T(0);
+    case FUSED_RELU: return z <= 0 ? T(0) : z; /* NaN fails the test: relu(NaN) is NaN */
     case FUSED_SQRT: return dsqrt(z);
     case FUSED_ABS: return dabs(z);
     case FUSED_D_EXP: return dexp(z);
@@ -19,7 +19,7 @@ __device__ inline T apply_unary(fused_unary_op op, T z, T alpha) {
     case FUSED_D_TANH: { const T t = dtanh(z); return T(1) - t * t; }
     case FUSED_D_SIGMOID: { const T s = dsigmoid(z); return s * (T(1) - s); }
     case FUSED_D_ELU: return z > 0 ? T(1) : alpha * dexp(z);
-    case FUSED_D_RELU: return z > 0 ? T(1) : T(0);
+    case FUSED_D_RELU: return z > 0 ? T(1) : z <= 0 ? T(0) : z;
     default: return T(0); /* the API has rejected unknown ops */
   }
 }

@@ -38,7 +38,7 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
     case FUSED_TANH: MAP(tanh(z));
     case FUSED_SIGMOID: MAP(sigmoid_of(z));
     case FUSED_ELU: MAP(z > 0 ? z : alpha * expm1(z));
-    case FUSED_RELU: MAP(z > 0 ? z : 0);
+    case FUSED_RELU: MAP(z <= 0 ? 0 : z); /* NaN fails the test: relu(NaN) is NaN */
     case FUSED_SQRT: MAP(sqrt(z));
     case FUSED_ABS: MAP(fabs(z));
     case FUSED_D_EXP: MAP(exp(z));
@@ -46,7 +46,7 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
     case FUSED_D_TANH: MAP(1 - tanh(z) * tanh(z));
     case FUSED_D_SIGMOID: MAP(sigmoid_of(z) * (1 - sigmoid_of(z)));
     case FUSED_D_ELU: MAP(z > 0 ? 1 : alpha * exp(z));
-    case FUSED_D_RELU: MAP(z > 0 ? 1 : 0);
+    case FUSED_D_RELU: MAP(z > 0 ? 1 : z <= 0 ? 0 : z);
     default: return fused_error("unary: unknown op %d", (int)op);
   }
   return 0;
