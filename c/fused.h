@@ -6,11 +6,17 @@
  * Conventions
  * - Every function returns a status: 0 on success, -1 on error; fused_last_error() then
  *   gives a message naming the function, the argument, what was expected and what came.
- *   Nothing here exits or aborts on bad input.
+ *   Nothing here exits or aborts on bad input. The few that return a value say which value
+ *   means an error.
+ * - A tensor argument is a struct filled by fused_tensor_init, fused_tensor_new or
+ *   fused_tensor_view; NULL or a released one (storage NULL) is an error, not a crash.
+ * - An output must not share memory with an input, except where an op says so (elementwise ops
+ *   accept an input that is exactly the output); an overlap is an error, never a wrong result.
  * - Tensors are row-major, 1 to FUSED_MAX_DIMS dims, on the CPU or a CUDA device. Every
  *   dtype can be stored, copied, converted, filled and compared; the arithmetic (unary, binary,
  *   addmm, reductions, LLTM, losses, optimizers) takes float32 and float64 only, and says
- *   "expected a floating dtype" to an int64 or bool tensor. A tensor owns a reference to a storage; views (narrow, transpose) share it
+ *   "expected a floating dtype" to an int64 or bool tensor. A tensor owns a reference to a
+ *   storage; views (narrow, transpose) share it
  *   and may be strided. Kernels that need contiguous data say so in their error.
  * - Outputs come first and are allocated by the caller: an op checks their shapes, dtype and
  *   device, then writes them. Strides are counted in elements.
@@ -58,10 +64,13 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
                      int32_t device);
 void fused_tensor_free(fused_tensor *t);
 /* Fills out with a view of src's storage; offset and strides in elements, checked against the
- * storage. Release it like any tensor. */
+ * storage. Release it like any tensor. out holds no storage reference yet (new or released),
+ * or is src itself, whose reference then passes to the view. */
 int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
+/* 1 or 0; -1 on error. */
 int fused_tensor_is_contiguous(const fused_tensor *t);
+/* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
 /* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers
  * ("<f4") and safetensors files ("F32"), and whether the arithmetic takes it. */
@@ -74,12 +83,14 @@ typedef struct fused_dtype_info {
 } fused_dtype_info;
 /* The dtype's row of the table, or NULL for an unknown dtype. */
 const fused_dtype_info *fused_dtype_info_of(int32_t dtype);
-/* Its size in bytes, 0 for an unknown dtype. */
+/* Bytes per element; 0 for an unknown dtype. */
 size_t fused_dtype_size(int32_t dtype);
-/* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing. */
+/* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing; -1 for
+ * an unknown device. */
 int64_t fused_bytes_in_use(int32_t device);
 
-/* Whether a device's backend is loaded, and why not (the loader says why, for the messages). */
+/* Whether a device's backend is loaded, and why not (the loader says why, for the messages; a
+ * NULL reason is an error, reported by fused_last_error()). */
 int fused_device_available(int32_t device);
 const char *fused_device_unavailable_reason(int32_t device);
 void fused_set_device_unavailable(int32_t device, const char *reason);
@@ -89,7 +100,8 @@ int fused_set_num_threads(int32_t n);
 int32_t fused_get_num_threads(void);
 
 /* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
- * int64, toward zero, for values in its range); between the CPU and a device, same dtype. */
+ * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
+ * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is converted to t's dtype as copy converts. */
 int fused_fill(fused_tensor *t, double value);
@@ -125,7 +137,7 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
 
 /* out = beta * bias + alpha * a @ b, 2-D. a and b may be contiguous or transposed views of
  * contiguous matrices; bias may be NULL, a vector of out's columns (added to every row) or
- * out's shape. out is contiguous and must not overlap the inputs. */
+ * out's shape. out is contiguous and must not overlap the inputs (bias may be out itself). */
 int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
                 const fused_tensor *b, double beta, double alpha);
 
@@ -147,7 +159,8 @@ int fused_normal(fused_tensor *t, double mean, double std);
  * derivative is then candidate + 1; c/maths/lltm.h says why): callers only hand it back to
  * backward. All contiguous, one dtype and device.
  * Backward writes d_x, d_h, d_c, and adds into d_W and d_b when accumulate is 1 (else
- * overwrites them). It may be called more than once for one forward. */
+ * overwrites them). It may be called more than once for one forward. Of the outputs, only new_c
+ * may be an input (c itself) and d_c (grad_c itself). */
 int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
                        const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
                        const fused_tensor *W, const fused_tensor *b);
@@ -162,7 +175,8 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
  * arriving at every h_t), d_hT and d_cT (B×H, extra gradients at the final state; NULL means
  * zero), the forward's saved, xs, h0 and hs; writes d_xs, d_h0, d_c0 and adds into d_W and d_b
  * when accumulate is 1 (else overwrites them). It writes the gate gradients over saved (no
- * T×B×3H scratch), so it runs once per forward. */
+ * T×B×3H scratch), so it runs once per forward. Of the outputs, only c_T may be an input (c0
+ * itself) and d_c0 (d_cT itself). */
 int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
                            const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
                            const fused_tensor *W, const fused_tensor *b);

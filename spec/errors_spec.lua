@@ -5,12 +5,13 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error
 
--- A tensor that claims to live on the GPU, to reach the device checks without one: a copy of
--- the struct without the storage reference, which stays with t.
+-- A tensor that claims to live on the GPU, to reach the device checks without one: a view of
+-- t (its own storage reference, released with it) relabelled.
 local function on_cuda(t)
-  local fake = ffi.new('fused_tensor', t)
-  fake.storage, fake.device_type = nil, 1
-  return fake, t
+  local fake = ffi.new('fused_tensor')
+  assert(fused.C.fused_tensor_view(fake, t, t.ndim, t.sizes, t.strides, 0) == 0)
+  fake.device_type = 1
+  return fake
 end
 
 describe('bad input', function()
@@ -147,8 +148,8 @@ describe('bad input', function()
     assert.are.equal(-1, C.fused_binary(C.FUSED_ADD, a, a, nil))
     assert.are.equal(-1, C.fused_addmm(a, nil, nil, a, 0, 1))
     assert.are.equal(-1, C.fused_cat(a, nil, 0, 0))
-    local bad = ffi.new('fused_tensor', a)
-    bad.storage, bad.ndim = nil, 12
+    local bad = on_cuda(a)
+    bad.device_type, bad.ndim = 0, 12
     assert.are.equal(-1, C.fused_fill(bad, 0))
     assert.truthy(ffi.string(C.fused_last_error()):find('1 to 8 dims, got 12', 1, true))
     bad.ndim, bad.scalar_type = 2, 7

@@ -143,6 +143,71 @@ describe('LLTM cell', function()
     assert.are.equal('float64', cell.gradBias.dtype)
   end)
 
+  describe('NaN and infinities', function()
+    local ffi = require 'ffi'
+    local nan, inf = 0 / 0, math.huge
+    -- A copy of t with its k-th element (from 0, row-major) set to v.
+    local function with(t, k, v)
+      local u = t:clone()
+      ffi.cast(u.dtype == 'float64' and 'double*' or 'float*', u.data)[k] = v
+      return u
+    end
+    -- "1" where t is NaN, "." elsewhere, row-major.
+    local function nan_mask(t)
+      local m = {}
+      for i, v in ipairs(t:contiguous():view(-1):totable()) do m[i] = v ~= v and '1' or '.' end
+      return table.concat(m)
+    end
+
+    for _, dtype in ipairs({ 'float32', 'float64' }) do
+      -- B 3, I 2, H 4: the NaN goes into row 2 of x or h, one element of c, a candidate row of
+      -- W (ELU's path) or the input gate's bias.
+      for _, case in ipairs({ { 'x', 3 }, { 'h', 5 }, { 'c', 6 }, { 'W', 8 * 6 + 1 }, { 'b', 2 } }) do
+        it(string.format('NaN in %s gives NaN where the composed cell has it, in %s', case[1], dtype), function()
+          fused.manual_seed(5)
+          local inputs = {}
+          inputs.x, inputs.h, inputs.c = random_inputs(3, 2, 4, dtype)
+          local fast = fused.nn.LLTMCell(2, 4, { dtype = dtype })
+          inputs.W, inputs.b = fast.weight, fast.bias
+          inputs[case[1]] = with(inputs[case[1]], case[2], nan)
+          fast = cell_with('LLTMCell', inputs.W, inputs.b)
+          local slow = cell_with('LLTMCellComposed', inputs.W, inputs.b)
+          local grad = fused.ones({ 3, 4 }, { dtype = dtype })
+          local a = { fast:forward(inputs.x, inputs.h, inputs.c) }
+          local b = { slow:forward(inputs.x, inputs.h, inputs.c) }
+          assert(nan_mask(a[1]):find('1'), 'no NaN in new_h')
+          for _, t in ipairs({ fast:backward(grad, grad) }) do a[#a + 1] = t end
+          for _, t in ipairs({ slow:backward(grad, grad) }) do b[#b + 1] = t end
+          a[#a + 1], b[#b + 1] = fast.gradWeight, slow.gradWeight
+          a[#a + 1], b[#b + 1] = fast.gradBias, slow.gradBias
+          for i, name in ipairs({ 'new_h', 'new_c', 'd_x', 'd_h', 'd_c', 'gradWeight', 'gradBias' }) do
+            assert.are.equal(nan_mask(b[i]), nan_mask(a[i]), name)
+          end
+        end)
+      end
+
+      it('infinite gate pre-activations saturate, fused and composed, in ' .. dtype, function()
+        local o = { dtype = dtype }
+        local zero = fused.zeros({ 1, 1 }, o)
+        -- bias {input, output, candidate}, c; then new_c, new_h
+        for _, s in ipairs({ { { inf, inf, -inf }, 0.5, -0.5, math.tanh(-0.5) },
+                             { { -inf, inf, 3 }, 0.5, 0.5, math.tanh(0.5) },
+                             { { inf, -inf, inf }, 0, inf, 0 },
+                             { { inf, inf, 0 }, -inf, -inf, -1 } }) do
+          for _, class in ipairs(CELLS) do
+            local cell = cell_with(class, fused.zeros({ 3, 2 }, o), fused.tensor(s[1], o))
+            local new_h, new_c = cell:forward(zero, zero, fused.full({ 1, 1 }, s[2], o))
+            local what = string.format('%s, bias {%g, %g, %g}, c %g: ', class, s[1][1], s[1][2],
+                                       s[1][3], s[2])
+            local c_T, h_T = new_c:item(), new_h:item()
+            assert(c_T == s[3] or math.abs(c_T - s[3]) < 1e-6, what .. 'new_c ' .. c_T)
+            assert(h_T == s[4] or math.abs(h_T - s[4]) < 1e-6, what .. 'new_h ' .. h_T)
+          end
+        end
+      end)
+    end
+  end)
+
   describe('bad input', function()
     local x, h, c = random_inputs(3, 5, 7, 'float64')
     local cell = fused.nn.LLTMCell(5, 7, { dtype = 'float64' })

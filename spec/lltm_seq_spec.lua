@@ -115,6 +115,50 @@ describe('LLTM sequence', function()
     end
   end)
 
+  describe('NaN', function()
+    local ffi = require 'ffi'
+    local function with_nan(t, k)
+      local u = t:clone()
+      ffi.cast(u.dtype == 'float64' and 'double*' or 'float*', u.data)[k] = 0 / 0
+      return u
+    end
+    local function nan_mask(t)
+      local m = {}
+      for i, v in ipairs(t:contiguous():view(-1):totable()) do m[i] = v ~= v and '1' or '.' end
+      return table.concat(m)
+    end
+
+    for _, dtype in ipairs({ 'float32', 'float64' }) do
+      -- T 3, B 2, I 2, H 3: the NaN goes into step 2 of xs, h0, c0 or a candidate row of W.
+      for _, case in ipairs({ { 'xs', 5 }, { 'h0', 4 }, { 'c0', 1 }, { 'W', 6 * 5 + 2 } }) do
+        it(string.format('in %s gives NaN where the unrolled composed cell has it, in %s', case[1], dtype), function()
+          fused.manual_seed(6)
+          local o = { dtype = dtype }
+          local v = { xs = fused.randn({ 3, 2, 2 }, o), h0 = fused.randn({ 2, 3 }, o),
+                      c0 = fused.randn({ 2, 3 }, o), W = fused.randn({ 9, 5 }, o), b = fused.randn({ 9 }, o) }
+          v[case[1]] = with_nan(v[case[1]], case[2])
+          local fast = rnn_with('LLTM', v.W, v.b)
+          local slow = fused.nn.Recurrent(fused.nn.LLTMCellComposed(2, 3, o))
+          local params = slow:parameters()
+          params[1]:copy(v.W)
+          params[2]:copy(v.b)
+          local d_hs, d_T = fused.ones({ 3, 2, 3 }, o), fused.ones({ 2, 3 }, o)
+          local a = { fast:forward(v.xs, v.h0, v.c0) }
+          local b = { slow:forward(v.xs, v.h0, v.c0) }
+          assert(nan_mask(a[1]):find('1'), 'no NaN in hs')
+          for _, t in ipairs({ fast:backward(d_hs, d_T, d_T) }) do a[#a + 1] = t end
+          for _, t in ipairs({ slow:backward(d_hs, d_T, d_T) }) do b[#b + 1] = t end
+          local _, ga = fast:parameters()
+          local _, gb = slow:parameters()
+          a[#a + 1], a[#a + 2], b[#b + 1], b[#b + 2] = ga[1], ga[2], gb[1], gb[2]
+          for i, name in ipairs({ 'hs', 'h_T', 'c_T', 'd_xs', 'd_h0', 'd_c0', 'gradWeight', 'gradBias' }) do
+            assert.are.equal(nan_mask(b[i]), nan_mask(a[i]), name)
+          end
+        end)
+      end
+    end
+  end)
+
   describe('bad input', function()
     local o = { dtype = 'float64' }
     local rnn = fused.nn.LLTM(3, 4, o)

@@ -275,3 +275,86 @@ describe('random numbers', function()
     assert.is_true(math.abs(fused.empty({ 4000 }):normal(5, 0.1):mean() - 5) < 0.02)
   end)
 end)
+
+-- NaN in, NaN out; and ops whose output shares memory with an input (issue 9).
+describe('NaN and overlapping memory', function()
+  local C = fused.C
+  local nan = 0 / 0
+  local function last_error() return require('ffi').string(C.fused_last_error()) end
+
+  for _, dtype in ipairs({ 'float64', 'float32' }) do
+    it('relu and d_relu of NaN are NaN, as every other elementwise op in ' .. dtype, function()
+      local x = fused.tensor({ nan, -1, 0, 2 }, { dtype = dtype })
+      for name in pairs(unary) do
+        local y = fused[name](x):totable()
+        assert(y[1] ~= y[1], name .. '(NaN) gave ' .. tostring(y[1]))
+      end
+      assert.are.same({ 0, 0, 2 }, { unpack(fused.relu(x):totable(), 2) })
+      assert.are.same({ 0, 0, 1 }, { unpack(fused.d_relu(x):totable(), 2) })
+    end)
+  end
+
+  it('copy from a source that overlaps the destination gives the source values', function()
+    local t = fused.tensor({ { 1, 2 }, { 3, 4 } })
+    t:copy(t:t())
+    assert.are.same({ { 1, 3 }, { 2, 4 } }, t:totable())
+    local v = fused.tensor({ 1, 2, 3, 4, 5 }, { dtype = 'float64' })
+    v:narrow(1, 2, 4):copy(v:narrow(1, 1, 4))
+    assert.are.same({ 1, 1, 2, 3, 4 }, v:totable())
+    local w = fused.tensor({ 1, 2, 3, 4, 5, 6 })
+    w:narrow(1, 1, 3):copy(w:narrow(1, 2, 3))
+    assert.are.same({ 2, 3, 4, 4, 5, 6 }, w:totable())
+    local m = fused.tensor({ { 1, 2, 3 }, { 4, 5, 6 } })
+    m:narrow(2, 2, 2):copy(m:narrow(2, 1, 2))
+    assert.are.same({ { 1, 1, 2 }, { 4, 4, 5 } }, m:totable())
+  end)
+
+  it('addmm refuses an output that overlaps an input, not only one at the same address', function()
+    local m = fused.tensor({ { 1, 2 }, { 3, 4 }, { 5, 6 } })
+    local a, out, b = m:narrow(1, 1, 2), m:narrow(1, 2, 2), fused.tensor({ { 1, 0 }, { 0, 1 } })
+    assert.are.equal(-1, C.fused_addmm(out, nil, a, b, 0, 1))
+    assert.truthy(last_error():find("matmul: argument 'out' must not share memory with 'a'", 1, true), last_error())
+    assert.are.equal(-1, C.fused_addmm(out, nil, b, a, 0, 1))
+    assert.truthy(last_error():find("'out' must not share memory with 'b'", 1, true), last_error())
+    local bias = m:view(6):narrow(1, 2, 2)
+    assert.are.equal(-1, C.fused_addmm(out, bias, b, b, 1, 1))
+    assert.truthy(last_error():find("'out' must be 'bias' itself or not share memory with it", 1, true), last_error())
+    -- the bias may be the output itself: out += a @ b
+    local acc = fused.tensor({ { 1, 1 }, { 1, 1 } })
+    assert.are.equal(0, C.fused_addmm(acc, acc, b, b, 1, 1))
+    assert.are.same({ { 2, 1 }, { 1, 2 } }, acc:totable())
+  end)
+
+  it('elementwise ops take an input that is the output, not one that overlaps it', function()
+    local v = fused.tensor({ 1, 2, 3, 4, 5 })
+    local head, tail = v:narrow(1, 1, 4), v:narrow(1, 2, 4)
+    assert.are.equal(-1, C.fused_unary(C.FUSED_NEG, tail, head, 1))
+    assert.truthy(last_error():find("neg: argument 'out' must be 'input' itself or not share memory with it", 1, true), last_error())
+    assert.are.equal(-1, C.fused_binary(C.FUSED_ADD, head, head, tail))
+    assert.truthy(last_error():find("add: argument 'out' must be 'b' itself", 1, true), last_error())
+    assert.are.equal(-1, C.fused_binary_scalar(C.FUSED_MUL, head, tail, 2))
+    assert.are.equal(0, C.fused_binary(C.FUSED_ADD, head, head, head))
+    assert.are.same({ 2, 4, 6, 8, 5 }, v:totable())
+  end)
+
+  it('sum, cat, losses, embeddings and optimizers refuse outputs that overlap inputs', function()
+    local m = fused.zeros({ 4, 3 })
+    assert.are.equal(-1, C.fused_sum_dim(m:narrow(1, 1, 1), m:narrow(1, 1, 2), 0))
+    assert.truthy(last_error():find("sum: argument 'out' must not share memory with 'input'", 1, true), last_error())
+    local parts = require('ffi').new('const fused_tensor*[2]')
+    local p1, p2 = m:narrow(1, 3, 2), fused.zeros({ 2, 3 })
+    parts[0], parts[1] = p1, p2
+    assert.are.equal(-1, C.fused_cat(m, parts, 2, 0))
+    assert.truthy(last_error():find("cat: argument 'out' must not share memory with 'tensors[1]'", 1, true), last_error())
+    local logits = fused.zeros({ 2, 3 })
+    assert.are.equal(-1, C.fused_cross_entropy_backward(logits, logits, fused.ones({ 2 }, { dtype = 'int64' }), 1))
+    assert.truthy(last_error():find("'d_logits' must not share memory with 'logits'", 1, true), last_error())
+    local weight = fused.zeros({ 4, 3 })
+    assert.are.equal(-1, C.fused_embedding_forward(weight:narrow(1, 3, 2), weight, fused.ones({ 2 }, { dtype = 'int64' })))
+    assert.truthy(last_error():find("'out' must not share memory with 'weight'", 1, true), last_error())
+    local state = fused.zeros({ 6 })
+    assert.are.equal(-1, C.fused_adam_step(state:narrow(1, 1, 3), state:narrow(1, 3, 3), fused.zeros({ 3 }),
+                                           fused.zeros({ 3 }), 0.1, 0.9, 0.999, 1e-8, 0, 1))
+    assert.truthy(last_error():find("adam_step: argument 'exp_avg' must not share memory with 'param'", 1, true), last_error())
+  end)
+end)

@@ -32,6 +32,9 @@ typedef struct fused_device_ops {
   const fused_kernels *kernels[FUSED_NUM_DTYPES];
 } fused_device_ops;
 
+/* tensor.c: the first byte of a storage, where offsets into it count from. */
+const char *fused_storage_base(const fused_storage *s);
+
 /* Called by a backend library when it loads and finds its device usable. */
 int fused_register_device(int32_t device, const fused_device_ops *ops);
 

@@ -1,5 +1,6 @@
 #include <stdio.h>
 
+#include "backend.h"
 #include "check.h"
 #include "error.h"
 
@@ -26,6 +27,9 @@ const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *siz
 
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t) {
   if (!t) return fused_error("%s: argument '%s' expected a tensor, got nil", fn, arg);
+  if (!t->storage)
+    return fused_error("%s: argument '%s' expected a tensor, got a released one (no storage)",
+                       fn, arg);
   if (t->scalar_type < 0 || t->scalar_type >= FUSED_NUM_DTYPES)
     return fused_error("%s: argument '%s' has an unknown dtype %d", fn, arg, t->scalar_type);
   if (t->device_type < 0 || t->device_type >= FUSED_NUM_DEVICES)
@@ -37,7 +41,7 @@ int check_tensor(const char *fn, const char *arg, const fused_tensor *t) {
 }
 
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t) {
-  if (fused_tensor_is_contiguous(t)) return 0;
+  if (fused_tensor_is_contiguous(t) == 1) return 0;
   char sizes[160], strides[160];
   return fused_error("%s: argument '%s' expected a contiguous tensor, got sizes %s with "
                      "strides %s (call :contiguous() first)", fn, arg,
@@ -109,4 +113,58 @@ int check_indices(const char *fn, const char *arg, const char *what, const int64
 int convert_error(double value, int64_t position) {
   return fused_error("copy: argument 'src' expected integers in int64's range for an int64 "
                      "'dst', got %g at position %lld", value, (long long)position);
+}
+
+/* The bytes [lo, hi) that t's elements occupy, as offsets from its storage's base. t comes from
+ * tensor_init or tensor_view, which keep its extent inside the storage: nothing overflows. */
+static void byte_range(const fused_tensor *t, int64_t *lo, int64_t *hi) {
+  int64_t below = 0, above = 0;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    const int64_t reach = (t->sizes[d] - 1) * t->strides[d];
+    if (reach < 0) below += reach;
+    else above += reach;
+  }
+  const int64_t elem = (int64_t)fused_dtype_size(t->scalar_type);
+  const int64_t first = (int64_t)(t->data - fused_storage_base(t->storage));
+  *lo = first + below * elem;
+  *hi = first + (above + 1) * elem;
+}
+
+int tensors_overlap(const fused_tensor *a, const fused_tensor *b) {
+  if (a->storage != b->storage) return 0; /* storages never share memory */
+  int64_t a_lo, a_hi, b_lo, b_hi;
+  byte_range(a, &a_lo, &a_hi);
+  byte_range(b, &b_lo, &b_hi);
+  return a_lo < b_hi && b_lo < a_hi;
+}
+
+static int same_elements(const fused_tensor *a, const fused_tensor *b) {
+  int same = a->data == b->data && a->scalar_type == b->scalar_type && a->ndim == b->ndim;
+  for (int32_t d = 0; same && d < a->ndim; d++)
+    same = a->sizes[d] == b->sizes[d] && a->strides[d] == b->strides[d];
+  return same;
+}
+
+int check_no_overlap(const char *fn, const char *out_arg, const fused_tensor *out,
+                     const char *in_arg, const fused_tensor *in, int identical_ok) {
+  if (!in || in->storage != out->storage || !tensors_overlap(out, in)) return 0;
+  if (identical_ok && same_elements(out, in)) return 0;
+  if (identical_ok)
+    return fused_error("%s: argument '%s' must be '%s' itself or not share memory with it, got "
+                       "a view that overlaps it (pass a copy)", fn, out_arg, in_arg);
+  return fused_error("%s: argument '%s' must not share memory with '%s', got a view that "
+                     "overlaps it (pass a copy)", fn, out_arg, in_arg);
+}
+
+int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_in,
+                        const fused_arg *ins, int alias_out, int alias_in) {
+  for (int o = 0; o < n_out; o++) {
+    if (!outs[o].t) continue;
+    for (int p = 0; p < o; p++)
+      FUSED_TRY(check_no_overlap(fn, outs[o].arg, outs[o].t, outs[p].arg, outs[p].t, 0));
+    for (int i = 0; i < n_in; i++)
+      FUSED_TRY(check_no_overlap(fn, outs[o].arg, outs[o].t, ins[i].arg, ins[i].t,
+                                 o == alias_out && i == alias_in));
+  }
+  return 0;
 }

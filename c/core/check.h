@@ -9,7 +9,7 @@
 extern "C" {
 #endif
 
-/* Not NULL, with a sane dtype, device and shape. */
+/* Not NULL, not released (a storage), with a sane dtype, device and shape. */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
 int check_ndim(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim);
@@ -30,6 +30,19 @@ int check_indices(const char *fn, const char *arg, const char *what, const int64
 /* copy's error for a floating value that does not fit an int64 (c/maths/convert.h), at a
  * position counted from 1 in row-major order. */
 int convert_error(double value, int64_t position);
+/* Whether a and b address a byte in common (never when their storages differ). */
+int tensors_overlap(const fused_tensor *a, const fused_tensor *b);
+/* out, which an op writes, shares no memory with in (NULL: nothing to check); with
+ * identical_ok, in may also be exactly out's elements (same data, sizes and strides), which
+ * an op that reads each element before writing it allows. Both are checked tensors. */
+int check_no_overlap(const char *fn, const char *out_arg, const fused_tensor *out,
+                     const char *in_arg, const fused_tensor *in, int identical_ok);
+/* The same for an op with several outputs: each apart from the outputs before it and from
+ * every input (NULL tensors are skipped), except that output alias_out may be exactly input
+ * alias_in (indices into outs and ins; -1 for none). */
+typedef struct { const char *arg; const fused_tensor *t; } fused_arg;
+int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_in,
+                        const fused_arg *ins, int alias_out, int alias_in);
 /* Writes "[2, 3]" into buf. */
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
 const char *dtype_name(int32_t dtype);

@@ -21,6 +21,10 @@ int fused_register_device(int32_t device, const fused_device_ops *ops) {
 }
 
 void fused_set_device_unavailable(int32_t device, const char *reason) {
+  if (!reason) {
+    fused_error("set_device_unavailable: argument 'reason' expected a string, got NULL");
+    return;
+  }
   if (device < 0 || device >= FUSED_NUM_DEVICES || devices[device]) return;
   snprintf(unavailable[device], sizeof unavailable[device], "%s", reason);
 }

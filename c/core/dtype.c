@@ -2,6 +2,7 @@
 #include <stdbool.h>
 
 #include "dtypes.h"
+#include "error.h"
 #include "../fused.h"
 
 #define INFO(id, ctype, name, npy, safetensors, floating) \
@@ -15,5 +16,10 @@ const fused_dtype_info *fused_dtype_info_of(int32_t dtype) {
 
 size_t fused_dtype_size(int32_t dtype) {
   const fused_dtype_info *info = fused_dtype_info_of(dtype);
-  return info ? (size_t)info->size : 0;
+  if (!info) {
+    fused_error("dtype_size: argument 'dtype' expected 0 to %d, got %d", FUSED_NUM_DTYPES - 1,
+                dtype);
+    return 0;
+  }
+  return (size_t)info->size;
 }

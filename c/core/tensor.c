@@ -16,33 +16,57 @@ struct fused_storage {
 
 static int64_t bytes_in_use[FUSED_NUM_DEVICES];
 
+const char *fused_storage_base(const fused_storage *s) { return s->base; }
+
 int64_t fused_bytes_in_use(int32_t device) {
-  return device >= 0 && device < FUSED_NUM_DEVICES ? bytes_in_use[device] : 0;
+  if (device < 0 || device >= FUSED_NUM_DEVICES)
+    return fused_error("bytes_in_use: argument 'device' expected 0 to %d, got %d",
+                       FUSED_NUM_DEVICES - 1, device);
+  return bytes_in_use[device];
 }
 
-int64_t fused_tensor_numel(const fused_tensor *t) {
+/* The product of n sizes, or -1 when it passes INT64_MAX. */
+static int64_t checked_numel(int32_t ndim, const int64_t *sizes) {
   int64_t n = 1;
-  for (int32_t d = 0; d < t->ndim; d++) n *= t->sizes[d];
+  for (int32_t d = 0; d < ndim; d++)
+    if (__builtin_mul_overflow(n, sizes[d], &n)) return -1;
   return n;
 }
 
+int64_t fused_tensor_numel(const fused_tensor *t) {
+  FUSED_TRY(check_tensor("tensor_numel", "t", t));
+  return checked_numel(t->ndim, t->sizes); /* init and view keep it in range */
+}
+
 int fused_tensor_is_contiguous(const fused_tensor *t) {
+  FUSED_TRY(check_tensor("tensor_is_contiguous", "t", t));
   int64_t expected = 1;
   for (int32_t d = t->ndim - 1; d >= 0; d--) {
     if (t->sizes[d] != 1 && t->strides[d] != expected) return 0;
-    expected *= t->sizes[d];
+    if (__builtin_mul_overflow(expected, t->sizes[d], &expected)) return 0;
   }
   return 1;
 }
 
+/* 1 to 8 sizes, each >= 1, whose product (numel) fits in int64_t. A size of 2^63 or more that
+ * reached int64_t through an unsigned type arrives negative: the message shows both readings. */
 static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {
   if (ndim < 1 || ndim > FUSED_MAX_DIMS)
     return fused_error("%s: argument 'ndim' expected 1 to %d, got %d", fn, FUSED_MAX_DIMS, ndim);
   if (!sizes) return fused_error("%s: argument 'sizes' expected %d sizes, got NULL", fn, ndim);
-  for (int32_t d = 0; d < ndim; d++)
-    if (sizes[d] < 1)
-      return fused_error("%s: argument 'sizes' expected sizes >= 1, got %lld in dim %d", fn,
-                         (long long)sizes[d], d + 1);
+  for (int32_t d = 0; d < ndim; d++) {
+    if (sizes[d] == 0)
+      return fused_error("%s: argument 'sizes' expected sizes >= 1, got 0 in dim %d", fn, d + 1);
+    if (sizes[d] < 0)
+      return fused_error("%s: argument 'sizes' expected sizes from 1 to 2^63-1, got %lld (%llu "
+                         "read as unsigned) in dim %d", fn, (long long)sizes[d],
+                         (unsigned long long)sizes[d], d + 1);
+  }
+  if (checked_numel(ndim, sizes) < 0) {
+    char got[200];
+    return fused_error("%s: argument 'sizes' expected at most 2^63-1 elements in all, got sizes %s",
+                       fn, format_shape(got, sizeof got, ndim, sizes));
+  }
   return 0;
 }
 
@@ -58,21 +82,22 @@ int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32
   const fused_device_ops *ops = fused_device_ops_for(fn, device);
   if (!ops) return -1;
 
-  size_t elem = fused_dtype_size(dtype), numel = 1;
-  for (int32_t d = 0; d < ndim; d++) {
-    if ((size_t)sizes[d] > SIZE_MAX / elem / numel)
-      return fused_error("%s: the tensor's size overflows", fn);
-    numel *= (size_t)sizes[d];
+  /* bytes_in_use and the kernels count bytes in int64_t. */
+  int64_t bytes;
+  if (__builtin_mul_overflow(checked_numel(ndim, sizes), (int64_t)fused_dtype_size(dtype), &bytes)) {
+    char got[200];
+    return fused_error("%s: argument 'sizes' expected at most 2^63-1 bytes in all, got sizes %s "
+                       "of %s", fn, format_shape(got, sizeof got, ndim, sizes), dtype_name(dtype));
   }
   fused_storage *s = calloc(1, sizeof *s);
   if (!s) return fused_error("%s: out of memory", fn);
-  char *base = ops->alloc(numel * elem);
+  char *base = ops->alloc((size_t)bytes);
   if (!base) {
     free(s);
     return -1; /* the device's alloc said why */
   }
-  *s = (fused_storage){.base = base, .bytes = numel * elem, .device = device, .refcount = 1};
-  bytes_in_use[device] += (int64_t)s->bytes;
+  *s = (fused_storage){.base = base, .bytes = (size_t)bytes, .device = device, .refcount = 1};
+  bytes_in_use[device] += bytes;
   t->data = base;
   t->storage = s;
   t->ndim = ndim;
@@ -82,7 +107,7 @@ int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32
   for (int32_t d = ndim - 1; d >= 0; d--) {
     t->sizes[d] = sizes[d];
     t->strides[d] = stride;
-    stride *= sizes[d];
+    stride *= sizes[d]; /* at most numel, checked above */
   }
   return 0;
 }
@@ -101,6 +126,19 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
   return 0;
 }
 
+/* Whether elements first + sum_d i_d strides[d] (0 <= i_d < sizes[d]) all lie in [0, count),
+ * in checked arithmetic: an extent that overflows does not fit. */
+static int view_fits(int64_t first, int32_t ndim, const int64_t *sizes, const int64_t *strides,
+                     int64_t count) {
+  int64_t lo = first, hi = first;
+  for (int32_t d = 0; d < ndim; d++) {
+    int64_t reach;
+    if (__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach)) return 0;
+    if (__builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) return 0;
+  }
+  return lo >= 0 && hi < count;
+}
+
 int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset) {
   const char *fn = "tensor_view";
@@ -109,15 +147,18 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
   FUSED_TRY(check_sizes(fn, ndim, sizes));
   if (!strides) return fused_error("%s: argument 'strides' is NULL", fn);
   /* Every element the view can address must lie inside the storage. */
-  int64_t elem = (int64_t)fused_dtype_size(src->scalar_type);
-  int64_t first = (src->data - src->storage->base) / elem + offset, lo = first, hi = first;
-  for (int32_t d = 0; d < ndim; d++) {
-    int64_t reach = (sizes[d] - 1) * strides[d];
-    if (reach < 0) lo += reach; else hi += reach;
+  const int64_t elem = (int64_t)fused_dtype_size(src->scalar_type);
+  const int64_t count = (int64_t)src->storage->bytes / elem;
+  int64_t first;
+  if (__builtin_add_overflow((src->data - src->storage->base) / elem, offset, &first) ||
+      !view_fits(first, ndim, sizes, strides, count)) {
+    char got_sizes[200], got_strides[200];
+    return fused_error("%s: the view (offset %lld, sizes %s, strides %s) reaches outside its "
+                       "storage of %lld elements", fn, (long long)offset,
+                       format_shape(got_sizes, sizeof got_sizes, ndim, sizes),
+                       format_shape(got_strides, sizeof got_strides, ndim, strides),
+                       (long long)count);
   }
-  if (lo < 0 || (hi + 1) * elem > (int64_t)src->storage->bytes)
-    return fused_error("%s: the view (offset %lld) reaches outside its storage of %lld elements",
-                       fn, (long long)offset, (long long)(src->storage->bytes / (size_t)elem));
   fused_tensor view = *src;
   view.data = src->storage->base + first * elem;
   view.ndim = ndim;
@@ -125,8 +166,9 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
     view.sizes[d] = d < ndim ? sizes[d] : 0;
     view.strides[d] = d < ndim ? strides[d] : 0;
   }
-  view.storage->refcount++;
-  *out = view; /* out may be src itself */
+  /* A new reference, unless out is src itself: its reference then passes to the view. */
+  if (out != src) view.storage->refcount++;
+  *out = view;
   return 0;
 }
 

@@ -17,14 +17,15 @@ FUSED_GENERIC FUSED_HD scalar_t tanh_of(scalar_t y) {
   return m_copysign(-m / (2 + m), y);
 }
 
+/* NaN fails both comparisons and comes out as itself. */
 FUSED_GENERIC FUSED_HD scalar_t elu_of(scalar_t z, scalar_t alpha) {
   const scalar_t m = m_expm1_nonpos(z < 0 ? z : 0);
-  return z > 0 ? z : alpha * m;
+  return z <= 0 ? alpha * m : z;
 }
 
 /* ELU's derivative from its input z, and (alpha 1) from its output: exp(z) = elu(z) + 1. */
 FUSED_GENERIC FUSED_HD scalar_t d_elu_of(scalar_t z, scalar_t alpha) {
-  return z > 0 ? 1 : alpha * m_exp_nonpos(z < 0 ? z : 0);
+  return z <= 0 ? alpha * m_exp_nonpos(z) : z > 0 ? 1 : z;
 }
 FUSED_GENERIC FUSED_HD scalar_t d_elu_from_output(scalar_t elu) { return elu > 0 ? 1 : elu + 1; }
 
@@ -40,7 +41,7 @@ FUSED_GENERIC FUSED_HD scalar_t apply_unary(fused_unary_op op, scalar_t z, scala
     case FUSED_TANH: return tanh_of(z);
     case FUSED_SIGMOID: return sigmoid_of(z);
     case FUSED_ELU: return elu_of(z, alpha);
-    case FUSED_RELU: return z > 0 ? z : 0;
+    case FUSED_RELU: return z <= 0 ? 0 : z; /* NaN fails the test: relu(NaN) is NaN */
     case FUSED_SQRT: return m_sqrt(z);
     case FUSED_ABS: return m_abs(z);
     case FUSED_D_EXP: return m_exp(z);
@@ -48,7 +49,7 @@ FUSED_GENERIC FUSED_HD scalar_t apply_unary(fused_unary_op op, scalar_t z, scala
     case FUSED_D_TANH: return d_tanh_from_output(tanh_of(z));
     case FUSED_D_SIGMOID: return d_sigmoid_from_output(sigmoid_of(z));
     case FUSED_D_ELU: return d_elu_of(z, alpha);
-    case FUSED_D_RELU: return z > 0 ? 1 : 0;
+    case FUSED_D_RELU: return z > 0 ? 1 : z <= 0 ? 0 : z;
     default: return 0;
   }
 }

@@ -34,14 +34,16 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
                        (long long)b->sizes[1]);
   const int64_t want[2] = {a->sizes[0], b->sizes[1]};
   FUSED_TRY(check_shape(fn, "out", out, 2, want));
-  if (out->data == a->data || out->data == b->data)
-    return fused_error("%s: argument 'out' must not share memory with 'a' or 'b'", fn);
+  FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 0));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "b", b, 0));
   if (bias) {
     FUSED_TRY(check_tensor(fn, "bias", bias));
     FUSED_TRY(check_same_dtype_device(fn, "bias", bias, "out", out));
     FUSED_TRY(check_contiguous(fn, "bias", bias));
     if (bias->ndim == 1) FUSED_TRY(check_shape(fn, "bias", bias, 1, want + 1));
     else FUSED_TRY(check_shape(fn, "bias", bias, 2, want));
+    /* The kernel accumulates into out when bias is out itself. */
+    FUSED_TRY(check_no_overlap(fn, "out", out, "bias", bias, 1));
   }
   FUSED_CALL_KERNEL(fn, out, addmm, out, bias, a, b, beta, alpha);
 }

@@ -34,6 +34,16 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
   int32_t device = dst->device_type != FUSED_CPU ? dst->device_type : src->device_type;
   const fused_device_ops *ops = fused_device_ops_for(fn, device);
   if (!ops) return -1;
+  if (tensors_overlap(dst, src)) {
+    /* Writing dst would overwrite elements of src not yet read (t:copy(t:t()) gave 1,3,3,4 for
+     * 1,3,2,4): read src whole into a temporary first, as NumPy does where PyTorch raises. */
+    fused_tensor tmp;
+    FUSED_TRY(fused_tensor_init(&tmp, src->ndim, src->sizes, src->scalar_type, src->device_type));
+    int rc = ops->copy(&tmp, src);
+    if (rc == 0) rc = fused_copy(dst, &tmp);
+    fused_tensor_release(&tmp);
+    return rc;
+  }
   if (!same_shape) {
     /* View src with dst's shape: both are contiguous, so the element order is the same. */
     fused_tensor flat = *src;

@@ -52,7 +52,11 @@ static int check_inputs(const char *fn, const char *x_arg, const fused_tensor *x
   FUSED_TRY(check_operand(fn, "W", W, x, 2, (int64_t[]){3 * H, H + In},
                           "3H x (H+I) with H = %lld from '%s' and I = %lld from '%s'",
                           (long long)H, h_arg, (long long)In, x_arg));
-  if (dims->T * dims->B * (H + In) > INT32_MAX || 3 * H * (H + In) > INT32_MAX)
+  /* H and In are sizes of contiguous tensors, so 4H and H + In fit; the products may not. */
+  int64_t steps, gemm_x, gemm_w;
+  if (__builtin_mul_overflow(dims->T, dims->B, &steps) ||
+      __builtin_mul_overflow(steps, H + In, &gemm_x) ||
+      __builtin_mul_overflow(3 * H, H + In, &gemm_w) || gemm_x > INT32_MAX || gemm_w > INT32_MAX)
     return fused_error("%s: sizes T=%lld B=%lld I=%lld H=%lld are too large for BLAS", fn,
                        (long long)dims->T, (long long)dims->B, (long long)In, (long long)H);
   return 0;
@@ -78,6 +82,11 @@ int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *s
   FUSED_TRY(check_operand(fn, "new_h", new_h, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "new_c", new_c, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "saved", saved, x, 2, save, "B x 4H"));
+  /* new_c may be c itself: the kernel reads each element of c before writing it. */
+  FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"new_h", new_h}, {"new_c", new_c},
+                                                    {"saved", saved}},
+                                5, (fused_arg[]){{"x", x}, {"h", h}, {"c", c}, {"W", W}, {"b", b}},
+                                1, 2));
   FUSED_CALL_KERNEL(fn, x, lltm_forward, new_h, new_c, saved, x, h, c, W, b);
 }
 
@@ -98,6 +107,12 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   FUSED_TRY(check_operand(fn, "d_c", d_c, x, 2, state, "as 'h'"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, x, 2, W->sizes, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, x, &d));
+  /* d_c may be grad_c itself: the kernel reads each element of grad_c before writing it. */
+  FUSED_TRY(check_outputs_apart(fn, 5, (fused_arg[]){{"d_x", d_x}, {"d_h", d_h}, {"d_c", d_c},
+                                                    {"d_W", d_W}, {"d_b", d_b}},
+                                6, (fused_arg[]){{"grad_h", grad_h}, {"grad_c", grad_c},
+                                                 {"saved", saved}, {"x", x}, {"h", h}, {"W", W}},
+                                2, 1));
   FUSED_CALL_KERNEL(fn, x, lltm_backward, d_x, d_h, d_c, d_W, d_b, grad_h, grad_c, saved, x, h,
                     W, accumulate != 0);
 }
@@ -114,6 +129,11 @@ int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *sa
   FUSED_TRY(check_operand(fn, "hs", hs, xs, 3, seq, "T x B x H"));
   FUSED_TRY(check_operand(fn, "c_T", c_T, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 4H"));
+  /* c_T may be c0 itself: the kernel carries the cell state in c_T from c0. */
+  FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"hs", hs}, {"c_T", c_T}, {"saved", saved}},
+                                5, (fused_arg[]){{"xs", xs}, {"h0", h0}, {"c0", c0}, {"W", W},
+                                                 {"b", b}},
+                                1, 2));
   FUSED_CALL_KERNEL(fn, xs, lltm_seq_forward, hs, c_T, saved, xs, h0, c0, W, b);
 }
 
@@ -137,6 +157,14 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, xs, 2, W->sizes, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, xs, &d));
+  /* saved is written too (the gate gradients); d_c0 may be d_cT itself: the kernel carries the
+   * gradient at the cell state in d_c0 from d_cT. */
+  FUSED_TRY(check_outputs_apart(fn, 6, (fused_arg[]){{"d_xs", d_xs}, {"d_h0", d_h0},
+                                                    {"d_c0", d_c0}, {"d_W", d_W}, {"d_b", d_b},
+                                                    {"saved", saved}},
+                                7, (fused_arg[]){{"d_hs", d_hs}, {"d_hT", d_hT}, {"d_cT", d_cT},
+                                                 {"xs", xs}, {"h0", h0}, {"hs", hs}, {"W", W}},
+                                2, 2));
   FUSED_CALL_KERNEL(fn, xs, lltm_seq_backward, d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT,
                     saved, xs, h0, hs, W, accumulate != 0);
 }

@@ -25,6 +25,8 @@ int fused_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
   FUSED_TRY(check_tensor(fn, "loss", loss));
   FUSED_TRY(check_same_dtype_device(fn, "loss", loss, "logits", logits));
   FUSED_TRY(check_shape(fn, "loss", loss, 1, one));
+  FUSED_TRY(check_no_overlap(fn, "loss", loss, "logits", logits, 0));
+  FUSED_TRY(check_no_overlap(fn, "loss", loss, "targets", targets, 0));
   FUSED_CALL_KERNEL(fn, logits, cross_entropy_forward, loss, logits, targets);
 }
 
@@ -35,7 +37,7 @@ int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *log
   FUSED_TRY(check_tensor(fn, "d_logits", d_logits));
   FUSED_TRY(check_like(fn, "d_logits", d_logits, "logits", logits));
   FUSED_TRY(check_contiguous(fn, "d_logits", d_logits));
-  if (d_logits->data == logits->data)
-    return fused_error("%s: argument 'd_logits' must not share memory with 'logits'", fn);
+  FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "logits", logits, 0));
+  FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "targets", targets, 0));
   FUSED_CALL_KERNEL(fn, logits, cross_entropy_backward, d_logits, logits, targets, grad_loss);
 }

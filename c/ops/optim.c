@@ -10,10 +10,7 @@
 static int check_state(const char *fn, const char *arg, const fused_tensor *t,
                        const fused_tensor *param) {
   FUSED_TRY(check_like(fn, arg, t, "param", param));
-  FUSED_TRY(check_contiguous(fn, arg, t));
-  if (t->data == param->data)
-    return fused_error("%s: argument '%s' must not share memory with 'param'", fn, arg);
-  return 0;
+  return check_contiguous(fn, arg, t);
 }
 
 static int check_param(const char *fn, const fused_tensor *param, const fused_tensor *grad) {
@@ -45,8 +42,12 @@ int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fus
   FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_momentum_buffer(fn, momentum_buffer, momentum, param));
-  FUSED_CALL_KERNEL(fn, param, sgd_step, param, momentum > 0 ? momentum_buffer : NULL, grad, lr,
-                    momentum, weight_decay, init_buffer);
+  if (momentum == 0) momentum_buffer = NULL;
+  FUSED_TRY(check_outputs_apart(fn, 2, (fused_arg[]){{"param", param},
+                                                    {"momentum_buffer", momentum_buffer}},
+                                1, (fused_arg[]){{"grad", grad}}, -1, -1));
+  FUSED_CALL_KERNEL(fn, param, sgd_step, param, momentum_buffer, grad, lr, momentum,
+                    weight_decay, init_buffer);
 }
 
 int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
@@ -61,9 +62,12 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_momentum_buffer(fn, momentum_buffer, momentum, param));
-  FUSED_CALL_KERNEL(fn, param, rmsprop_step, param, square_avg,
-                    momentum > 0 ? momentum_buffer : NULL, grad, lr, alpha, eps, momentum,
-                    weight_decay);
+  if (momentum == 0) momentum_buffer = NULL;
+  FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"param", param}, {"square_avg", square_avg},
+                                                    {"momentum_buffer", momentum_buffer}},
+                                1, (fused_arg[]){{"grad", grad}}, -1, -1));
+  FUSED_CALL_KERNEL(fn, param, rmsprop_step, param, square_avg, momentum_buffer, grad, lr, alpha,
+                    eps, momentum, weight_decay);
 }
 
 int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
@@ -81,6 +85,9 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
   if (step < 1)
     return fused_error("%s: argument 'step' expected >= 1, got %lld", fn, (long long)step);
+  FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"param", param}, {"exp_avg", exp_avg},
+                                                    {"exp_avg_sq", exp_avg_sq}},
+                                1, (fused_arg[]){{"grad", grad}}, -1, -1));
   FUSED_CALL_KERNEL(fn, param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
                     eps, weight_decay, step);
 }

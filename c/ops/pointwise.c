@@ -1,4 +1,5 @@
-/* Elementwise ops: out, in and the other operand share shape, dtype and device, contiguous. */
+/* Elementwise ops: out, in and the other operand share shape, dtype and device, contiguous.
+ * An input may be out itself (each element is read before it is written), not part of it. */
 #include "../core/backend.h"
 #include "../core/check.h"
 #include "../core/error.h"
@@ -27,6 +28,7 @@ int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, do
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "input", in, "out", out));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 1));
   FUSED_CALL_KERNEL(fn, out, unary, op, out, in, alpha);
 }
 
@@ -38,6 +40,8 @@ int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
   FUSED_TRY(check_operand(fn, "b", b, "a", a));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "b", b, 1));
   FUSED_CALL_KERNEL(fn, out, binary, op, out, a, b);
 }
 
@@ -49,5 +53,6 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_CALL_KERNEL(fn, out, binary_scalar, op, out, a, scalar);
 }

@@ -7,7 +7,8 @@
 
 static int check_dim(const char *fn, const fused_tensor *t, int32_t dim) {
   if (dim >= 0 && dim < t->ndim) return 0;
-  return fused_error("%s: argument 'dim' expected 1 to %d, got %d", fn, t->ndim, dim + 1);
+  return fused_error("%s: argument 'dim' expected 1 to %d, got %lld", fn, t->ndim,
+                     (long long)dim + 1);
 }
 
 int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
@@ -21,6 +22,7 @@ int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
   FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 0));
   FUSED_CALL_KERNEL(fn, in, sum_dim, out, in, dim);
 }
 
@@ -29,7 +31,8 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_dim(fn, out, dim));
-  if (n < 1 || !inputs) return fused_error("%s: argument 'tensors' expected at least one tensor, got %d", fn, n);
+  if (!inputs) return fused_error("%s: argument 'tensors' expected a list of tensors, got NULL", fn);
+  if (n < 1) return fused_error("%s: argument 'n' expected at least one tensor, got %d", fn, n);
   int64_t total = 0;
   for (int32_t k = 0; k < n; k++) {
     char arg[32];
@@ -41,6 +44,7 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
     for (int32_t d = 0; d < out->ndim; d++) want[d] = d == dim ? inputs[k]->sizes[d] : out->sizes[d];
     if (inputs[k]->ndim != out->ndim) FUSED_TRY(check_ndim(fn, arg, inputs[k], out->ndim));
     FUSED_TRY(check_shape(fn, arg, inputs[k], out->ndim, want));
+    FUSED_TRY(check_no_overlap(fn, "out", out, arg, inputs[k], 0));
     total += inputs[k]->sizes[dim];
   }
   if (total != out->sizes[dim])

@@ -276,7 +276,7 @@ function properties.device(t) return dt.device_names[t.device_type] end
 
 function Tensor.dim(t) return t.ndim end
 function Tensor.numel(t) return tonumber(C.fused_tensor_numel(t)) end
-function Tensor.is_contiguous(t) return C.fused_tensor_is_contiguous(t) ~= 0 end
+function Tensor.is_contiguous(t) return C.fused_tensor_is_contiguous(t) == 1 end
 
 function Tensor.shape(t)
   local s = {}
@@ -351,7 +351,7 @@ function Tensor.clone(t)
 end
 
 function Tensor.contiguous(t)
-  if C.fused_tensor_is_contiguous(t) ~= 0 then return t end
+  if C.fused_tensor_is_contiguous(t) == 1 then return t end
   return t:clone()
 end
 
@@ -501,7 +501,7 @@ end
 -- A view with another shape of the same numel (one size may be -1); t must be contiguous.
 function Tensor.view(t, shape, ...)
   if type(shape) == 'number' then shape = { shape, ... } end
-  if C.fused_tensor_is_contiguous(t) == 0 then
+  if C.fused_tensor_is_contiguous(t) ~= 1 then
     error("view: expected a contiguous tensor (use :reshape() or :contiguous())", 2)
   end
   local n = type(shape) == 'table' and sequence_length(shape)

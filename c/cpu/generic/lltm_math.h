@@ -35,32 +35,42 @@ static inline scalar_t lltm_expm1_reduced(scalar_t r) {
   return p * r;
 }
 
-/* 2^n for an integer-valued n in the normal range, built in the exponent bits. */
-static inline scalar_t lltm_pow2(scalar_t n) {
-  if (LLTM_IS_FLOAT) return (union { int32_t i; float f; }){.i = ((int32_t)n + 127) << 23}.f;
-  return (scalar_t)(union { int64_t i; double d; }){.i = ((int64_t)n + 1023) << 52}.d;
+/* 2^n from shifted = n + 1.5 2^mantissa (lltm_reduce), whose low bits hold the integer n:
+ * moved into the exponent bits in unsigned arithmetic, which is defined for any input. (A
+ * float-to-int conversion of n was undefined for NaN, and the negative shift that followed
+ * aborted under UBSan.) */
+static inline scalar_t lltm_pow2(scalar_t shifted) {
+  if (LLTM_IS_FLOAT) {
+    union { float f; uint32_t i; } u = {.f = (float)shifted};
+    u.i = (u.i - 0x4B400000u + 127u) << 23; /* 0x4B400000: the bits of 1.5 2^23 */
+    return u.f;
+  }
+  union { double d; uint64_t i; } u = {.d = shifted};
+  u.i = (u.i - 0x4338000000000000u + 1023u) << 52; /* the bits of 1.5 2^52 */
+  return (scalar_t)u.d;
 }
 
 /* x = n ln2 + r; ln2 in two parts so that r is exact enough for double (Cody and Waite).
  * Adding and subtracting 1.5 2^mantissa rounds to an integer: unlike floor(), it vectorises
- * without -fno-trapping-math. */
-static inline scalar_t lltm_reduce(scalar_t x, scalar_t *n) {
+ * without -fno-trapping-math. *scale receives 2^n. NaN passes the clamp into r, so the
+ * result is NaN whatever bits 2^n gets. */
+static inline scalar_t lltm_reduce(scalar_t x, scalar_t *scale) {
   const scalar_t round = (scalar_t)(LLTM_IS_FLOAT ? 0x1.8p23 : 0x1.8p52);
   x = x < LLTM_EXP_MIN ? LLTM_EXP_MIN : x;
-  *n = (x * (scalar_t)1.4426950408889634 + round) - round;
-  return (x - *n * (scalar_t)0.693145751953125) - *n * (scalar_t)1.4286068203094173e-06;
+  const scalar_t shifted = x * (scalar_t)1.4426950408889634 + round, n = shifted - round;
+  *scale = lltm_pow2(shifted);
+  return (x - n * (scalar_t)0.693145751953125) - n * (scalar_t)1.4286068203094173e-06;
 }
 
-/* exp(x) for x <= 0. */
+/* exp(x) for x <= 0, and NaN for NaN. */
 static inline scalar_t lltm_exp(scalar_t x) {
-  scalar_t n, r = lltm_reduce(x, &n);
-  const scalar_t s = lltm_pow2(n);
+  scalar_t s, r = lltm_reduce(x, &s);
   return s + s * lltm_expm1_reduced(r);
 }
 
-/* exp(x) - 1 for x <= 0: 2^n - 1 + 2^n p(r), which is p(r) itself when n = 0 (|x| small). */
+/* exp(x) - 1 for x <= 0 (NaN for NaN): 2^n - 1 + 2^n p(r), which is p(r) itself when n = 0
+ * (|x| small). */
 static inline scalar_t lltm_expm1(scalar_t x) {
-  scalar_t n, r = lltm_reduce(x, &n);
-  const scalar_t s = lltm_pow2(n);
+  scalar_t s, r = lltm_reduce(x, &s);
   return (s - 1) + s * lltm_expm1_reduced(r);
 }

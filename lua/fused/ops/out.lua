@@ -53,7 +53,7 @@ end
 -- Where a kernel that needs contiguous memory writes: out, or a temporary that finish copies
 -- back into a strided out (an in-place op on a view, say).
 function M.dense(out)
-  if C.fused_tensor_is_contiguous(out) ~= 0 then return out end
+  if C.fused_tensor_is_contiguous(out) == 1 then return out end
   return tensor.empty_like(out)
 end
 

@@ -1,0 +1,255 @@
+-- Every public function of c/fused.h called through fused.C with NULL and with a released
+-- tensor in each pointer argument: a clear error through fused_last_error() and the function's
+-- error value, never a crash (run it under make test-asan too). Also the C API's size
+-- arithmetic (checked, with readable messages) and views that reuse their source struct.
+local ffi = require 'ffi'
+local helper = require 'spec.helper'
+local fused = helper.fused
+local C = fused.C
+
+local F64, I64 = { dtype = 'float64' }, { dtype = 'int64' }
+local function t(...) return fused.zeros({ ... }, F64) end
+local function ints(...) return ffi.new('int64_t[?]', select('#', ...), { ... }) end
+local function last_error() return ffi.string(C.fused_last_error()) end
+
+local function released()
+  local r = t(2, 3)
+  C.fused_tensor_release(r)
+  return r
+end
+
+local T, B, I, H = 2, 2, 3, 4
+-- Each case: valid arguments (made afresh per call), the positions that must not be NULL and
+-- those that must not be a released tensor (`released` defaults to `null`), with the argument
+-- names the errors give; a rejected call returns -1. `ok` is what a valid call returns (0
+-- unless given); `free` releases what it made outside Lua's collector.
+local CASES = {
+  fused_tensor_init = { function() return { ffi.new('fused_tensor'), 2, ints(2, 3), 1, 0 } end,
+                        null = { 't', nil, 'sizes' }, released = {} }, -- t is filled, not read
+  fused_tensor_new = { function() return { ffi.new('fused_tensor*[1]'), 2, ints(2, 3), 1, 0 } end,
+                       null = { 'out', nil, 'sizes' }, released = {},
+                       free = function(a) C.fused_tensor_free(a[1][0]) end },
+  fused_tensor_view = { function() return { ffi.new('fused_tensor'), t(2, 3), 1, ints(3), ints(1), 0 } end,
+                        null = { 'out', 'src', nil, 'sizes', 'strides' }, released = { [2] = 'src' } },
+  fused_tensor_is_contiguous = { function() return { t(2) } end, null = { 't' }, ok = 1 },
+  fused_tensor_numel = { function() return { t(2) } end, null = { 't' }, ok = 2 },
+  fused_copy = { function() return { t(2, 3), t(2, 3) } end, null = { 'dst', 'src' },
+                 released = { 'dst', 'src' } },
+  fused_fill = { function() return { t(2), 1 } end, null = { 't' }, released = { 't' } },
+  fused_unary = { function() return { C.FUSED_EXP, t(2), t(2), 1 } end,
+                  null = { nil, 'out', 'input' }, released = { nil, 'out', 'input' } },
+  fused_binary = { function() return { C.FUSED_ADD, t(2), t(2), t(2) } end,
+                   null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
+  fused_binary_scalar = { function() return { C.FUSED_ADD, t(2), t(2), 1 } end,
+                          null = { nil, 'out', 'a' }, released = { nil, 'out', 'a' } },
+  fused_addmm = { function() return { t(2, 4), t(4), t(2, 3), t(3, 4), 1, 1 } end,
+                  null = { 'out', nil, 'a', 'b' }, released = { 'out', 'bias', 'a', 'b' } },
+  fused_sum_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' },
+                    released = { 'out', 'input' } },
+  fused_cat = { function()
+                  local parts = { t(2, 3), t(2, 3) } -- kept alive by the arguments: the array does not
+                  return { t(4, 3), ffi.new('const fused_tensor*[2]', parts), 2, 0, keep = parts }
+                end,
+                null = { 'out', 'tensors' }, released = { 'out' } },
+  fused_compare = { function() return { C.FUSED_EQ, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), t(2) } end,
+                    null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
+  fused_compare_scalar = { function() return { C.FUSED_LT, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), 1 } end,
+                           null = { nil, 'out', 'a' }, released = { nil, 'out', 'a' } },
+  fused_uniform = { function() return { t(2), 0, 1 } end, null = { 't' }, released = { 't' } },
+  fused_normal = { function() return { t(2), 0, 1 } end, null = { 't' }, released = { 't' } },
+  fused_lltm_forward = {
+    function() return { t(B, H), t(B, H), t(B, 4 * H), t(B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H) } end,
+    null = { 'new_h', 'new_c', 'saved', 'x', 'h', 'c', 'W', 'b' } },
+  fused_lltm_backward = {
+    function()
+      return { t(B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(B, H), t(B, H), t(B, 4 * H),
+               t(B, I), t(B, H), t(3 * H, H + I), 0 }
+    end,
+    null = { 'd_x', 'd_h', 'd_c', 'd_W', 'd_b', 'grad_h', 'grad_c', 'saved', 'x', 'h', 'W' } },
+  fused_lltm_seq_forward = {
+    function()
+      return { t(T, B, H), t(B, H), t(T, B, 4 * H), t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H) }
+    end,
+    null = { 'hs', 'c_T', 'saved', 'xs', 'h0', 'c0', 'W', 'b' } },
+  fused_lltm_seq_backward = {
+    function()
+      return { t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(T, B, H), t(B, H), t(B, H),
+               t(T, B, 4 * H), t(T, B, I), t(B, H), t(T, B, H), t(3 * H, H + I), 0 }
+    end,
+    -- d_hT and d_cT may be NULL (zero gradients), not released
+    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', nil, nil, 'saved', 'xs', 'h0', 'hs', 'W' },
+    released = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', 'd_hT', 'd_cT', 'saved', 'xs', 'h0',
+                 'hs', 'W' } },
+  fused_sgd_step = { function() return { t(3), t(3), t(3), 0.1, 0.9, 0, 1 } end,
+                     null = { 'param', 'momentum_buffer', 'grad' } },
+  fused_rmsprop_step = { function() return { t(3), t(3), t(3), t(3), 0.1, 0.9, 1e-8, 0.9, 0 } end,
+                         null = { 'param', 'square_avg', 'momentum_buffer', 'grad' } },
+  fused_adam_step = { function() return { t(3), t(3), t(3), t(3), 0.1, 0.9, 0.999, 1e-8, 0, 1 } end,
+                      null = { 'param', 'exp_avg', 'exp_avg_sq', 'grad' } },
+  fused_sum_squares = { function() return { ffi.new('double[1]'), t(3) } end, null = { 'out', 'input' },
+                        released = { nil, 'input' } },
+  fused_cross_entropy_forward = {
+    function() return { t(1), t(2, 3), fused.ones({ 2 }, I64) } end,
+    null = { 'loss', 'logits', 'targets' } },
+  fused_cross_entropy_backward = {
+    function() return { t(2, 3), t(2, 3), fused.ones({ 2 }, I64), 1 } end,
+    null = { 'd_logits', 'logits', 'targets' } },
+  fused_embedding_forward = {
+    function() return { t(2, 3), t(4, 3), fused.ones({ 2 }, I64) } end,
+    null = { 'out', 'weight', 'indices' } },
+  fused_embedding_backward = {
+    function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
+    null = { 'grad_weight', 'grad_out', 'indices' } },
+}
+-- Functions with no pointer argument, or none that can be wrong, checked below by hand.
+local BY_HAND = {
+  'fused_last_error', 'fused_tensor_release', 'fused_tensor_free', 'fused_dtype_size',
+  'fused_dtype_info_of',
+  'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
+  'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
+  'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
+}
+
+-- The functions declared between the header's ffi markers.
+local function public_functions()
+  local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/[^/]*$') or ''
+  local f = assert(io.open(root .. 'c/fused.h', 'rb'))
+  local text = f:read('*a'):match('/%* ffi%-begin %*/(.*)/%* ffi%-end %*/')
+  f:close()
+  local names = {}
+  for name in text:gmatch('[%w_%*]+%s+%**(fused_[%w_]+)%(') do names[#names + 1] = name end
+  return names
+end
+
+local function call(name, args, n) return C[name](unpack(args, 1, n)) end
+local function failed(rc) return tonumber(rc) == -1 end
+
+describe('the C API', function()
+  it('covers every public function of c/fused.h here', function()
+    local known = {}
+    for _, name in ipairs(BY_HAND) do known[name] = true end
+    for name in pairs(CASES) do known[name] = true end
+    local names = public_functions()
+    assert(#names > 40, 'read ' .. #names .. ' function names from c/fused.h')
+    for _, name in ipairs(names) do assert(known[name], name .. ' is not checked by c_api_spec') end
+  end)
+
+  for name, case in pairs(CASES) do
+    it(name .. ' rejects NULL and released tensors with an error', function()
+      local n = #case[1]()
+      local ok_args = case[1]()
+      assert.are.equal(case.ok or 0, tonumber(call(name, ok_args, n)),
+                       name .. ' with valid arguments: ' .. last_error())
+      if case.free then case.free(ok_args) end
+      for i = 1, n do
+        local arg = case.null[i]
+        if arg then
+          local args = case[1]()
+          args[i] = nil
+          assert(failed(call(name, args, n)), name .. ' accepted NULL ' .. arg)
+          local msg = last_error()
+          assert(msg:find("'" .. arg .. "'", 1, true) and (msg:find('nil', 1, true) or msg:find('NULL', 1, true)),
+                 name .. ' NULL ' .. arg .. ': ' .. msg)
+        end
+        arg = (case.released or case.null)[i]
+        if arg then
+          local args = case[1]()
+          args[i] = released()
+          assert(failed(call(name, args, n)), name .. ' accepted a released ' .. arg)
+          local msg = last_error()
+          assert(msg:find("argument '" .. arg .. "' expected a tensor, got a released one", 1, true),
+                 name .. ' released ' .. arg .. ': ' .. msg)
+        end
+      end
+    end)
+  end
+
+  it('fused_cat rejects a NULL or released tensor in its list', function()
+    for _, bad in ipairs({ false, true }) do
+      local first, second = t(2, 3), bad and released() or nil
+      local inputs = ffi.new('const fused_tensor*[2]')
+      inputs[0], inputs[1] = first, second
+      assert.are.equal(-1, C.fused_cat(t(4, 3), inputs, 2, 0))
+      assert.truthy(last_error():find("cat: argument 'tensors[2]' expected a tensor, got " ..
+                                      (bad and 'a released one' or 'nil'), 1, true))
+    end
+  end)
+
+  it('the functions without tensors: error values, NULL strings, releases', function()
+    assert.are.equal(0, tonumber(C.fused_dtype_size(7)))
+    assert.truthy(last_error():find("dtype_size: argument 'dtype' expected 0 to 3, got 7", 1, true))
+    assert.are.equal(8, tonumber(C.fused_dtype_size(C.FUSED_FLOAT64)))
+    assert(C.fused_dtype_info_of(7) == nil and C.fused_dtype_info_of(-1) == nil)
+    assert.are.equal('int64', ffi.string(C.fused_dtype_info_of(C.FUSED_INT64).name))
+    assert.are.equal(-1, tonumber(C.fused_bytes_in_use(5)))
+    assert.truthy(last_error():find("bytes_in_use: argument 'device' expected 0 to 1, got 5", 1, true))
+    assert.are.equal(0, C.fused_device_available(-1))
+    assert.are.equal('no such device', ffi.string(C.fused_device_unavailable_reason(-1)))
+    C.fused_set_device_unavailable(C.FUSED_CUDA, nil)
+    assert.truthy(last_error():find("set_device_unavailable: argument 'reason' expected a string, got NULL", 1, true))
+    assert.are.equal(-1, C.fused_set_num_threads(-1))
+    assert(C.fused_get_num_threads() >= 1)
+    -- release and free take NULL, and a struct released twice
+    C.fused_tensor_release(nil)
+    C.fused_tensor_free(nil)
+    local r = released()
+    C.fused_tensor_release(r)
+    assert(r.storage == nil)
+    assert.are.equal(0, C.fused_sigint_received())
+  end)
+
+  it('a view into its own source struct keeps one reference: no leak', function()
+    collectgarbage()
+    collectgarbage('stop')
+    local before = tonumber(C.fused_bytes_in_use(0))
+    local p = ffi.new('fused_tensor*[1]')
+    assert.are.equal(0, C.fused_tensor_new(p, 1, ints(1000), C.FUSED_FLOAT64, 0))
+    assert.are.equal(before + 8000, tonumber(C.fused_bytes_in_use(0)))
+    assert.are.equal(0, C.fused_tensor_view(p[0], p[0], 2, ints(10, 10), ints(10, 1), 500))
+    C.fused_tensor_free(p[0])
+    local after = tonumber(C.fused_bytes_in_use(0))
+    collectgarbage('restart')
+    assert.are.equal(before, after)
+  end)
+
+  describe('size arithmetic', function()
+    local base = t(4)
+
+    it('a view whose extent overflows int64 is outside its storage', function()
+      local view = ffi.new('fused_tensor')
+      -- (2^62 + 1 - 1) * 4 = 2^64 wraps to 0 in unchecked arithmetic
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 1, ints(2 ^ 62 + 1), ints(4), 0))
+      assert.truthy(last_error():find('reaches outside its storage of 4 elements', 1, true), last_error())
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 1, ints(2), ints(1), 2 ^ 62))
+      assert.truthy(last_error():find('offset 4611686018427387904', 1, true), last_error())
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 1, ints(2), ints(2 ^ 62), 0))
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 2, ints(3, 2), ints(-2 ^ 62, 1), 2))
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 1, ints(1), ints(1), 0x7fffffffffffffffLL))
+      assert(view.storage == nil, 'a failed view holds no reference')
+    end)
+
+    it('a view with more than 2^63-1 elements is an error, not a negative numel', function()
+      local view = ffi.new('fused_tensor')
+      assert.are.equal(-1, C.fused_tensor_view(view, base, 2, ints(2 ^ 32, 2 ^ 32), ints(0, 0), 0))
+      assert.truthy(last_error():find('expected at most 2^63-1 elements in all, got sizes [4294967296, 4294967296]', 1, true), last_error())
+    end)
+
+    it('tensor_new refuses sizes whose bytes overflow, and shows huge sizes unsigned', function()
+      local fresh = ffi.new('fused_tensor')
+      assert.are.equal(-1, C.fused_tensor_init(fresh, 1, ints(2 ^ 61), C.FUSED_FLOAT64, 0))
+      assert.truthy(last_error():find('expected at most 2^63-1 bytes in all, got sizes [2305843009213693952] of float64', 1, true), last_error())
+      assert.are.equal(-1, C.fused_tensor_init(fresh, 2, ints(2 ^ 40, 2 ^ 40), C.FUSED_FLOAT32, 0))
+      assert.truthy(last_error():find('2^63-1 elements', 1, true), last_error())
+      local sizes = ffi.new('int64_t[1]')
+      sizes[0] = ffi.cast('int64_t', 9223372036854775808ULL)
+      assert.are.equal(-1, C.fused_tensor_init(fresh, 1, sizes, C.FUSED_FLOAT32, 0))
+      assert.truthy(last_error():find('got -9223372036854775808 (9223372036854775808 read as unsigned) in dim 1', 1, true), last_error())
+      assert(fresh.storage == nil)
+    end)
+
+    it('dim = INT32_MAX is reported, not overflowed', function()
+      assert.are.equal(-1, C.fused_sum_dim(t(1, 3), t(2, 3), 0x7fffffff))
+      assert.truthy(last_error():find("sum: argument 'dim' expected 1 to 2, got 2147483648", 1, true), last_error())
+    end)
+  end)
+end)
