@@ -22,7 +22,7 @@ end
 local function gemm_ready(t, fn, arg)
   expect(t, fn, arg)
   if t.ndim ~= 2 then return t end -- the C check names the wrong number of dims
-  if C.fused_tensor_is_contiguous(t) == 1 or C.fused_tensor_is_contiguous(t:t()) ~= 0 then
+  if C.fused_tensor_is_contiguous(t) == 1 or C.fused_tensor_is_contiguous(t:t()) == 1 then
     return t
   end
   return t:clone()
