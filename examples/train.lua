@@ -258,15 +258,15 @@ local function sample_text(model, task, n, temperature, seed)
     local x = fused.tensor({ { codes[#codes] } }, topts)
     local _, h_T, c_T = model.rnn:forward(model.embed:forward(x), h, c)
     h, c = h_T, c_T
-    local logits = model.head:forward(h):double():totable()[1]
+    local logits, classes = stream.values(model.head:forward(h))
     local max = -math.huge
-    for _, v in ipairs(logits) do max = math.max(max, v / temperature) end
+    for k = 0, classes - 1 do max = math.max(max, logits[k] / temperature) end
     local weights, sum = {}, 0
-    for k, v in ipairs(logits) do
-      weights[k] = math.exp(v / temperature - max)
+    for k = 1, classes do
+      weights[k] = math.exp(logits[k - 1] / temperature - max)
       sum = sum + weights[k]
     end
-    local r, pick = rng[i - 1] * sum, #weights
+    local r, pick = rng[i - 1] * sum, classes
     for k, w in ipairs(weights) do
       r = r - w
       if r < 0 then pick = k; break end
