@@ -6,6 +6,10 @@ local lib = require 'fused.lib'
 
 local M = {}
 
+-- One declaration per cdef: another module may have declared one of them already.
+pcall(ffi.cdef, 'int access(const char *path, int mode);')
+pcall(ffi.cdef, 'char *strerror(int errnum);')
+
 -- Writes the strings of `chunks` in order to path; errors name `fn` (the public function).
 function M.write_atomic(fn, path, chunks)
   local n = #chunks
@@ -15,6 +19,16 @@ function M.write_atomic(fn, path, chunks)
     local message = ffi.string(lib.C.fused_last_error()):gsub('^write_file_atomic: ', '')
     error(fn .. ': ' .. message, 3)
   end
+end
+
+-- Whether a file can be created at path: its directory exists and may be written. Returns
+-- true, or false and why not ("DIR: No such file or directory").
+function M.can_create(path)
+  local dir = path:match('^(.*)/[^/]*$') or '.'
+  if dir == '' then dir = '/' end
+  -- dir/. fails for a file that is not a directory; W_OK | X_OK: entries may be added.
+  if ffi.C.access(dir .. '/.', 3) == 0 then return true end
+  return false, dir .. ': ' .. ffi.string(ffi.C.strerror(ffi.errno()))
 end
 
 return M
