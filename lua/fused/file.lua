@@ -16,6 +16,7 @@ function M.write_atomic(fn, path, chunks)
   local data, sizes = ffi.new('const char *[?]', n), ffi.new('size_t[?]', n)
   for i = 1, n do data[i - 1], sizes[i - 1] = chunks[i], #chunks[i] end -- chunks keeps them alive
   if lib.C.fused_write_file_atomic(path, data, sizes, n) ~= 0 then
+    -- The message names the C function; the user called fn.
     local message = ffi.string(lib.C.fused_last_error()):gsub('^write_file_atomic: ', '')
     error(fn .. ': ' .. message, 3)
   end
@@ -28,7 +29,8 @@ function M.can_create(path)
   if dir == '' then dir = '/' end
   -- dir/. fails for a file that is not a directory; W_OK | X_OK: entries may be added.
   if ffi.C.access(dir .. '/.', 3) == 0 then return true end
-  return false, dir .. ': ' .. ffi.string(ffi.C.strerror(ffi.errno()))
+  local errno = ffi.errno()
+  return false, dir .. ': ' .. ffi.string(ffi.C.strerror(errno))
 end
 
 return M
