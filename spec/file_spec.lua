@@ -73,6 +73,10 @@ describe('fused.file.write_atomic', function()
                         "save_npy: cannot write '" .. path('old.bin/x.bin') .. "': Not a directory")
     helper.assert_error(function() file.write_atomic('save', path('a-directory'), { 'new' }) end,
                         "save: cannot replace '" .. path('a-directory') .. "': Is a directory")
+    helper.assert_error(function() file.write_atomic('save', path('old.bin') .. '\0.x', { 'new' }) end,
+                        "save: argument 'path' expected a file name, got a string with a NUL byte")
+    helper.assert_error(function() file.write_atomic('save', '', { 'new' }) end,
+                        "save: argument 'path' expected a file name, got an empty string")
     -- A write that runs out of room: a file-size limit of 4 KiB, SIGXFSZ ignored so write fails.
     local too_big = luajit('too_big', string.format(
       "require('fused.file').write_atomic('save', %q, { 'new', string.rep('x', 2 ^ 16) })", p))

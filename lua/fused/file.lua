@@ -12,6 +12,10 @@ pcall(ffi.cdef, 'char *strerror(int errnum);')
 
 -- Writes the strings of `chunks` in order to path; errors name `fn` (the public function).
 function M.write_atomic(fn, path, chunks)
+  if type(path) ~= 'string' or path == '' or path:find('\0', 1, true) then -- C would stop at a NUL
+    error(string.format("%s: argument 'path' expected a file name, got %s", fn, type(path) ~= 'string'
+                        and type(path) or path == '' and 'an empty string' or 'a string with a NUL byte'), 3)
+  end
   local n = #chunks
   local data, sizes = ffi.new('const char *[?]', n), ffi.new('size_t[?]', n)
   for i = 1, n do data[i - 1], sizes[i - 1] = chunks[i], #chunks[i] end -- chunks keeps them alive
