@@ -69,7 +69,7 @@ CU_OBJECTS = $(CU_SOURCES:%.cu=$(BUILD)/obj/%.o)
 
 $(BUILD)/libfused_cuda.so: $(CU_OBJECTS) $(BUILD)/libfused.so
 	$(NVCC) $(NVCCFLAGS) -shared $(CU_OBJECTS) -o $@ \
-	  -L$(BUILD) -lfused -lcublas -Xlinker -rpath,'$$ORIGIN'
+	  -L$(BUILD) -lfused -lcublas -lcusparse -Xlinker -rpath,'$$ORIGIN'
 
 $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 	@mkdir -p $(@D)

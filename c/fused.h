@@ -226,6 +226,39 @@ int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
 int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
                              const fused_tensor *indices);
 
+/* Sparse matrices in CSR form, n_rows x n_cols: row_ptr (n_rows + 1 int64) holds offsets, row
+ * r's entries being at positions row_ptr[r] .. row_ptr[r + 1] - 1 (counted from 0: row_ptr
+ * starts at 0 and ends at nnz); col_idx (nnz int64) their columns, counted from 1 as every
+ * index; values (nnz) their values. Within a row the columns may come in any order and repeat
+ * (repeats add up in a product). A matrix with no nonzero keeps one explicit zero: tensors have
+ * at least one element. The structure functions (check, from_coo, transpose) run on the host:
+ * their tensors are on the CPU. */
+/* 0 when the three make an n_cols-column CSR matrix, else the error names what is wrong: offsets
+ * that do not start at 0, decrease, or do not end at nnz; a column out of 1..n_cols; lengths that
+ * differ. values is float32 or float64. */
+int fused_csr_check(const fused_tensor *row_ptr, const fused_tensor *col_idx,
+                    const fused_tensor *values, int64_t n_cols);
+/* From n (row, column, value) triples (rows and cols int64 counted from 1, coo_values float64):
+ * writes row_ptr (n_rows + 1, n_rows being its length - 1) and the first *nnz entries of col_idx
+ * and values (float64, both n long), sorted by row, then column; repeated positions are summed
+ * into one entry, in the order given. */
+int fused_csr_from_coo(fused_tensor *row_ptr, fused_tensor *col_idx, fused_tensor *values,
+                       int64_t *nnz, const fused_tensor *rows, const fused_tensor *cols,
+                       const fused_tensor *coo_values, int64_t n_cols);
+/* The transpose (n_cols x n_rows, n_cols being the length of t_row_ptr - 1) of a checked CSR
+ * matrix, with its columns sorted within each row; values of any dtype, t_values of the same. */
+int fused_csr_transpose(fused_tensor *t_row_ptr, fused_tensor *t_col_idx, fused_tensor *t_values,
+                        const fused_tensor *row_ptr, const fused_tensor *col_idx,
+                        const fused_tensor *values);
+/* out = relu?(S @ x + bias) for the CSR matrix S = (row_ptr, col_idx, values), one pass over
+ * the rows of out where the device allows (the CPU: OpenMP over rows; CUDA: cuSPARSE's SpMM,
+ * then the relu). x (S's columns x k) and out (S's rows x k) contiguous; bias NULL or k long;
+ * relu 0 or 1; all on one device, values and x of out's dtype. The structure is checked on the
+ * host first (on CUDA, after a copy of row_ptr and col_idx). */
+int fused_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,
+               const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
+               int32_t relu);
+
 /* Ctrl-C as a flag, for training loops: after install, SIGINT sets a flag (a second one ends
  * the process) that the loop polls between steps; restore puts back the previous handler. */
 int fused_sigint_install(void);

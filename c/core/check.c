@@ -110,6 +110,23 @@ int check_indices(const char *fn, const char *arg, const char *what, const int64
   return 0;
 }
 
+int check_csr(const char *fn, const int64_t *row_ptr, int64_t n_rows, const int64_t *col_idx,
+              int64_t nnz, int64_t n_cols) {
+  if (row_ptr[0] != 0)
+    return fused_error("%s: argument 'row_ptr' expected 0 first, got %lld", fn,
+                       (long long)row_ptr[0]);
+  for (int64_t r = 0; r < n_rows; r++)
+    if (row_ptr[r + 1] < row_ptr[r])
+      return fused_error("%s: argument 'row_ptr' expected offsets that never decrease, got %lld "
+                         "after %lld at position %lld", fn, (long long)row_ptr[r + 1],
+                         (long long)row_ptr[r], (long long)r + 2);
+  if (row_ptr[n_rows] != nnz)
+    return fused_error("%s: argument 'row_ptr' expected %lld last (the number of entries, the "
+                       "length of 'col_idx'), got %lld", fn, (long long)nnz,
+                       (long long)row_ptr[n_rows]);
+  return check_indices(fn, "col_idx", "column indices", col_idx, nnz, n_cols);
+}
+
 int convert_error(double value, int64_t position) {
   return fused_error("copy: argument 'src' expected integers in int64's range for an int64 "
                      "'dst', got %g at position %lld", value, (long long)position);

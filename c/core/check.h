@@ -27,6 +27,10 @@ int check_same_dtype_device(const char *fn, const char *arg, const fused_tensor 
  * the error names the first bad one's position. Both backends check on the host. */
 int check_indices(const char *fn, const char *arg, const char *what, const int64_t *values,
                   int64_t n, int64_t count);
+/* A CSR structure of n_rows rows (c/fused.h): row_ptr's n_rows + 1 offsets start at 0, never
+ * decrease and end at nnz; each of the nnz columns lies in 1..n_cols. */
+int check_csr(const char *fn, const int64_t *row_ptr, int64_t n_rows, const int64_t *col_idx,
+              int64_t nnz, int64_t n_cols);
 /* copy's error for a floating value that does not fit an int64 (c/maths/convert.h), at a
  * position counted from 1 in row-major order. */
 int convert_error(double value, int64_t position);

@@ -77,10 +77,16 @@
                         const fused_tensor *h0, const fused_tensor *hs,                     \
                         const fused_tensor *W, int32_t accumulate))
 
+#define FUSED_KERNELS_SPARSE(X)                                                             \
+  X(spmm, (fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,     \
+           const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,     \
+           int32_t relu))
+
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
   FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_LLTM(X)
+  FUSED_KERNELS_LLTM(X)                                                                     \
+  FUSED_KERNELS_SPARSE(X)
 
 #define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 

@@ -38,6 +38,7 @@
 #include "embedding.h"
 #include "lltm.h"
 #include "lltm_seq.h"
+#include "sparse.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
 #else
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
