@@ -1,0 +1,137 @@
+-- A graph convolution (Kipf and Welling): out = act(A·X·W + b) for an N x N adjacency A, dense
+-- (a tensor) or sparse (fused.sparse), and node features X (N x in_features).
+--
+--   local gc = fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype =, device =})
+--   local out = gc:forward(A, X)         -- N x out_features
+--   local d_X = gc:backward(grad_out)    -- adds into gradWeight and gradBias (A is not differentiated)
+--
+-- weight is in x out, Glorot uniform, and bias zeros, as Kipf and Welling's code starts. The
+-- product is taken as A·(X·W) when out_features <= in_features, so that the propagation by A runs
+-- over the narrower matrix, else as (A·X)·W. The bias and relu go into the last pass: the
+-- sparse product's own (one pass over the rows), or the GEMM's bias and a relu pass after it.
+-- Kept for backward: A and the output, with X (A·(X·W)) or A·X ((A·X)·W). Backward multiplies by
+-- Aᵀ; a sparse Aᵀ is built once per A (a cache keyed on the matrix, shared by every layer), so
+-- a training loop over one graph transposes it once. A is taken as unchanging.
+local Module = require 'fused.nn.Module'
+local ops = require 'fused.ops'
+local options = require 'fused.options'
+local sparse = require 'fused.sparse'
+local tensor = require 'fused.tensor'
+
+local GraphConv = Module:extend('GraphConv')
+
+function GraphConv:__init(in_features, out_features, opts)
+  opts = options.check(opts, 'GraphConv', { 'activation', 'device', 'dtype' }, 4)
+  if opts.activation ~= nil and opts.activation ~= 'relu' then
+    error(string.format("GraphConv: option 'activation' expected 'relu' or nil, got %s",
+                        type(opts.activation) == 'string' and "'" .. opts.activation .. "'" or tostring(opts.activation)), 3)
+  end
+  local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
+  self:check_size(in_features, 'in_features')
+  self:check_size(out_features, 'out_features')
+  self.in_features, self.out_features, self.activation = in_features, out_features, opts.activation
+  local bound = math.sqrt(6 / (in_features + out_features))
+  self.weight = tensor.empty({ in_features, out_features }, topts):uniform(-bound, bound)
+  self.bias = tensor.zeros({ out_features }, topts)
+  self.gradWeight = tensor.zeros(self.weight:shape(), topts)
+  self.gradBias = tensor.zeros(self.bias:shape(), topts)
+end
+
+-- Aᵀ of a sparse A, built on its first use; the entry goes with A.
+local transposes = setmetatable({}, { __mode = 'k' })
+local function transpose(A)
+  if not sparse.is_sparse(A) then return A:t() end
+  local At = transposes[A]
+  if not At then
+    At = A:t()
+    transposes[A] = At
+  end
+  return At
+end
+
+local function shape_of(x)
+  return sparse.is_sparse(x) and table.concat(x:size(), ' x ') .. ' (sparse)' or '[' .. table.concat(x:shape(), ', ') .. ']'
+end
+
+-- A (N x N) and X (N x in_features), on the module's dtype and device.
+function GraphConv:check_inputs(A, X)
+  local fn = 'GraphConv:forward'
+  if not (sparse.is_sparse(A) or tensor.is_tensor(A)) then
+    error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, tensor.type_name(A)), 3)
+  end
+  if not sparse.is_sparse(A) and A.ndim ~= 2 or A:size(1) ~= A:size(2) then
+    error(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)), 3)
+  end
+  tensor.expect(X, fn, 'X', 3)
+  local n = A:size(1)
+  if X.ndim ~= 2 or X:size(1) ~= n or X:size(2) ~= self.in_features then
+    error(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
+                        n, self.in_features, shape_of(X)), 3)
+  end
+  for _, arg in ipairs({ { 'A', A }, { 'X', X } }) do
+    local x = arg[2]
+    if x.dtype ~= self.weight.dtype or x.device ~= self.weight.device then
+      error(string.format("%s: argument '%s' expected %s on %s (the module's), got %s on %s", fn,
+                          arg[1], self.weight.dtype, self.weight.device, x.dtype, x.device), 3)
+    end
+  end
+end
+
+-- The buffer `name` = relu?(A @ M + bias) (bias and relu optional).
+function GraphConv:propagate(name, A, M, bias, relu)
+  local out = self:buffer(name, M)
+  if sparse.is_sparse(A) then
+    out = sparse.mm(A, M, { bias = bias, activation = relu and 'relu' or nil, out = out })
+  else
+    out = bias and ops.addmm(bias, A, M, { out = out }) or ops.matmul(A, M, { out = out })
+    if relu then out:relu_() end
+  end
+  self.buffers[name] = out
+  return out
+end
+
+function GraphConv:forward(A, X)
+  self:check_inputs(A, X)
+  local b, relu = self.buffers, self.activation == 'relu'
+  if self.out_features <= self.in_features then
+    b.XW = ops.matmul(X, self.weight, { out = self:buffer('XW', X) })
+    self:propagate('output', A, b.XW, self.bias, relu)
+    self.saved = { A = A, X = X }
+  else
+    self:propagate('AX', A, X)
+    b.output = ops.addmm(self.bias, b.AX, self.weight, { out = self:buffer('output', X) })
+    if relu then b.output:relu_() end
+    self.saved = { A = A, AX = b.AX }
+  end
+  return b.output
+end
+
+function GraphConv:backward(grad_out)
+  local saved = self:expect_saved()
+  local b = self.buffers
+  tensor.expect(grad_out, 'GraphConv:backward', 'grad_out')
+  if table.concat(grad_out:shape(), 'x') ~= table.concat(b.output:shape(), 'x') then
+    error(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
+                        table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')), 2)
+  end
+  local g = grad_out -- the gradient at A·X·W + b: through the relu, whose output says where it passed
+  if self.activation == 'relu' then
+    b.grad_z = ops.d_relu(b.output, { out = self:buffer('grad_z', grad_out) }):mul_(grad_out)
+    g = b.grad_z
+  end
+  b.bias_sum = ops.sum(g, 1, { out = self:buffer('bias_sum', g) })
+  self.gradBias:add_(b.bias_sum:view(-1))
+  local At = transpose(saved.A)
+  if saved.X then -- A·(X·W): d_W = Xᵀ·(Aᵀ·g), d_X = (Aᵀ·g)·Wᵀ
+    local AtG = self:propagate('AtG', At, g)
+    self.gradWeight:addmm_(saved.X:t(), AtG)
+    b.gradInput = ops.matmul(AtG, self.weight:t(), { out = self:buffer('gradInput', g) })
+  else -- (A·X)·W: d_W = (A·X)ᵀ·g, d_X = Aᵀ·(g·Wᵀ)
+    self.gradWeight:addmm_(saved.AX:t(), g)
+    b.dAX = ops.matmul(g, self.weight:t(), { out = self:buffer('dAX', g) })
+    self:propagate('gradInput', At, b.dAX)
+  end
+  return b.gradInput
+end
+
+return GraphConv
