@@ -10,6 +10,8 @@ local C = fused.C
 local F64, I64 = { dtype = 'float64' }, { dtype = 'int64' }
 local function t(...) return fused.zeros({ ... }, F64) end
 local function ints(...) return ffi.new('int64_t[?]', select('#', ...), { ... }) end
+local function ivec(...) return fused.tensor({ ... }, I64) end
+local function izeros(n) return fused.zeros({ n }, I64) end
 local function last_error() return ffi.string(C.fused_last_error()) end
 
 local function released()
@@ -100,6 +102,20 @@ local CASES = {
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
+  -- A 2 x 2 CSR matrix with one entry a row: offsets {0, 1, 2}, columns {1, 2}.
+  fused_csr_check = { function() return { ivec(0, 1, 2), ivec(1, 2), t(2), 2 } end,
+                      null = { 'row_ptr', 'col_idx', 'values' } },
+  fused_csr_from_coo = {
+    function() return { izeros(3), izeros(2), t(2), ffi.new('int64_t[1]'), ivec(1, 2), ivec(2, 1), t(2), 2 } end,
+    null = { 'row_ptr', 'col_idx', 'values', 'nnz', 'rows', 'cols', 'coo_values' },
+    released = { 'row_ptr', 'col_idx', 'values', nil, 'rows', 'cols', 'coo_values' } },
+  fused_csr_transpose = {
+    function() return { izeros(3), izeros(2), t(2), ivec(0, 1, 2), ivec(1, 2), t(2) } end,
+    null = { 't_row_ptr', 't_col_idx', 't_values', 'row_ptr', 'col_idx', 'values' } },
+  fused_spmm = {
+    function() return { t(2, 3), ivec(0, 1, 2), ivec(1, 2), t(2), t(2, 3), t(3), 1 } end,
+    null = { 'out', 'row_ptr', 'col_idx', 'values', 'x' }, -- bias may be NULL (none), not released
+    released = { 'out', 'row_ptr', 'col_idx', 'values', 'x', 'bias' } },
 }
 -- Functions with no pointer argument, or none that can be wrong, checked below by hand.
 local BY_HAND = {

@@ -17,6 +17,7 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 
 local function show(x)
   if type(x) == 'table' then return tensor.show_list(x) end
+  if type(x) == 'string' then return string.format('%q', x) end
   return type(x) == 'number' and tostring(x) or tensor.type_name(x)
 end
 
