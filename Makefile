@@ -140,6 +140,11 @@ bench: deps all
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
 
+# GraphConv, sparse against dense, against PyTorch where it is installed (docs/graph.md).
+.PHONY: bench-gc
+bench-gc: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_gc.lua
+
 # 10,000 training steps with resident memory sampled (minutes; not part of `make test`).
 soak: deps all
 	$(LUA_ENV) $(LUAJIT) scripts/soak.lua
