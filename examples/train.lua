@@ -302,7 +302,7 @@ local function save_checkpoint(path, model, optimizer, opts, step, heldout)
   for _, name in ipairs(MODEL_OPTIONS) do config[name] = opts[name] end
   fused.save(path, tensors, {
     format = FORMAT, config = json.encode(config), step = tostring(step),
-    optimizer = json.encode({ step = state.step, hyper = state.hyper }),
+    optimizer = json.encode({ step = state.step, hyper = state.hyper, params = state.params }),
     heldout = heldout and string.format('%.17g', heldout) or '',
   })
 end
