@@ -50,6 +50,21 @@ function helper.assert_close(a, b, tol, what)
   assert(err <= tol, string.format('%s: relative error %.3e exceeds %.1e', what or 'tensor', err, tol))
 end
 
+-- The keys of t, sorted: the names of a state_dict or of a file's tensors.
+function helper.sorted_keys(t)
+  local list = {}
+  for k in pairs(t) do list[#list + 1] = k end
+  table.sort(list)
+  return list
+end
+
+-- A file-like sink for out and err arguments: keeps what is written; text() returns it.
+function helper.sink()
+  local parts = {}
+  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end return self end,
+           flush = function() end, text = function() return table.concat(parts) end }
+end
+
 -- Asserts that f() raises an error whose message contains every given fragment.
 function helper.assert_error(f, ...)
   local ok, err = pcall(f)

@@ -147,10 +147,8 @@ describe('Optimizer:state_dict', function()
     local _, opt, params = run(optim.Adam, {}, 1)
     local state = opt:state_dict()
     assert.are.equal(2, state.params)
-    local names = {}
-    for k in pairs(state.tensors) do names[#names + 1] = k end
-    table.sort(names)
-    assert.are.same({ '1.exp_avg', '1.exp_avg_sq', '2.exp_avg', '2.exp_avg_sq' }, names)
+    assert.are.same({ '1.exp_avg', '1.exp_avg_sq', '2.exp_avg', '2.exp_avg_sq' },
+                    helper.sorted_keys(state.tensors))
     assert.are.equal(params[2]:numel(), state.tensors['2.exp_avg']:numel())
   end)
 

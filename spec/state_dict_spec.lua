@@ -15,13 +15,6 @@ function Net:__init(opts)
   self.criterion = nn.MSELoss()
 end
 
-local function names(state)
-  local list = {}
-  for k in pairs(state) do list[#list + 1] = k end
-  table.sort(list)
-  return list
-end
-
 describe('Module:state_dict', function()
   it("has PyTorch's names for every module, children prefixed by their field", function()
     for _, case in ipairs({
@@ -35,7 +28,7 @@ describe('Module:state_dict', function()
       { nn.CrossEntropyLoss(), {} },
       { Net(), { 'head.bias', 'head.weight', 'rnn.bias', 'rnn.weight' } },
     }) do
-      assert.are.same(case[2], names(case[1]:state_dict()), case[1].__name)
+      assert.are.same(case[2], helper.sorted_keys(case[1]:state_dict()), case[1].__name)
     end
   end)
 

@@ -41,13 +41,11 @@ describe('train.checkpoint', function()
     local path = dir .. '/run.safetensors'
     checkpoint.save(path, model, opt, { step = 7, options = { hidden = 4, data = false }, heldout = 0.125 })
     local tensors, meta = fused.load(path)
-    local names = {}
-    for k in pairs(tensors) do names[#names + 1] = k end
-    table.sort(names)
     assert.are.same({ 'model.embed.weight', 'model.head.bias', 'model.head.weight', 'model.rnn.bias',
                       'model.rnn.weight', 'optim.1.exp_avg', 'optim.1.exp_avg_sq', 'optim.2.exp_avg',
                       'optim.2.exp_avg_sq', 'optim.3.exp_avg', 'optim.3.exp_avg_sq', 'optim.4.exp_avg',
-                      'optim.4.exp_avg_sq', 'optim.5.exp_avg', 'optim.5.exp_avg_sq' }, names)
+                      'optim.4.exp_avg_sq', 'optim.5.exp_avg', 'optim.5.exp_avg_sq' },
+                    helper.sorted_keys(tensors))
     assert.are.same(model.rnn.weight:totable(), tensors['model.rnn.weight']:totable())
     assert.are.equal('fused-train/2', meta.format)
     assert.are.equal('7', meta.step)
@@ -91,14 +89,13 @@ describe('train.checkpoint', function()
   it('warns when a save fails; the last one of a run goes to a temporary file instead', function()
     local model, opt = run_pair()
     local path = dir .. '/missing/ck.safetensors'
-    local out = { text = '' }
-    function out:write(...) self.text = self.text .. table.concat({ ... }) end
+    local out = helper.sink()
     assert.is_nil(checkpoint.save_or_warn(path, model, opt, { step = 3, options = {} }, out, false))
     assert.are.equal("warning: step 3: checkpoint not saved: save: cannot write '" .. path
-                     .. "': No such file or directory; training goes on\n", out.text)
-    out.text = ''
+                     .. "': No such file or directory; training goes on\n", out.text())
+    out = helper.sink()
     local fallback = checkpoint.save_or_warn(path, model, opt, { step = 4, options = {} }, out, true)
-    assert.is_truthy(out.text:find('; saved to ' .. fallback .. ' instead\n', 1, true), out.text)
+    assert.is_truthy(out.text():find('; saved to ' .. fallback .. ' instead\n', 1, true), out.text())
     assert.are.equal(4, checkpoint.load(fallback).step)
     os.remove(fallback)
   end)

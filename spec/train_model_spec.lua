@@ -15,19 +15,12 @@ local function model_for(t)
                             device = 'cpu' })
 end
 
-local function names(state)
-  local list = {}
-  for k in pairs(state) do list[#list + 1] = k end
-  table.sort(list)
-  return list
-end
-
 describe('train.model', function()
   it('has an embedding for token inputs only, and PyTorch-style names', function()
     assert.are.same({ 'head.bias', 'head.weight', 'rnn.bias', 'rnn.weight' },
-                    names(model_for(task('adding')):state_dict()))
+                    helper.sorted_keys(model_for(task('adding')):state_dict()))
     assert.are.same({ 'embed.weight', 'head.bias', 'head.weight', 'rnn.bias', 'rnn.weight' },
-                    names(model_for(task('copy')):state_dict()))
+                    helper.sorted_keys(model_for(task('copy')):state_dict()))
   end)
 
   it("starts the LLTM's input gates mostly shut (bias -3), the other gates as initialised", function()

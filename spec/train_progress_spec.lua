@@ -1,13 +1,7 @@
 -- fused.train.progress: durations, and the progress line (only the final lines away from a
 -- terminal).
-require 'spec.helper'
+local helper = require 'spec.helper'
 local Progress = require 'fused.train.progress'
-
-local function sink()
-  local parts = {}
-  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end end,
-           flush = function() end, text = function() return table.concat(parts) end }
-end
 
 describe('train.progress', function()
   it('writes durations in the two largest units, and ? for an unknown one', function()
@@ -19,7 +13,7 @@ describe('train.progress', function()
   end)
 
   it('away from a terminal, writes only the final lines: step, loss, held-out, throughput, ETA', function()
-    local out = sink()
+    local out = helper.sink()
     local progress = Progress.new(out, { steps = 10, first = 3, tokens_per_step = 100 })
     progress:start()
     progress:stop()

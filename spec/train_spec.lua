@@ -17,13 +17,6 @@ os.remove(dir)
 assert(os.execute('mkdir -p ' .. dir) == 0)
 local function path(name) return dir .. '/' .. name end
 
--- A file-like sink that keeps what is written.
-local function sink()
-  local parts = {}
-  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end return self end,
-           flush = function() end, text = function() return table.concat(parts) end }
-end
-
 local TINY = { '--hidden', '8', '--seq-len', '6', '--batch', '4', '--eval-every', '3', '--device', 'cpu' }
 
 -- Runs train.lua with TINY and the given arguments; returns status, result and the output.
@@ -31,7 +24,7 @@ local function run(args, on_step)
   local argv = {}
   for _, a in ipairs(TINY) do argv[#argv + 1] = a end
   for _, a in ipairs(args) do argv[#argv + 1] = a end
-  local out, err = sink(), sink()
+  local out, err = helper.sink(), helper.sink()
   local status, result = train.run(argv, { out = out, err = err, on_step = on_step })
   return status, result, out:text() .. err:text()
 end
