@@ -231,6 +231,13 @@ int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad
 int fused_sigint_install(void);
 int fused_sigint_received(void);
 int fused_sigint_restore(void);
+
+/* Files written whole or not at all: the n chunks (sizes in bytes) go in order into a new
+ * temporary file beside path (a random name, created exclusively), which is synced, renamed
+ * over path, and its directory synced; on failure the temporary file is removed and path is
+ * untouched. The error names path, never the temporary file. */
+int fused_write_file_atomic(const char *path, const char *const *chunks, const size_t *sizes,
+                            int32_t n);
 /* ffi-end */
 
 #ifdef __cplusplus

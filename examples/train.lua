@@ -13,6 +13,7 @@ package.path = package.path .. ';' .. here .. '../lua/?.lua;' .. here .. '../lua
 
 local ffi = require 'ffi'
 local fused = require 'fused'
+local file = require 'fused.file'
 local json = require 'fused.json'
 local stream = require 'fused.data.stream'
 
@@ -142,6 +143,12 @@ local function validate(opts)
   elseif opts.device == 'cuda' and not fused.cuda.is_available() then
     usage_error("--device cuda: no CUDA device: %s", fused.cuda.why())
   end
+  for _, name in ipairs({ 'checkpoint', 'plot' }) do
+    if opts[name] then
+      local ok, why = file.can_create(opts[name])
+      if not ok then usage_error('--%s %s: cannot write there (%s)', name, opts[name], why) end
+    end
+  end
   if opts.plot and os.execute('command -v gnuplot >/dev/null 2>&1') ~= 0 then
     usage_error('--plot needs gnuplot, which is not installed (on Debian: apt-get install '
                 .. 'gnuplot-nox)')
@@ -258,15 +265,15 @@ local function sample_text(model, task, n, temperature, seed)
     local x = fused.tensor({ { codes[#codes] } }, topts)
     local _, h_T, c_T = model.rnn:forward(model.embed:forward(x), h, c)
     h, c = h_T, c_T
-    local logits = model.head:forward(h):double():totable()[1]
+    local logits, classes = stream.values(model.head:forward(h))
     local max = -math.huge
-    for _, v in ipairs(logits) do max = math.max(max, v / temperature) end
+    for k = 0, classes - 1 do max = math.max(max, logits[k] / temperature) end
     local weights, sum = {}, 0
-    for k, v in ipairs(logits) do
-      weights[k] = math.exp(v / temperature - max)
+    for k = 1, classes do
+      weights[k] = math.exp(logits[k - 1] / temperature - max)
       sum = sum + weights[k]
     end
-    local r, pick = rng[i - 1] * sum, #weights
+    local r, pick = rng[i - 1] * sum, classes
     for k, w in ipairs(weights) do
       r = r - w
       if r < 0 then pick = k; break end
@@ -298,6 +305,27 @@ local function save_checkpoint(path, model, optimizer, opts, step, heldout)
     optimizer = json.encode({ step = state.step, hyper = state.hyper }),
     heldout = heldout and string.format('%.17g', heldout) or '',
   })
+end
+
+-- Saves a checkpoint to path and returns path. A failure is a warning that returns nil, so that
+-- training goes on; at the end of a run (last), where nothing else would keep it, the
+-- checkpoint goes to a temporary file instead, whose name is returned.
+local function save(r, path, step, heldout, out, last)
+  local ok, err = pcall(save_checkpoint, path, r.model, r.optimizer, r.opts, step, heldout)
+  if ok then return path end
+  local why = string.format('warning: step %d: checkpoint not saved: %s', step,
+                            (tostring(err):gsub('^.-:%d+: ', ''))) -- without train.lua's line
+  if not last then
+    out:write(why, '; training goes on\n')
+    return nil
+  end
+  local fallback = os.tmpname()
+  if pcall(save_checkpoint, fallback, r.model, r.optimizer, r.opts, step, heldout) then
+    out:write(why, '; saved to ', fallback, ' instead\n')
+    return fallback
+  end
+  os.remove(fallback)
+  out:write(why, '\n')
 end
 
 -- The checkpoint's tensors and metadata, with its config checked against what was given.
@@ -350,6 +378,7 @@ end
 
 -- One declaration per cdef: another module may have declared one of them already.
 pcall(ffi.cdef, 'int isatty(int fd);')
+pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);')
 pcall(ffi.cdef, 'typedef struct { long tv_sec; long tv_nsec; } train_timespec;')
 pcall(ffi.cdef, 'int clock_gettime(int clock_id, train_timespec *ts);')
 
@@ -374,6 +403,14 @@ local function progress(out, is_tty)
   end
 end
 
+-- Where Ctrl-C saves without --checkpoint: interrupted.safetensors in the current directory,
+-- named in full so that the message says where it is.
+local function interrupted_path()
+  local buf = ffi.new('char[?]', 4096)
+  local dir = ffi.C.getcwd(buf, 4096) ~= nil and ffi.string(buf) or '.'
+  return dir .. '/interrupted.safetensors'
+end
+
 local function plot(log_path, png_path, task, out)
   local script = table.concat({
     "set terminal pngcairo size 900,520",
@@ -389,7 +426,7 @@ local function plot(log_path, png_path, task, out)
                   log_path:gsub("'", "''"), task.baseline, task.baseline_text),
   }, '\n')
   os.remove(png_path)
-  local f = io.popen('gnuplot 2>&1', 'w')
+  local f = io.popen('gnuplot >/dev/null 2>&1', 'w') -- its messages would break the output
   f:write(script, '\n')
   f:close()
   local png = io.open(png_path, 'rb')
@@ -403,8 +440,8 @@ end
 -- (files to print to, default io.stdout and io.stderr), on_step (called with the step number
 -- after each step).
 -- Returns an exit status (0 done, 1 stopped by a NaN loss, 2 usage error, 130 interrupted)
--- and a result { losses = {[step] = loss}, heldout =, step =, seconds = } ({ error = } for a
--- usage error).
+-- and a result { losses = {[step] = loss}, heldout =, step =, seconds =, checkpoint = (the path
+-- of the latest checkpoint saved, if any) } ({ error = } for a usage error).
 function M.run(argv, run_opts)
   run_opts = run_opts or {}
   local out = run_opts.out or io.stdout
@@ -497,6 +534,7 @@ function M.train(opts, ckpt_tensors, ckpt_meta, out, on_step)
   describe_run(r, out)
   local show = progress(out, out == io.stdout and ffi.C.isatty(1) == 1)
   local losses, status, last_step, heldout = {}, 0, r.first - 1, r.heldout
+  local checkpoint -- where the latest checkpoint went
   local t0, train_seconds = now(), 0 -- all the time, and the training steps' alone
 
   fused.C.fused_sigint_install()
@@ -532,15 +570,16 @@ function M.train(opts, ckpt_tensors, ckpt_meta, out, on_step)
                   '\n---\n')
       end
       if opts.checkpoint and eval_now then
-        save_checkpoint(opts.checkpoint, model, r.optimizer, opts, step, heldout)
+        checkpoint = save(r, opts.checkpoint, step, heldout, out, step == opts.steps)
       end
       if on_step then on_step(step) end
       if fused.C.fused_sigint_received() ~= 0 then
-        local path = opts.checkpoint or 'interrupted.safetensors'
-        save_checkpoint(path, model, r.optimizer, opts, step, heldout)
         show('', true)
-        out:write(string.format('interrupted at step %d: checkpoint saved to %s (continue with '
-                                .. '--resume %s)\n', step, path, path))
+        checkpoint = save(r, opts.checkpoint or interrupted_path(), step, heldout, out, true)
+        out:write(string.format('interrupted at step %d: ', step), checkpoint
+                  and string.format('checkpoint saved to %s (continue with --resume %s)\n', checkpoint,
+                                    checkpoint)
+                  or 'no checkpoint saved\n')
         status = 130
         return
       end
@@ -550,7 +589,8 @@ function M.train(opts, ckpt_tensors, ckpt_meta, out, on_step)
   if log then log:close() end
   if not ok then error(err, 0) end
 
-  local result = { losses = losses, heldout = heldout, step = last_step, seconds = now() - t0 }
+  local result = { losses = losses, heldout = heldout, step = last_step, seconds = now() - t0,
+                   checkpoint = checkpoint }
   if status == 0 then
     local verdict = heldout and heldout < task.baseline
       and string.format('%.1fx lower', task.baseline / heldout) or 'no better'
@@ -558,7 +598,7 @@ function M.train(opts, ckpt_tensors, ckpt_meta, out, on_step)
                             .. '(%s): %s.\n', last_step - r.first + 1, duration(result.seconds),
                             task.metric, heldout or 0 / 0, task.baseline, task.baseline_text,
                             verdict))
-    if opts.checkpoint then out:write('checkpoint: ', opts.checkpoint, '\n') end
+    if checkpoint then out:write('checkpoint: ', checkpoint, '\n') end
     if opts.log then out:write('log: ', opts.log, '\n') end
   end
   if opts.plot then

@@ -108,6 +108,7 @@ local BY_HAND = {
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
+  'fused_write_file_atomic',
 }
 
 -- The functions declared between the header's ffi markers.
@@ -196,6 +197,10 @@ describe('the C API', function()
     C.fused_tensor_release(r)
     assert(r.storage == nil)
     assert.are.equal(0, C.fused_sigint_received())
+    assert.are.equal(-1, C.fused_write_file_atomic(nil, nil, nil, 0))
+    assert.truthy(last_error():find("write_file_atomic: argument 'path' expected a file name, got NULL", 1, true), last_error())
+    assert.are.equal(-1, C.fused_write_file_atomic('x', nil, nil, 1))
+    assert.truthy(last_error():find("write_file_atomic: arguments 'chunks' and 'sizes' expected arrays of 1 entries, got NULL", 1, true), last_error())
   end)
 
   it('a view into its own source struct keeps one reference: no leak', function()

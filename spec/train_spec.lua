@@ -1,11 +1,15 @@
--- examples/train.lua, run in-process on tiny models: determinism, exact resumption from a
--- checkpoint (after a finished run and after Ctrl-C), the NaN stop, the log, and usage errors.
+-- examples/train.lua, run on tiny models, in-process and (for what reaches the terminal or the
+-- current directory) in a child luajit: determinism, exact resumption from a checkpoint (after
+-- a finished run and after Ctrl-C), the NaN stop, the log, saves that fail, and usage errors.
 local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
 local json = require 'fused.json'
 
-local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+-- Absolute paths, for child processes that run from another directory.
+local function absolute(p) return p:match('^/') and p or io.popen('pwd'):read('*l') .. '/' .. p end
+local here = absolute(debug.getinfo(1, 'S').source:match('^@(.*/)') or './')
+local lib_path = absolute(require('fused.lib').path) -- the libfused this process runs on
 local train = dofile(here .. '../examples/train.lua')
 
 local dir = os.tmpname()
@@ -30,6 +34,39 @@ local function run(args, on_step)
   local out, err = sink(), sink()
   local status, result = train.run(argv, { out = out, err = err, on_step = on_step })
   return status, result, out:text() .. err:text()
+end
+
+local function read(p)
+  local f = assert(io.open(p, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local function write(p, s)
+  local f = assert(io.open(p, 'wb'))
+  f:write(s)
+  f:close()
+end
+
+-- Runs train.lua with TINY and args in a child luajit, from directory cwd, after the shell
+-- words `env`, raising SIGINT after step `interrupt_at` if given; returns its exit status (or
+-- the signal that ended it) and everything it printed on stdout and stderr.
+local function run_child(cwd, env, args, interrupt_at)
+  local argv = {}
+  for _, a in ipairs(TINY) do argv[#argv + 1] = string.format('%q', a) end
+  for _, a in ipairs(args) do argv[#argv + 1] = string.format('%q', a) end
+  write(path('child.lua'), string.format([[
+    local ffi = require 'ffi'
+    pcall(ffi.cdef, 'int raise(int sig);')
+    local train = dofile(%q)
+    os.exit(train.run({ %s }, { on_step = function(step) if step == %d then ffi.C.raise(2) end end }))
+  ]], here .. '../examples/train.lua', table.concat(argv, ', '), interrupt_at or -1))
+  local status = os.execute(string.format("cd %s && LUA_PATH='%s../lua/?.lua;%s../lua/?/init.lua;;' "
+                                          .. 'FUSED_LIB=%s %s luajit %s > %s 2>&1', cwd, here, here,
+                                          lib_path, env, path('child.lua'), path('child.out')))
+  local code = status % 256 == 0 and status / 256 or 'signal ' .. status % 128
+  return code, read(path('child.out'))
 end
 
 local function losses_from(result, first, last)
@@ -85,6 +122,89 @@ describe('examples/train.lua', function()
     assert.are.equal(8, json.decode(meta.config).hidden)
     local _, resumed = run({ '--steps', '7', '--resume', ck })
     assert.are.same(losses_from(full, 5, 7), losses_from(resumed, 5, 7))
+  end)
+
+  it('on Ctrl-C without --checkpoint, saves in the current directory and says where in full', function()
+    os.execute('mkdir -p ' .. path('cwd'))
+    local status, text = run_child(path('cwd'), '', { '--steps', '7' }, 4)
+    assert.are.equal(130, status, text)
+    local ck = path('cwd/interrupted.safetensors')
+    assert.is_truthy(text:find('interrupted at step 4: checkpoint saved to ' .. ck .. ' (continue with '
+                               .. '--resume ' .. ck .. ')', 1, true), text)
+    local _, meta = fused.load(ck)
+    assert.are.equal('4', meta.step)
+  end)
+
+  it('says when a checkpoint cannot be saved, trains on, and saves the next one that can be', function()
+    local _, full = run({ '--steps', '7' })
+    local ck = path('vanishing/ck.safetensors')
+    os.execute('mkdir -p ' .. path('vanishing'))
+    local status, result, text = run({ '--steps', '7', '--checkpoint', ck }, function(step)
+      if step == 1 then os.execute('rm -r ' .. path('vanishing')) end -- the save at step 3 fails
+      if step == 4 then os.execute('mkdir ' .. path('vanishing')) end
+    end)
+    assert.are.equal(0, status, text)
+    assert.is_truthy(text:find("warning: step 3: checkpoint not saved: save: cannot write '" .. ck
+                               .. "': No such file or directory; training goes on", 1, true), text)
+    assert.is_falsy(text:find('step 6: checkpoint not saved', 1, true), text)
+    assert.are.same(full.losses, result.losses)
+    assert.are.equal(ck, result.checkpoint)
+    assert.is_truthy(text:find('checkpoint: ' .. ck, 1, true), text)
+    local _, meta = fused.load(ck)
+    assert.are.equal('7', meta.step)
+  end)
+
+  it('keeps the last checkpoint in a temporary file when its path cannot take it', function()
+    local ck = path('replaced/ck.safetensors')
+    os.execute('mkdir -p ' .. path('replaced'))
+    local status, result, text = run({ '--steps', '7', '--checkpoint', ck }, function(step)
+      if step == 1 then os.execute('rm -r ' .. path('replaced') .. ' && touch ' .. path('replaced')) end
+    end)
+    assert.are.equal(0, status, text)
+    for _, step in ipairs({ 3, 6 }) do
+      assert.is_truthy(text:find(string.format("warning: step %d: checkpoint not saved: save: cannot "
+                                               .. "write '%s': Not a directory; training goes on", step, ck),
+                                 1, true), text)
+    end
+    local fallback = result.checkpoint
+    assert.is_truthy(text:find("warning: step 7: checkpoint not saved: save: cannot write '" .. ck
+                               .. "': Not a directory; saved to " .. fallback .. ' instead', 1, true), text)
+    local _, meta = fused.load(fallback)
+    os.remove(fallback)
+    assert.are.equal('7', meta.step)
+  end)
+
+  it("keeps gnuplot's output off the terminal", function()
+    -- A stand-in gnuplot on the PATH: it chatters on both outputs and writes the PNG it is given.
+    os.execute('mkdir -p ' .. path('bin') .. ' ' .. path('plots'))
+    write(path('bin/gnuplot'), [[#!/bin/sh
+      png=$(sed -n "s/^set output '\(.*\)'$/\1/p")
+      echo 'gnuplot chatter on stdout'
+      echo 'gnuplot chatter on stderr' >&2
+      : > "$png"
+    ]])
+    os.execute('chmod +x ' .. path('bin/gnuplot'))
+    local png = path('plots/losses.png')
+    local status, text = run_child(dir, 'PATH=' .. path('bin') .. ':$PATH', { '--steps', '3', '--plot', png })
+    assert.are.equal(0, status, text)
+    assert.is_truthy(text:find('plot: ' .. png, 1, true), text)
+    assert.is_falsy(text:find('chatter', 1, true), text)
+    assert.is_truthy(io.open(png)):close()
+  end)
+
+  it('refuses --checkpoint and --plot where no file can be made, before any step', function()
+    write(path('a-file'), '')
+    for _, case in ipairs({
+      { '--checkpoint', path('missing/ck.safetensors'), path('missing') .. ': No such file or directory' },
+      { '--plot', path('missing/losses.png'), path('missing') .. ': No such file or directory' },
+      { '--checkpoint', path('a-file/ck.safetensors'), path('a-file') .. ': Not a directory' },
+    }) do
+      local steps = 0
+      local status, result = run({ '--steps', '3', case[1], case[2] }, function() steps = steps + 1 end)
+      assert.are.equal(2, status, case[2])
+      assert.are.equal(case[1] .. ' ' .. case[2] .. ': cannot write there (' .. case[3] .. ')', result.error)
+      assert.are.equal(0, steps)
+    end
   end)
 
   it('stops with a clear message when the loss is not finite', function()

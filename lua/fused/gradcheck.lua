@@ -90,8 +90,7 @@ local function gradcheck(fn, inputs, opts)
   local function loss(outs)
     local sum = 0
     for k, out in ipairs(outs) do
-      local o, r = values(host_double(out)), values(weight_host[k])
-      for e = 0, out:numel() - 1 do sum = sum + o[e] * r[e] end
+      sum = sum + (host_double(out) * weight_host[k]):sum()
     end
     return sum
   end
@@ -114,8 +113,9 @@ local function gradcheck(fn, inputs, opts)
     if not is_tensor(analytic[i]) then
       error(string.format("gradcheck: fn.backward returned no gradient for input %d", i), 2)
     end
-    local a = values(host_double(analytic[i]))
-    local x = values(host[i])
+    -- Pointers into tensors that the tables analytic and host keep alive.
+    analytic[i] = host_double(analytic[i])
+    local a, x = values(analytic[i]), values(host[i])
     for e = 0, host[i]:numel() - 1 do
       local saved = x[e]
       x[e] = saved + eps

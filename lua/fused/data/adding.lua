@@ -27,21 +27,20 @@ end
 function Task:make(k, n)
   local T, half = self.seq_len, math.floor(self.seq_len / 2)
   local u = stream.uniform(self.seed, k, n * (T + 2))
-  local xs, x = stream.host({ T, n, 2 })
-  local y, target = stream.host({ n, 1 })
+  local xs, ys = stream.host({ T, n, 2 }), stream.host({ n, 1 })
+  local x, y = xs.values, ys.values
   for b = 0, n - 1 do
-    local draws = u + b * (T + 2)
-    local first = math.floor(draws[T] * half)                      -- 0 .. half-1
-    local second = half + math.floor(draws[T + 1] * (T - half))    -- half .. T-1
+    local base = b * (T + 2) -- this sequence's draws start at u[base]
+    local first = math.floor(u[base + T] * half)                      -- 0 .. half-1
+    local second = half + math.floor(u[base + T + 1] * (T - half))    -- half .. T-1
     for t = 0, T - 1 do
       local at = (t * n + b) * 2
-      x[at] = draws[t]
+      x[at] = u[base + t]
       x[at + 1] = (t == first or t == second) and 1 or 0
     end
-    target[b] = draws[first] + draws[second]
+    y[b] = u[base + first] + u[base + second]
   end
-  return xs:to(self.tensor_opts.dtype, self.tensor_opts.device),
-         y:to(self.tensor_opts.dtype, self.tensor_opts.device)
+  return xs:tensor(self.tensor_opts), ys:tensor(self.tensor_opts)
 end
 
 return M

@@ -31,8 +31,8 @@ end
 function Task:make(k, n)
   local L, T = self.steps, self.seq_len
   local u = stream.uniform(self.seed, k, n * LENGTH)
-  local xs, x = stream.host({ L, n })
-  local ys, y = stream.host({ L, n })
+  local xs, ys = stream.host({ L, n }), stream.host({ L, n })
+  local x, y = xs.values, ys.values
   for b = 0, n - 1 do
     for t = 0, L - 1 do x[t * n + b], y[t * n + b] = BLANK, BLANK end
     for i = 0, LENGTH - 1 do
@@ -42,8 +42,7 @@ function Task:make(k, n)
     end
     x[(LENGTH + T - 1) * n + b] = DELIMITER
   end
-  return xs:to(self.tensor_opts.dtype, self.tensor_opts.device),
-         ys:to(self.tensor_opts.dtype, self.tensor_opts.device)
+  return xs:tensor(self.tensor_opts), ys:tensor(self.tensor_opts)
 end
 
 return M

@@ -13,19 +13,43 @@ M.MAX_SEED = 2 ^ 20 - 1
 M.MAX_STEPS = 2 ^ 20 - 2
 M.SAMPLING = 2 ^ 20 - 1
 
--- n uniform numbers in [0, 1) from stream k of seed: a double* into a tensor kept alive by
--- the second result.
+-- Values are read and written through double[n] arrays (0-based) from ffi.new, which own their
+-- memory: indexing one keeps it alive. A pointer into a tensor does not keep the tensor alive,
+-- so a collection while it is in use frees the values under it.
+
+-- A tensor's values (as float64, row-major) in a double[n] array, and n.
+function M.values(t)
+  local host = t:to('float64', 'cpu'):contiguous()
+  local n = host:numel()
+  local values = ffi.new('double[?]', n)
+  -- host is this frame's until it returns, and nothing allocates between reading host.data and
+  -- the copy: no collection can free it in between, compiled or not.
+  ffi.copy(values, host.data, n * 8)
+  return values, n
+end
+
+-- n uniform numbers in [0, 1) from stream k of seed, in a double[n] array.
 function M.uniform(seed, k, n)
   assert(seed >= 0 and seed <= M.MAX_SEED and k >= 0 and k <= M.SAMPLING, 'stream out of range')
   tensor.manual_seed((k + 1) * 2 ^ 32 + seed)
-  local t = tensor.rand({ n }, { dtype = 'float64' })
-  return ffi.cast('double*', t.data), t
+  return (M.values(tensor.rand({ n }, { dtype = 'float64' })))
 end
 
--- A T × B (× …) host float64 tensor and a pointer to its values, for filling element by element.
+-- A host array of a tensor's values, filled element by element (row-major, 0-based) through
+-- .values, then made into a tensor by :tensor(opts) (opts.dtype, opts.device).
+local Host = {}
+Host.__index = Host
+
 function M.host(shape)
-  local t = tensor.empty(shape, { dtype = 'float64' })
-  return t, ffi.cast('double*', t.data)
+  local n = 1
+  for _, size in ipairs(shape) do n = n * size end
+  return setmetatable({ shape = shape, n = n, values = ffi.new('double[?]', n) }, Host)
+end
+
+function Host:tensor(opts)
+  local t = tensor.empty(self.shape, { dtype = 'float64' })
+  ffi.copy(t.data, self.values, self.n * 8)
+  return t:to(opts.dtype, opts.device)
 end
 
 -- What generated tasks share: self:make(k, n) gives n sequences from stream k; training batch

@@ -59,8 +59,8 @@ end
 -- Windows starting at the given 0-based offsets into codes.
 function Task:windows(offsets)
   local T, n = self.seq_len, #offsets
-  local xs, x = stream.host({ T, n })
-  local ys, y = stream.host({ T, n })
+  local xs, ys = stream.host({ T, n }), stream.host({ T, n })
+  local x, y = xs.values, ys.values
   for b = 1, n do
     local o = offsets[b]
     for t = 0, T - 1 do
@@ -68,8 +68,7 @@ function Task:windows(offsets)
       y[t * n + b - 1] = self.codes[o + t + 2]
     end
   end
-  return xs:to(self.tensor_opts.dtype, self.tensor_opts.device),
-         ys:to(self.tensor_opts.dtype, self.tensor_opts.device)
+  return xs:tensor(self.tensor_opts), ys:tensor(self.tensor_opts)
 end
 
 function Task:batch(k)
