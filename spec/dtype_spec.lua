@@ -241,7 +241,8 @@ describe('int64 and bool from Lua', function()
     assert.are.equal('   1  -20\n 300    4\n[fused.Tensor int64 cpu of size 2x2]',
                      tostring(fused.tensor({ { 1, -20 }, { 300, 4 } }, { dtype = 'int64' })))
     -- One width for all: the longest text (20 characters) and a space.
-    assert.are.equal('     9007199254740993 ' .. string.rep(' ', 20) .. '0  -9223372036854775808\n[fused.Tensor int64 cpu of size 3]',
+    assert.are.equal('     9007199254740993 ' .. string.rep(' ', 20) .. '0  -9223372036854775808\n'
+                     .. '[fused.Tensor int64 cpu of size 3]',
                      tostring(fused.tensor({ BIG, 0, MIN }, { dtype = 'int64' })))
     assert.are.equal('  true  false\n false   true\n[fused.Tensor bool cpu of size 2x2]',
                      tostring(fused.tensor({ { true, false }, { false, true } })))

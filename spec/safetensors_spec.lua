@@ -167,8 +167,8 @@ describe('fused.save and fused.load', function()
     local bytes = read(path('int-again.safetensors'))
     local n = #bytes - #data - 8
     local back = json.decode(bytes:sub(9, 8 + n))
-    assert.are.same({ 'I64', 0, 16, 'BOOL', 16, 19 }, { back.ids.dtype, back.ids.data_offsets[1], back.ids.data_offsets[2],
-                                                       back.mask.dtype, back.mask.data_offsets[1], back.mask.data_offsets[2] })
+    assert.are.same({ 'I64', { 0, 16 } }, { back.ids.dtype, { unpack(back.ids.data_offsets) } })
+    assert.are.same({ 'BOOL', { 16, 19 } }, { back.mask.dtype, { unpack(back.mask.data_offsets) } })
     assert.are.equal(data, bytes:sub(9 + n))
   end)
 
