@@ -432,10 +432,11 @@ local function element_reader(dtype) return element_readers[dtype] or tonumber e
 -- Nested Lua tables of the elements, read as element_reader says.
 function Tensor.totable(t)
   local host = t:to('cpu'):contiguous()
-  local p, at, shape = ffi.cast(dt.ctypes[host.scalar_type], host.data), 0, host:shape()
+  local ctype, at, shape = dt.ctypes[host.scalar_type], 0, host:shape()
   local read = element_reader(host.scalar_type)
+  -- build casts host.data itself, so that host (an upvalue) lives as long as the pointer.
   local function build(d)
-    local r = {}
+    local p, r = ffi.cast(ctype, host.data), {}
     for i = 1, shape[d] do
       if d == #shape then
         r[i] = read(p[at]); at = at + 1
