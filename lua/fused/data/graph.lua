@@ -25,7 +25,7 @@ local I64 = { dtype = 'int64' }
 local function positive(opts, k, default, fn)
   local v = opts[k] == nil and default or opts[k]
   if type(v) ~= 'number' or v <= 0 or v ~= v then
-    error(string.format("%s: option '%s' expected a positive number, got %s", fn, k, tostring(v)), 4)
+    error(string.format("%s: option '%s' expected a positive number, got %s", fn, k, tostring(v)), 3)
   end
   return v
 end

@@ -12,8 +12,10 @@ local C, check = lib.C, lib.check
 local I64, F64 = { dtype = 'int64' }, { dtype = 'float64' }
 local M = {}
 
--- Errors are blamed on the caller of the public function: level 4 from these helpers.
+-- Errors are blamed on the caller of the public function: level 4 from the helpers below that
+-- the public functions call, level 3 from a public function itself.
 local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
+local function fail_here(fmt, ...) error(string.format(fmt, ...), 3) end
 
 local function show(x)
   if type(x) == 'table' then return tensor.show_list(x) end
@@ -83,9 +85,9 @@ end
 -- {dtype=, device=} of the result: by default the values' own when they are a tensor, else
 -- float32 on the cpu.
 local function result_options(opts, values, fn)
-  opts = options.check(opts, fn, { 'device', 'dtype' }, 5)
+  opts = options.check(opts, fn, { 'device', 'dtype' }, 4)
   local like = tensor.is_tensor(values) and values or nil
-  local dtype, device = dt.parse({ dtype = opts.dtype or (like and like.dtype), device = opts.device or (like and like.device) }, fn, 5)
+  local dtype, device = dt.parse({ dtype = opts.dtype or (like and like.dtype), device = opts.device or (like and like.device) }, fn, 4)
   if C.fused_dtype_info_of(dtype).is_floating == 0 then
     fail("%s: option 'dtype' expected 'float32' or 'float64', got '%s'", fn, dt.dtype_names[dtype])
   end
@@ -104,7 +106,7 @@ function M.csr(row_ptr, col_idx, values, size, opts)
   local dtype, device = result_options(opts, values, fn)
   local rp, ci, v = indices(row_ptr, fn, 'row_ptr'), indices(col_idx, fn, 'col_idx'), numbers(values, fn, 'values')
   if rp:numel() ~= n_rows + 1 then
-    fail("%s: argument 'row_ptr' expected %d offsets (rows + 1), got %d", fn, n_rows + 1, rp:numel())
+    fail_here("%s: argument 'row_ptr' expected %d offsets (rows + 1), got %d", fn, n_rows + 1, rp:numel())
   end
   same_length(v, ci, fn, 'values', 'col_idx')
   check(C.fused_csr_check(rp, ci, v, n_cols))
@@ -137,7 +139,7 @@ function M.from_dense(A)
   local fn = 'sparse.from_dense'
   tensor.expect(A, fn, 'A', 2)
   if A.ndim ~= 2 or (A.dtype ~= 'float32' and A.dtype ~= 'float64') then
-    fail("%s: argument 'A' expected a 2-D float32 or float64 tensor, got a %s tensor of shape [%s]",
+    fail_here("%s: argument 'A' expected a 2-D float32 or float64 tensor, got a %s tensor of shape [%s]",
          fn, A.dtype, table.concat(A:shape(), ', '))
   end
   local host = A:cpu():contiguous()
