@@ -35,7 +35,7 @@ CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc || echo /usr/loca
 export PATH="$PATH:$CUDA_HOME/bin" LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$CUDA_HOME/lib64"
 export FUSED_LIB=$PWD/$BUILD/libfused.so FUSED_CUDA_LIB=$PWD/$BUILD/libfused_cuda.so
 export PYTHONUNBUFFERED=1
-CUDA_SPECS="spec/cuda_spec.lua spec/cuda_lltm_spec.lua"
+CUDA_SPECS="spec/cuda_spec.lua spec/cuda_lltm_spec.lua spec/cuda_graph_spec.lua"
 failed=0
 
 # step NAME LOG COMMAND...: runs COMMAND, appending its output to $OUT/LOG, and notes the result.
