@@ -54,7 +54,7 @@ local function shape_of(x)
 end
 
 -- A (N x N) and X (N x in_features), on the module's dtype and device.
-function GraphConv:check_inputs(A, X)
+local function check_inputs(self, A, X)
   local fn = 'GraphConv:forward'
   if not (sparse.is_sparse(A) or tensor.is_tensor(A)) then
     error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, tensor.type_name(A)), 3)
@@ -78,7 +78,7 @@ function GraphConv:check_inputs(A, X)
 end
 
 -- The buffer `name` = relu?(A @ M + bias) (bias and relu optional).
-function GraphConv:propagate(name, A, M, bias, relu)
+local function propagate(self, name, A, M, bias, relu)
   local out = self:buffer(name, M)
   if sparse.is_sparse(A) then
     out = sparse.mm(A, M, { bias = bias, activation = relu and 'relu' or nil, out = out })
@@ -91,14 +91,14 @@ function GraphConv:propagate(name, A, M, bias, relu)
 end
 
 function GraphConv:forward(A, X)
-  self:check_inputs(A, X)
+  check_inputs(self, A, X)
   local b, relu = self.buffers, self.activation == 'relu'
   if self.out_features <= self.in_features then
     b.XW = ops.matmul(X, self.weight, { out = self:buffer('XW', X) })
-    self:propagate('output', A, b.XW, self.bias, relu)
+    propagate(self, 'output', A, b.XW, self.bias, relu)
     self.saved = { A = A, X = X }
   else
-    self:propagate('AX', A, X)
+    propagate(self, 'AX', A, X)
     b.output = ops.addmm(self.bias, b.AX, self.weight, { out = self:buffer('output', X) })
     if relu then b.output:relu_() end
     self.saved = { A = A, AX = b.AX }
@@ -123,13 +123,13 @@ function GraphConv:backward(grad_out)
   self.gradBias:add_(b.bias_sum:view(-1))
   local At = transpose(saved.A)
   if saved.X then -- A·(X·W): d_W = Xᵀ·(Aᵀ·g), d_X = (Aᵀ·g)·Wᵀ
-    local AtG = self:propagate('AtG', At, g)
+    local AtG = propagate(self, 'AtG', At, g)
     self.gradWeight:addmm_(saved.X:t(), AtG)
     b.gradInput = ops.matmul(AtG, self.weight:t(), { out = self:buffer('gradInput', g) })
   else -- (A·X)·W: d_W = (A·X)ᵀ·g, d_X = Aᵀ·(g·Wᵀ)
     self.gradWeight:addmm_(saved.AX:t(), g)
     b.dAX = ops.matmul(g, self.weight:t(), { out = self:buffer('dAX', g) })
-    self:propagate('gradInput', At, b.dAX)
+    propagate(self, 'gradInput', At, b.dAX)
   end
   return b.gradInput
 end
