@@ -117,54 +117,77 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
                     W, accumulate != 0);
 }
 
-int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
-                           const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
-                           const fused_tensor *W, const fused_tensor *b) {
+/* The engine's operands for the LLTM's W (or d_W): its first H columns are the recurrent
+ * weight, the last I the input weight. */
+static void split_weight(const fused_tensor *W, int64_t H, fused_tensor *w_ih, fused_tensor *w_hh) {
+  *w_hh = *W;
+  *w_ih = *W;
+  w_hh->sizes[1] = H;
+  w_ih->sizes[1] = W->sizes[1] - H;
+  w_ih->data += H * (int64_t)fused_dtype_size(W->scalar_type);
+}
+
+int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_T,
+                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                           const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b,
+                           const int64_t *lengths, int32_t reverse) {
   const char *fn = "lltm_seq_forward";
   lltm_dims d;
   FUSED_TRY(check_inputs(fn, "xs", xs, "h0", h0, W, 3, &d));
   FUSED_TRY(check_bias(fn, "b", b, xs, &d));
-  const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 4 * d.H};
+  const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
   FUSED_TRY(check_operand(fn, "c0", c0, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "hs", hs, xs, 3, seq, "T x B x H"));
+  FUSED_TRY(check_operand(fn, "h_T", h_T, xs, 2, state, "as 'h0'"));
   FUSED_TRY(check_operand(fn, "c_T", c_T, xs, 2, state, "as 'h0'"));
-  FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 4H"));
+  FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 5H"));
+  if (lengths) FUSED_TRY(check_indices(fn, "lengths", "step counts", lengths, d.B, d.T));
   /* c_T may be c0 itself: the kernel carries the cell state in c_T from c0. */
-  FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"hs", hs}, {"c_T", c_T}, {"saved", saved}},
+  FUSED_TRY(check_outputs_apart(fn, 4, (fused_arg[]){{"hs", hs}, {"h_T", h_T}, {"c_T", c_T},
+                                                    {"saved", saved}},
                                 5, (fused_arg[]){{"xs", xs}, {"h0", h0}, {"c0", c0}, {"W", W},
                                                  {"b", b}},
-                                1, 2));
-  FUSED_CALL_KERNEL(fn, xs, lltm_seq_forward, hs, c_T, saved, xs, h0, c0, W, b);
+                                2, 2));
+  fused_tensor w_ih, w_hh;
+  split_weight(W, d.H, &w_ih, &w_hh);
+  FUSED_CALL_KERNEL(fn, xs, rnn_forward, FUSED_CELL_LLTM, hs, h_T, c_T, saved, xs, h0, c0, &w_ih,
+                    &w_hh, b, NULL, lengths, reverse != 0);
 }
 
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
-                            fused_tensor *saved, const fused_tensor *xs,
-                            const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
-                            int32_t accumulate) {
+                            fused_tensor *saved, const fused_tensor *xs, const fused_tensor *W,
+                            const int64_t *lengths, int32_t reverse, int32_t accumulate) {
   const char *fn = "lltm_seq_backward";
   lltm_dims d;
-  FUSED_TRY(check_inputs(fn, "xs", xs, "h0", h0, W, 3, &d));
-  const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 4 * d.H};
+  FUSED_TRY(check_inputs(fn, "xs", xs, "d_h0", d_h0, W, 3, &d));
+  const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
   FUSED_TRY(check_operand(fn, "d_hs", d_hs, xs, 3, seq, "T x B x H"));
-  if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, "as 'h0'"));
-  if (d_cT) FUSED_TRY(check_operand(fn, "d_cT", d_cT, xs, 2, state, "as 'h0'"));
-  FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 4H"));
-  FUSED_TRY(check_operand(fn, "hs", hs, xs, 3, seq, "T x B x H"));
+  if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, "as 'd_h0'"));
+  if (d_cT) FUSED_TRY(check_operand(fn, "d_cT", d_cT, xs, 2, state, "as 'd_h0'"));
+  FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, "T x B x 5H"));
   FUSED_TRY(check_operand(fn, "d_xs", d_xs, xs, 3, xs->sizes, "as 'xs'"));
-  FUSED_TRY(check_operand(fn, "d_h0", d_h0, xs, 2, state, "as 'h0'"));
-  FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, "as 'h0'"));
+  FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, "as 'd_h0'"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, xs, 2, W->sizes, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, xs, &d));
-  /* saved is written too (the gate gradients); d_c0 may be d_cT itself: the kernel carries the
-   * gradient at the cell state in d_c0 from d_cT. */
-  FUSED_TRY(check_outputs_apart(fn, 6, (fused_arg[]){{"d_xs", d_xs}, {"d_h0", d_h0},
-                                                    {"d_c0", d_c0}, {"d_W", d_W}, {"d_b", d_b},
-                                                    {"saved", saved}},
-                                7, (fused_arg[]){{"d_hs", d_hs}, {"d_hT", d_hT}, {"d_cT", d_cT},
-                                                 {"xs", xs}, {"h0", h0}, {"hs", hs}, {"W", W}},
-                                2, 2));
-  FUSED_CALL_KERNEL(fn, xs, lltm_seq_backward, d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT,
-                    saved, xs, h0, hs, W, accumulate != 0);
+  if (lengths) FUSED_TRY(check_indices(fn, "lengths", "step counts", lengths, d.B, d.T));
+  /* saved is written too; d_h0 may be d_hT and d_c0 d_cT themselves: the kernel carries the
+   * gradients at the state in them. */
+  FUSED_TRY(check_outputs_apart(fn, 5, (fused_arg[]){{"d_h0", d_h0}, {"d_xs", d_xs},
+                                                    {"d_W", d_W}, {"d_b", d_b}, {"saved", saved}},
+                                5, (fused_arg[]){{"d_hT", d_hT}, {"d_cT", d_cT}, {"d_hs", d_hs},
+                                                 {"xs", xs}, {"W", W}},
+                                0, 0));
+  FUSED_TRY(check_outputs_apart(fn, 1, (fused_arg[]){{"d_c0", d_c0}},
+                                9, (fused_arg[]){{"d_cT", d_cT}, {"d_h0", d_h0}, {"d_xs", d_xs},
+                                                 {"d_W", d_W}, {"d_b", d_b}, {"saved", saved},
+                                                 {"d_hT", d_hT}, {"d_hs", d_hs}, {"xs", xs}},
+                                0, 0));
+  fused_tensor w_ih, w_hh, d_w_ih, d_w_hh;
+  split_weight(W, d.H, &w_ih, &w_hh);
+  split_weight(d_W, d.H, &d_w_ih, &d_w_hh);
+  FUSED_CALL_KERNEL(fn, xs, rnn_backward, FUSED_CELL_LLTM, d_xs, d_h0, d_c0, &d_w_ih, &d_w_hh, d_b,
+                    NULL, d_hs, d_hT, d_cT, saved, xs, &w_ih, &w_hh, lengths, reverse != 0,
+                    accumulate != 0);
 }
