@@ -120,7 +120,7 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
     local d_in
     for d = 1, D do
       local k = l * D + d
-      local in_shape = l == 0 and xs:shape() or { xs.sizes[0], xs.sizes[1], D * H }
+      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * H }
       local d_x = self:buffer_shaped('d_in' .. k, in_shape, xs)
       self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * H + 1, H),
         self:state_view(d_hn, k), self:state_view(d_cn, k),

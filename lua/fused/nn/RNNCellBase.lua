@@ -33,7 +33,7 @@ function RNNCellBase:step(x, h, c)
   end
   local b = self.buffers
   h, c = self:unshared(h), self:unshared(c)
-  local xs = x:view(1, x.sizes[0], x.sizes[1])
+  local xs = x:view(1, tonumber(x.sizes[0]), tonumber(x.sizes[1]))
   b.hs, b.new_h, b.new_c, self.saved = functional.rnn_forward(self.cell, xs, self.weight_ih,
     self.weight_hh, self.bias_ih, self.bias_hh, h, c, { out = { self:buffer('hs', x),
       self:buffer('new_h', x), self:buffer('new_c', x), self.saved } })
