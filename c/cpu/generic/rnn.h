@@ -12,95 +12,30 @@
  * A padded step of a sequence (t ≥ its length) carries its state and has zero gradients, so
  * the GEMMs over all rows need no masking. */
 #include "../../maths/cells.h"
-#include "../../maths/cell_layout.h"
 
-/* One batch row of one step: s is its row of saved (h_prev at block L.h_prev on entry), gx
- * its input projection (s's gate blocks, biases not added), gh its recurrent one; c the
- * running cell state (in and out); the new h goes to h_next and out. */
+/* One batch row of one step (c/maths/cells.h), the switch outside the loops so that each
+ * cell's loop vectorises. */
+#define RNN_ROW(step, ...)                                                                     \
+  do {                                                                                         \
+    _Pragma("omp simd") for (int64_t j = 0; j < H; j++) step(H, j, __VA_ARGS__);               \
+  } while (0)
+
 static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *gh,
                                    const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
                                    scalar_t *h_next, scalar_t *out) {
   switch (cell) {
-    case FUSED_CELL_LLTM:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t i, o, cand, tc, nc, nh;
-        lltm_element_forward(s[j] + b_ih[j] + gh[j], s[H + j] + b_ih[H + j] + gh[H + j],
-                             s[2 * H + j] + b_ih[2 * H + j] + gh[2 * H + j], c[j], &i, &o, &cand,
-                             &tc, &nc, &nh);
-        s[j] = i, s[H + j] = o, s[2 * H + j] = cand, s[3 * H + j] = tc;
-        c[j] = nc, h_next[j] = nh, out[j] = nh;
-      }
-      break;
-    case FUSED_CELL_LSTM:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t i, f, g, o, tc, nc, nh;
-        const scalar_t c_prev = c[j];
-        lstm_element_forward(s[j] + b_ih[j] + gh[j] + b_hh[j],
-                             s[H + j] + b_ih[H + j] + gh[H + j] + b_hh[H + j],
-                             s[2 * H + j] + b_ih[2 * H + j] + gh[2 * H + j] + b_hh[2 * H + j],
-                             s[3 * H + j] + b_ih[3 * H + j] + gh[3 * H + j] + b_hh[3 * H + j],
-                             c_prev, &i, &f, &g, &o, &tc, &nc, &nh);
-        s[j] = i, s[H + j] = f, s[2 * H + j] = g, s[3 * H + j] = o, s[4 * H + j] = tc;
-        s[5 * H + j] = c_prev;
-        c[j] = nc, h_next[j] = nh, out[j] = nh;
-      }
-      break;
-    case FUSED_CELL_GRU:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t r, z, n, nh;
-        const scalar_t h_n = gh[2 * H + j] + b_hh[2 * H + j];
-        gru_element_forward(s[j] + b_ih[j], s[H + j] + b_ih[H + j], s[2 * H + j] + b_ih[2 * H + j],
-                            gh[j] + b_hh[j], gh[H + j] + b_hh[H + j], h_n, s[6 * H + j], &r, &z,
-                            &n, &nh);
-        s[j] = r, s[H + j] = z, s[2 * H + j] = n, s[3 * H + j] = h_n;
-        h_next[j] = nh, out[j] = nh;
-      }
-      break;
+    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
   }
 }
 
-/* One batch row of one step going back: g_h the gradient arriving at the new h from later
- * steps (in dh) and from d_hs (d_out, NULL for none), dc the one at the new c (both replaced
- * by those at the step's old state, dh by its part that bypasses w_hh); the gate gradients go
- * over s at blocks d_ih and d_hh. */
 static inline void rnn_row_backward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *d_out,
                                     scalar_t *dh, scalar_t *dc) {
   switch (cell) {
-    case FUSED_CELL_LLTM:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t d_i, d_o, d_cand, d_c;
-        lltm_element_backward(dh[j] + (d_out ? d_out[j] : 0), dc[j], s[j], s[H + j], s[2 * H + j],
-                              s[3 * H + j], &d_i, &d_o, &d_cand, &d_c);
-        s[j] = d_i, s[H + j] = d_o, s[2 * H + j] = d_cand;
-        dc[j] = d_c, dh[j] = 0;
-      }
-      break;
-    case FUSED_CELL_LSTM:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t d_i, d_f, d_g, d_o, d_c;
-        lstm_element_backward(dh[j] + (d_out ? d_out[j] : 0), dc[j], s[j], s[H + j], s[2 * H + j],
-                              s[3 * H + j], s[4 * H + j], s[5 * H + j], &d_i, &d_f, &d_g, &d_o,
-                              &d_c);
-        s[j] = d_i, s[H + j] = d_f, s[2 * H + j] = d_g, s[3 * H + j] = d_o;
-        dc[j] = d_c, dh[j] = 0;
-      }
-      break;
-    case FUSED_CELL_GRU:
-#pragma omp simd
-      for (int64_t j = 0; j < H; j++) {
-        scalar_t d_r, d_z, d_n, d_hn, d_h;
-        gru_element_backward(dh[j] + (d_out ? d_out[j] : 0), s[j], s[H + j], s[2 * H + j],
-                             s[3 * H + j], s[6 * H + j], &d_r, &d_z, &d_n, &d_hn, &d_h);
-        s[j] = d_r, s[H + j] = d_z, s[2 * H + j] = d_hn;
-        s[3 * H + j] = d_r, s[4 * H + j] = d_z, s[5 * H + j] = d_n;
-        dh[j] = d_h;
-      }
-      break;
+    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_backward, s, d_out, dh, dc); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
   }
 }
 
