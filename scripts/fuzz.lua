@@ -8,6 +8,7 @@
 -- of each new class, to pick the corpus kept in spec/fuzz/corpus from.
 local ffi = require 'ffi'
 local fused = require 'fused'
+local dt = require 'fused.dtype'
 local property = require 'spec.fuzz.property'
 
 local N = tonumber(arg[1]) or 1000000
@@ -38,13 +39,24 @@ assert(os.execute('mkdir -p ' .. WORK) == 0)
 
 -- Seeds ----------------------------------------------------------------------------------
 
+-- A tensor of random values: normal floats, integers in [-1000, 1000], bools.
+local function sample(shape, dtype)
+  if dt.is_floating[dt.dtypes[dtype]] then return fused.randn(shape, { dtype = dtype }) end
+  local values, n = {}, 1
+  for _, size in ipairs(shape) do n = n * size end
+  for i = 1, n do
+    if dtype == 'bool' then values[i] = math.random() < 0.5
+    else values[i] = math.random(-1000, 1000) end
+  end
+  return fused.tensor(values, { dtype = dtype }):view(shape)
+end
+
 -- Small tensors of each dtype and of 1, 2, 4 and 8 dims, as fused saves them.
 local function seeds_npy()
   local seeds, tmp = {}, WORK .. '/seed.npy'
-  fused.manual_seed(SEED)
-  for _, dtype in ipairs({ 'float32', 'float64' }) do
+  for id = 0, #dt.dtype_names do
     for _, shape in ipairs({ { 3 }, { 2, 3 }, { 1, 2, 1, 2 }, { 1, 1, 1, 1, 1, 1, 1, 2 } }) do
-      fused.save_npy(tmp, fused.randn(shape, { dtype = dtype }))
+      fused.save_npy(tmp, sample(shape, dt.dtype_names[id]))
       seeds[#seeds + 1] = read(tmp)
     end
   end
@@ -69,6 +81,7 @@ local function seeds_safetensors()
         s = fused.ones({ 1 }) }, { format = 'pt', step = '12' } },
     { {}, { note = 'empty' } },
     { { deep = fused.randn({ 1, 1, 1, 1, 1, 1, 1, 2 }, { dtype = 'float64' }) } },
+    { { i = sample({ 2, 2 }, 'int64'), m = sample({ 3 }, 'bool'), f = fused.randn({ 2 }) } },
   }
   for _, set in ipairs(sets) do
     fused.save(tmp, set[1], set[2])
@@ -94,7 +107,13 @@ local numbers = { '0', '1', '2', '-1', '-0', '0.0', '1.0', '1e0', '1e400', '01',
                   '99999999999999999999999999999999', '', '0, null', 'null', '"1"', "'1'", '[]',
                   '()', '{}', 'true', 'True', '1, 1, 1, 1, 1, 1, 1, 1' }
 local keys = { 'descr', 'fortran_order', 'shape', 'dtype', 'data_offsets', '__metadata__', 'x',
-               '', '<f4', '<f8', '>f8', '<i4', 'F32', 'F64', 'BF16', 'f32' }
+               '', '<i4', 'BF16', 'f32' }
+for id = 0, #dt.dtype_names do -- and each dtype's codes, big-endian too
+  local descr = dt.npy_descrs[id]
+  for _, code in ipairs({ descr, '>' .. descr:sub(2), dt.safetensors_codes[id] }) do
+    keys[#keys + 1] = code
+  end
+end
 
 -- A position, most often inside the header (where the checks are).
 local function position(s)
@@ -147,7 +166,7 @@ local mutations = {
   end,
   function(s) -- rewrite a quoted string (a key or a dtype)
     local spans = {}
-    for i, j in s:sub(1, 400):gmatch("()['\"][%w_<>]*['\"]()") do spans[#spans + 1] = { i, j } end
+    for i, j in s:sub(1, 400):gmatch("()['\"][%w_<>|]*['\"]()") do spans[#spans + 1] = { i, j } end
     if #spans == 0 then return s end
     local span = pick(spans)
     local quote = s:sub(span[1], span[1])
@@ -191,9 +210,10 @@ local function with_corpus(seeds, kind)
 end
 
 local kinds = { 'npy', 'safetensors' }
+fused.manual_seed(SEED)
+math.randomseed(SEED)
 local pools = { npy = with_corpus(seeds_npy(), 'npy'),
                 safetensors = with_corpus(seeds_safetensors(), 'safetensors') }
-math.randomseed(SEED)
 local stats, classes, failed, failures = {}, {}, {}, 0
 for _, kind in ipairs(kinds) do
   stats[kind] = { inputs = 0, loaded = 0, classes = 0 }

@@ -32,6 +32,29 @@ describe('dtype table', function()
     assert.is_true(C.fused_dtype_info_of(4) == nil)
     assert.is_true(C.fused_dtype_info_of(-1) == nil)
   end)
+
+  it('is what the Lua side knows of dtypes, with the names as constants', function()
+    local dt = require 'fused.dtype'
+    for id = 0, C.FUSED_NUM_DTYPES - 1 do
+      local info, name = C.fused_dtype_info_of(id), DTYPES[id + 1]
+      assert.are.same({ name, id, info.size, info.is_floating == 1, ffi.string(info.npy_descr),
+                        ffi.string(info.safetensors), id, id, name },
+                      { dt.dtype_names[id], dt.dtypes[name], dt.sizes[id], dt.is_floating[id],
+                        dt.npy_descrs[id], dt.safetensors_codes[id],
+                        dt.npy_dtypes[ffi.string(info.npy_descr)],
+                        dt.safetensors_dtypes[ffi.string(info.safetensors)], fused[name] })
+      -- The pointer type steps by the element size.
+      assert.are.equal(info.size, tonumber(ffi.cast('intptr_t', ffi.cast(dt.ctypes[id], 0) + 1)), name)
+    end
+    assert.are.equal(C.FUSED_NUM_DTYPES, #DTYPES)
+  end)
+
+  it('lists every dtype in the errors that name them', function()
+    err(function() fused.zeros({ 1 }, { dtype = 'int32' }) end,
+        "zeros: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got 'int32'")
+    err(function() fused.zeros({ 1 }):to('int32') end,
+        "to: argument 1 expected 'float32', 'float64', 'int64', 'bool', 'cpu', 'cuda' or nil, got 'int32'")
+  end)
 end)
 
 describe('int64 and bool tensors', function()
@@ -166,5 +189,62 @@ describe('int64 indices', function()
     local loss = fused.empty({ 1 }, { dtype = 'float64' })
     check(C.fused_cross_entropy_forward(loss, logits, fused.tensor({ rows - 1 }, { dtype = 'int64' })))
     assert(math.abs(loss:item() - (math.log(2 ^ 24 + 1 + math.exp(10)) - 10)) < 1e-9, tostring(loss:item()))
+  end)
+end)
+
+describe('int64 and bool from Lua', function()
+  local BIG = 9007199254740993LL -- 2^53 + 1: no double holds it
+  local MAX, MIN = 9223372036854775807LL, -9223372036854775807LL - 1
+
+  it('fused.tensor makes a bool tensor from booleans, an int64 one from integers or int64_t', function()
+    local b = fused.tensor({ { true, false }, { false, true } })
+    assert.are.equal('bool', b.dtype)
+    assert.are.same({ { true, false }, { false, true } }, b:totable())
+    assert.are.same({ true, false, true }, fused.tensor({ true, 0, -2 }, { dtype = 'bool' }):totable())
+    local i = fused.tensor({ 1, -2, BIG, MIN }, { dtype = fused.int64 })
+    assert.are.equal('int64', i.dtype)
+    assert.is_true(int64_values(i)[2] == -2)
+    local p = ffi.cast('int64_t*', i.data)
+    assert.is_true(p[0] == 1 and p[2] == BIG and p[3] == MIN)
+  end)
+
+  it('fused.tensor names an element its dtype cannot take', function()
+    err(function() fused.tensor({ 1, 2.5 }, { dtype = 'int64' }) end,
+        "tensor: argument 'data' expected an integer in int64's range (a number or an int64_t) at data[2] (dtype int64), got 2.5")
+    err(function() fused.tensor({ 2 ^ 63 }, { dtype = 'int64' }) end, 'at data[1] (dtype int64), got 9.2233720368548e+18')
+    err(function() fused.tensor({ { 1 }, { true } }) end,
+        "tensor: argument 'data' expected a number at data[2][1] (dtype float32), got boolean")
+    err(function() fused.tensor({ true, 'x' }) end,
+        "tensor: argument 'data' expected a boolean or a number (nonzero is true) at data[2] (dtype bool), got string")
+  end)
+
+  it('totable and item: int64 as numbers up to 2^53, beyond as int64_t; bools as booleans', function()
+    local t = fused.tensor({ 2 ^ 53, -2 ^ 53, BIG, -BIG, MAX, MIN, 0 }, { dtype = 'int64' })
+    local values = t:totable()
+    local types = {}
+    for k, v in ipairs(values) do types[k] = type(v) end
+    assert.are.same({ 'number', 'number', 'cdata', 'cdata', 'cdata', 'cdata', 'number' }, types)
+    assert.are.same({ 2 ^ 53, -2 ^ 53 }, { values[1], values[2] })
+    assert.is_true(values[3] == BIG and values[4] == -BIG and values[5] == MAX and values[6] == MIN)
+    -- What totable gives, tensor takes back, every bit the same.
+    local back = fused.tensor(values, { dtype = 'int64' })
+    assert.are.equal(ffi.string(t.data, 56), ffi.string(back.data, 56))
+
+    assert.are.equal(-7, fused.tensor({ -7 }, { dtype = 'int64' }):item())
+    assert.is_true(fused.tensor({ BIG }, { dtype = 'int64' }):item() == BIG)
+    assert.are.equal(true, fused.tensor({ true }):item())
+    assert.are.equal(false, fused.zeros({ 1, 1 }, { dtype = 'bool' }):item())
+    assert.are.same({ { false, true } }, fused.tensor({ { 0, 3 } }, { dtype = 'float64' }):to('bool'):totable())
+  end)
+
+  it('print int64 without decimals, every digit, and bools as true and false', function()
+    assert.are.equal('   1  -20\n 300    4\n[fused.Tensor int64 cpu of size 2x2]',
+                     tostring(fused.tensor({ { 1, -20 }, { 300, 4 } }, { dtype = 'int64' })))
+    -- One width for all: the longest text (20 characters) and a space.
+    assert.are.equal('     9007199254740993 ' .. string.rep(' ', 20) .. '0  -9223372036854775808\n'
+                     .. '[fused.Tensor int64 cpu of size 3]',
+                     tostring(fused.tensor({ BIG, 0, MIN }, { dtype = 'int64' })))
+    assert.are.equal('  true  false\n false   true\n[fused.Tensor bool cpu of size 2x2]',
+                     tostring(fused.tensor({ { true, false }, { false, true } })))
   end)
 end)

@@ -50,6 +50,21 @@ function helper.assert_close(a, b, tol, what)
   assert(err <= tol, string.format('%s: relative error %.3e exceeds %.1e', what or 'tensor', err, tol))
 end
 
+-- The keys of t, sorted: the names of a state_dict or of a file's tensors.
+function helper.sorted_keys(t)
+  local list = {}
+  for k in pairs(t) do list[#list + 1] = k end
+  table.sort(list)
+  return list
+end
+
+-- A file-like sink for out and err arguments: keeps what is written; text() returns it.
+function helper.sink()
+  local parts = {}
+  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end return self end,
+           flush = function() end, text = function() return table.concat(parts) end }
+end
+
 -- Asserts that f() raises an error whose message contains every given fragment.
 function helper.assert_error(f, ...)
   local ok, err = pcall(f)
@@ -58,6 +73,30 @@ function helper.assert_error(f, ...)
   for _, fragment in ipairs({ ... }) do
     assert(err:find(fragment, 1, true), string.format('error %q lacks %q', err, fragment))
   end
+end
+
+-- The dtype names, in the order of their numbers.
+helper.dtypes = {}
+for id = 0, fused.C.FUSED_NUM_DTYPES - 1 do helper.dtypes[id + 1] = require('fused.dtype').dtype_names[id] end
+
+-- A tensor of the given shape and dtype whose values show a wrong byte: floats of many
+-- magnitudes, int64 past 2^53 of both signs and its minimum, bools of both values.
+function helper.sample(shape, dtype)
+  local values, n = {}, 1
+  for _, size in ipairs(shape) do n = n * size end
+  for i = 1, n do
+    if dtype == 'bool' then values[i] = i % 3 ~= 1
+    elseif dtype == 'int64' then values[i] = (i % 2 == 0 and -1 or 1) * (2 ^ 53 + 0LL + i)
+    else values[i] = math.sin(i) * 10 ^ (i % 7 - 3) end
+  end
+  if dtype == 'int64' then values[1] = -9223372036854775807LL - 1 end
+  return fused.tensor(values, { dtype = dtype }):view(shape)
+end
+
+-- Every byte of t's elements, in order: equal for tensors equal to the bit.
+function helper.bytes(t)
+  local host = t:cpu():contiguous()
+  return require('ffi').string(host.data, host:numel() * require('fused.dtype').sizes[host.scalar_type])
 end
 
 -- it() for a test that needs a GPU: pending, with the reason, where no CUDA device answers.

@@ -130,7 +130,7 @@ describe('Optimizer:state_dict', function()
       assert.are.equal(2, state.step)
       assert.are.equal(opts.lr, state.hyper.lr)
       -- As a checkpoint would: copies, and fresh parameters holding the same values.
-      local copied = { step = state.step, hyper = state.hyper, tensors = {} }
+      local copied = { step = state.step, hyper = state.hyper, params = state.params, tensors = {} }
       for k, t in pairs(state.tensors) do copied.tensors[k] = t:clone() end
       local params2, grads2 = {}, {}
       for i, p in ipairs(params) do params2[i], grads2[i] = p:clone(), fused.zeros(p:shape(), F64) end
@@ -143,13 +143,42 @@ describe('Optimizer:state_dict', function()
     end)
   end
 
-  it('rejects a state whose buffers do not fit', function()
-    local _, opt = run(optim.Adam, {}, 1)
+  it('names its buffers by parameter position, in the order of the params', function()
+    local _, opt, params = run(optim.Adam, {}, 1)
     local state = opt:state_dict()
-    state.tensors['exp_avg.1'] = fused.zeros({ 3 }, F64)
+    assert.are.equal(2, state.params)
+    assert.are.same({ '1.exp_avg', '1.exp_avg_sq', '2.exp_avg', '2.exp_avg_sq' },
+                    helper.sorted_keys(state.tensors))
+    assert.are.equal(params[2]:numel(), state.tensors['2.exp_avg']:numel())
+  end)
+
+  it('rejects a state for other parameters, and takes nothing from it', function()
+    local _, opt = run(optim.Adam, {}, 1)
+    local state = opt:state_dict() -- fresh tables each call, holding the live buffers
+    state.tensors['1.exp_avg'] = fused.zeros({ 3 }, F64)
+    state.hyper.lr = 5
     helper.assert_error(function() opt:load_state_dict(state) end,
-                        "Adam:load_state_dict: buffer 'exp_avg.1' expected a tensor of shape [4], got [3]")
+                        "Adam:load_state_dict: buffer '1.exp_avg' expected a tensor of shape [4], got [3]")
+    assert.are.equal(1e-3, opt.lr)
+    state = opt:state_dict()
+    state.params = 3
+    helper.assert_error(function() opt:load_state_dict(state) end,
+                        "Adam:load_state_dict: argument 'state' expected the state of 2 parameters (this "
+                        .. "optimizer's), got 3")
+    state = opt:state_dict()
+    state.tensors['3.exp_avg'] = fused.zeros({ 4 }, F64)
+    helper.assert_error(function() opt:load_state_dict(state) end,
+                        "Adam:load_state_dict: argument 'state' has an unexpected buffer '3.exp_avg'")
     helper.assert_error(function() opt:load_state_dict({}) end, 'expected a table from state_dict()')
+  end)
+
+  it('takes the buffers that the loaded hyperparameters call for', function()
+    local _, with_momentum = run(optim.SGD, { lr = 0.1, momentum = 0.9 }, 1)
+    local _, plain = run(optim.SGD, { lr = 0.1 }, 0)
+    local state = with_momentum:state_dict()
+    plain:load_state_dict(state)
+    assert.are.equal(0.9, plain.momentum)
+    assert.are.same(state.tensors['2.momentum_buffer']:totable(), plain.buffers.momentum_buffer[2]:totable())
   end)
 end)
 

@@ -94,18 +94,20 @@ end)
 describe('fused.save and fused.load', function()
   teardown(function() os.execute('rm -rf ' .. dir) end)
 
-  it('round-trip float32 and float64 tensors of any shape, and string metadata', function()
+  it('round-trip tensors of every dtype and any shape, every bit, and string metadata', function()
     local tensors = {
       w = fused.randn({ 3, 4, 2 }), b = fused.randn({ 5 }, { dtype = 'float64' }),
       s = fused.tensor({ 7 }), v = fused.randn({ 2, 3 }):t(), -- a view: saved contiguous
     }
+    for _, dtype in ipairs(helper.dtypes) do tensors[dtype] = helper.sample({ 2, 3, 1 }, dtype) end
     local meta = { step = '12', config = json.encode({ hidden = 64 }) }
     fused.save(path('a.safetensors'), tensors, meta)
     local back, back_meta = fused.load(path('a.safetensors'))
     for name, t in pairs(tensors) do
       assert.are.equal(t.dtype, back[name].dtype)
       assert.are.equal('cpu', back[name].device)
-      assert.are.same(t:totable(), back[name]:totable())
+      assert.are.same(t:shape(), back[name]:shape())
+      assert.are.equal(helper.bytes(t), helper.bytes(back[name]), name)
     end
     assert.are.same(meta, back_meta)
     local empty, none = fused.load((function() fused.save(path('e.safetensors'), {}) return path('e.safetensors') end)())
@@ -145,6 +147,29 @@ describe('fused.save and fused.load', function()
     assert.are.equal('float64', t.bias.dtype)
     assert.are.same({ 4 }, t.scale:totable()) -- a 0-d tensor loads as one element
     assert.are.same({ { 1, 2, 3 }, { 4, 5, 6 } }, t.weight:totable())
+  end)
+
+  it('reads and writes int64 and bool as PyTorch’s safetensors does: I64, BOOL, their bytes', function()
+    -- save_file({'ids': torch.tensor([2**53 + 1, -1]), 'mask': torch.tensor([True, False, True])})
+    local header = '{"ids":{"dtype":"I64","shape":[2],"data_offsets":[0,16]},'
+      .. '"mask":{"dtype":"BOOL","shape":[3],"data_offsets":[16,19]}}'
+    header = header .. string.rep(' ', (8 - #header % 8) % 8)
+    local data = '\1\0\0\0\0\0\32\0' .. string.rep('\255', 8) .. '\1\0\1'
+    write(path('int.safetensors'), file(header, data))
+    local t = fused.load(path('int.safetensors'))
+    assert.are.equal('int64', t.ids.dtype)
+    local ids = t.ids:totable()
+    assert.is_true(ids[1] == 9007199254740993LL and ids[2] == -1)
+    assert.are.equal('bool', t.mask.dtype)
+    assert.are.same({ true, false, true }, t.mask:totable())
+
+    fused.save(path('int-again.safetensors'), t)
+    local bytes = read(path('int-again.safetensors'))
+    local n = #bytes - #data - 8
+    local back = json.decode(bytes:sub(9, 8 + n))
+    assert.are.same({ 'I64', { 0, 16 } }, { back.ids.dtype, { unpack(back.ids.data_offsets) } })
+    assert.are.same({ 'BOOL', { 16, 19 } }, { back.mask.dtype, { unpack(back.mask.data_offsets) } })
+    assert.are.equal(data, bytes:sub(9 + n))
   end)
 
   it('replaces an existing file and leaves no temporary file behind', function()
@@ -216,7 +241,10 @@ describe('fused.save and fused.load', function()
 
     it('a dtype that is not one, or that fused does not hold', function()
       load_error('bf16', file('{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}', '1234'),
-                 "tensor \"a\": unsupported dtype \"BF16\" (expected \"F32\" or \"F64\")")
+                 "tensor \"a\": unsupported dtype \"BF16\" (expected \"F32\", \"F64\", \"I64\" or \"BOOL\")")
+      load_error('bool-2', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
+                                .. '"m":{"dtype":"BOOL","shape":[3],"data_offsets":[4,7]}}', f32(1) .. '\0\1\7'),
+                 'tensor "m": bool element 3 is the byte 7: expected 0 or 1')
       load_error('nodtype', file('{"a":{"shape":[2],"data_offsets":[0,8]}}', f32(1, 2)),
                  "tensor \"a\": 'dtype' expected a safetensors dtype such as \"F32\", got nil")
       load_error('lowercase', file('{"a":{"dtype":"f32","shape":[2],"data_offsets":[0,8]}}', f32(1, 2)), 'got "f32"')

@@ -17,13 +17,6 @@ os.remove(dir)
 assert(os.execute('mkdir -p ' .. dir) == 0)
 local function path(name) return dir .. '/' .. name end
 
--- A file-like sink that keeps what is written.
-local function sink()
-  local parts = {}
-  return { write = function(self, ...) for _, s in ipairs({ ... }) do parts[#parts + 1] = tostring(s) end return self end,
-           flush = function() end, text = function() return table.concat(parts) end }
-end
-
 local TINY = { '--hidden', '8', '--seq-len', '6', '--batch', '4', '--eval-every', '3', '--device', 'cpu' }
 
 -- Runs train.lua with TINY and the given arguments; returns status, result and the output.
@@ -31,7 +24,7 @@ local function run(args, on_step)
   local argv = {}
   for _, a in ipairs(TINY) do argv[#argv + 1] = a end
   for _, a in ipairs(args) do argv[#argv + 1] = a end
-  local out, err = sink(), sink()
+  local out, err = helper.sink(), helper.sink()
   local status, result = train.run(argv, { out = out, err = err, on_step = on_step })
   return status, result, out:text() .. err:text()
 end
@@ -119,7 +112,7 @@ describe('examples/train.lua', function()
     assert.are.equal(4, stopped.step)
     local _, meta = fused.load(ck)
     assert.are.equal('4', meta.step)
-    assert.are.equal(8, json.decode(meta.config).hidden)
+    assert.are.equal(8, json.decode(meta.options).hidden)
     local _, resumed = run({ '--steps', '7', '--resume', ck })
     assert.are.same(losses_from(full, 5, 7), losses_from(resumed, 5, 7))
   end)
@@ -254,19 +247,21 @@ describe('examples/train.lua', function()
     assert.is_truthy(text:find('--temperature', 1, true))
   end)
 
+  -- The parser's own errors are spec/train_options_spec.lua's; these pin train.lua's options.
   it('rejects bad options with a usage error', function()
+    fused.save(path('plain.safetensors'), { weight = fused.zeros({ 2 }) })
     for _, case in ipairs({
       { { '--bogus', '1' }, "unknown option '--bogus'" },
-      { { '--hidden' }, "option '--hidden' needs a value" },
-      { { '--hidden', 'many' }, "option '--hidden' expected an integer, got 'many'" },
       { { '--lr', '-1' }, "option '--lr' expected > 0, got -1" },
       { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, rmsprop, sgd, got 'lbfgs'" },
       { { '--task', 'text' }, '--task text needs --data FILE' },
       { { '--task', 'text', '--data', path('none.txt') }, 'No such file or directory' },
+      { { '--task', 'adding', '--seq-len', '1' }, "option '--seq-len' expected >= 2 for the adding task, got 1" },
       { { '--cell', 'lstm' }, '--cell lstm is not available yet' },
       { { '--seed', '-3' }, "option '--seed' expected 0 to 1048575, got -3" },
-      { { 'stray' }, "unexpected argument 'stray'" },
+      { { '--steps', '1048575' }, "option '--steps' expected 1 to 1048574, got 1048575" },
       { { '--resume', path('none.safetensors') }, '--resume: load: ' },
+      { { '--resume', path('plain.safetensors') }, "is not a training checkpoint of format 'fused-train/2'" },
       { { '--dtype=float16' }, "option '--dtype' expected one of float32, float64, got 'float16'" },
     }) do
       local status, result, text = run(case[1])

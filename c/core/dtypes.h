@@ -2,7 +2,8 @@
  *   X(enum value, C type, name, npy descr, safetensors code, is floating)
  * Expanded into the table behind fused_dtype_info_of (dtype.c), the CPU and CUDA copies'
  * conversions and the CUDA kernel tables. A new dtype is a line here, its value in fused.h,
- * its CPU kernel file (c/cpu/kernels_<name>.c) and its name in lua/fused/dtype.lua. */
+ * its CPU kernel file (c/cpu/kernels_<name>.c) and its element pointer type in
+ * lua/fused/dtype.lua. */
 #ifndef FUSED_DTYPES_H
 #define FUSED_DTYPES_H
 

@@ -14,7 +14,6 @@ local fused = {
   empty = tensor.empty, zeros = tensor.zeros, ones = tensor.ones, full = tensor.full,
   rand = tensor.rand, randn = tensor.randn, tensor = tensor.tensor,
   manual_seed = tensor.manual_seed,
-  float32 = 'float32', float64 = 'float64', -- dtype names, so that a typo is a nil caught below
   load_npy = npy.load_npy, save_npy = npy.save_npy,
   cuda = require 'fused.cuda',
   nn = require 'fused.nn',
@@ -23,6 +22,8 @@ local fused = {
   debug = { allocations = tensor.allocations },
 }
 for name, f in pairs(ops) do fused[name] = f end
+-- The dtype names (fused.float32, ..., fused.bool), so that a typo is a nil caught below.
+for name in pairs(require('fused.dtype').dtypes) do fused[name] = name end
 
 -- Threads for the CPU kernels and OpenBLAS (0: all cores).
 function fused.set_num_threads(n)

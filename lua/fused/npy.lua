@@ -1,4 +1,5 @@
--- NumPy .npy files: format versions 1.0, 2.0 and 3.0, little-endian '<f4' and '<f8', C order.
+-- NumPy .npy files: format versions 1.0, 2.0 and 3.0, C order, the dtypes of fused's table
+-- (little-endian '<f4', '<f8', '<i8', and '|b1' for bool), bools as bytes 0 and 1.
 -- Reading parses the header as the Python dict literal it is and rejects what NumPy's reader
 -- rejects; every error names load_npy and the file, what was expected and what came.
 -- Saving writes a temporary file beside the target and renames it, so that a crash never
@@ -10,8 +11,8 @@ local file = require 'fused.file'
 
 local M = {}
 local MAGIC = '\147NUMPY'
-local descr_dtypes = { ['<f4'] = 'float32', ['<f8'] = 'float64' }
-local dtype_descrs = { float32 = '<f4', float64 = '<f8' }
+-- The descrs fused reads, for messages: "'<f4', '<f8', '<i8' or '|b1'".
+local DESCRS = dt.one_of(dt.npy_descrs, "'")
 -- The width of the header length field, by major version (the minor version is always 0).
 local length_bytes = { [1] = 2, [2] = 4, [3] = 4 }
 -- NumPy refuses longer headers (np.load's max_header_size) as a guard against hostile files.
@@ -137,7 +138,7 @@ end
 
 
 -- The format: a dict literal, padded with spaces and ended by a newline. Returns the dtype
--- name and the shape.
+-- (its number) and the shape.
 local function parse_header(path, header, major)
   if header:sub(1, 1) ~= '{' then
     fail(path, "malformed header: expected a dict, '{' first, got '%s'", excerpt(header))
@@ -173,13 +174,13 @@ local function parse_header(path, header, major)
          type_name(fortran))
   end
   if type(descr) ~= 'string' then
-    fail(path, "unsupported dtype: 'descr' expected '<f4' or '<f8', got %s", type_name(descr))
+    fail(path, "unsupported dtype: 'descr' expected %s, got %s", DESCRS, type_name(descr))
   end
-  local dtype = descr_dtypes[descr]
-  if descr == '>f4' or descr == '>f8' then
-    fail(path, "big-endian data ('%s') is not supported: expected '<f4' or '<f8'", descr)
+  local dtype = dt.npy_dtypes[descr]
+  if not dtype and descr:sub(1, 1) == '>' and dt.npy_dtypes['<' .. descr:sub(2)] then
+    fail(path, "big-endian data ('%s') is not supported: expected %s", descr, DESCRS)
   elseif not dtype then
-    fail(path, "unsupported dtype '%s': expected '<f4' or '<f8'", excerpt(descr))
+    fail(path, "unsupported dtype '%s': expected %s", excerpt(descr), DESCRS)
   end
   if fortran then
     fail(path, 'Fortran-order arrays are not supported: expected fortran_order False')
@@ -244,13 +245,19 @@ function M.load_npy(path)
 
   local numel = 1
   for _, n in ipairs(shape) do numel = numel * n end
-  local want = numel * dt.sizes[dt.dtypes[dtype]]
+  local want = numel * dt.sizes[dtype]
   local have = #bytes - data_start + 1
   if have ~= want then
     fail(path, 'shape %s of %s needs %s bytes of data, but the file holds %d', excerpt(shape.text),
-         dtype, want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
+         dt.dtype_names[dtype], want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
   end
-  local t = tensor.empty({ unpack(shape) }, { dtype = dtype })
+  -- A C bool holds 0 or 1; NumPy writes nothing else for one.
+  local other = dtype == dt.dtypes.bool and bytes:find('[^%z\1]', data_start)
+  if other then
+    fail(path, 'bool element %d is the byte %d: expected 0 or 1', other - data_start + 1,
+         bytes:byte(other))
+  end
+  local t = tensor.empty({ unpack(shape) }, { dtype = dt.dtype_names[dtype] })
   ffi.copy(t.data, ffi.cast('const char *', bytes) + data_start - 1, want)
   return t
 end
@@ -263,7 +270,7 @@ function M.save_npy(path, t)
   local host = t:to('cpu'):contiguous()
   local shape = host:shape()
   local dict = string.format("{'descr': '%s', 'fortran_order': False, 'shape': (%s%s), }",
-                             dtype_descrs[host.dtype], table.concat(shape, ', '),
+                             dt.npy_descrs[host.scalar_type], table.concat(shape, ', '),
                              #shape == 1 and ',' or '')
   -- Magic, version, length, dict: padded with spaces and a newline to a multiple of 64 bytes.
   local version, prefix = 1, 10

@@ -5,7 +5,17 @@ local tensor = require 'fused.tensor'
 local EDGE = 3          -- entries kept at each end of a long dim
 local SUMMARIZE = 1000  -- above this many elements, dims longer than 2 * EDGE are cut
 
-local function format_for(values)
+-- A function from a value to its text, all of one width: floats in the manner of Torch7, int64
+-- as integers (numbers or int64_t cdata, as totable gives them), bools as true and false.
+local function formatter(values, dtype)
+  if dtype == 'int64' or dtype == 'bool' then
+    -- %d takes int64_t cdata as well as numbers, and writes every digit of either.
+    local function text(v) return dtype == 'bool' and tostring(v) or string.format('%d', v) end
+    local width = 0
+    for _, v in ipairs(values) do width = math.max(width, #text(v)) end
+    local fmt = '%' .. (width + 1) .. 's'
+    return function(v) return string.format(fmt, text(v)) end
+  end
   local max, all_int = 0, true
   for _, v in ipairs(values) do
     if v ~= v or v == math.huge or v == -math.huge then
@@ -14,9 +24,11 @@ local function format_for(values)
       if v ~= math.floor(v) then all_int = false end
     end
   end
-  if all_int and max < 1e9 then return '%' .. (#string.format('%d', max) + 2) .. '.0f' end
-  if max >= 1e5 or (max < 1e-3 and max > 0) then return '%12.4e' end
-  return '%' .. (#string.format('%d', math.floor(max)) + 7) .. '.4f'
+  local fmt
+  if all_int and max < 1e9 then fmt = '%' .. (#string.format('%d', max) + 2) .. '.0f'
+  elseif max >= 1e5 or (max < 1e-3 and max > 0) then fmt = '%12.4e'
+  else fmt = '%' .. (#string.format('%d', math.floor(max)) + 7) .. '.4f' end
+  return function(v) return string.format(fmt, v) end
 end
 
 local function kept(size, cut)
@@ -37,7 +49,7 @@ local function render(t)
   local values = {}
   local function gather(x) if type(x) == 'table' then for _, y in ipairs(x) do gather(y) end else values[#values + 1] = x end end
   gather(data)
-  local fmt = format_for(values)
+  local format = formatter(values, t.dtype)
   local lines = {}
   local function matrix(m, prefix)
     if prefix then lines[#lines + 1] = prefix end
@@ -47,7 +59,7 @@ local function render(t)
       if r then
         local cells = {}
         for _, c in ipairs(kept(#rows[r], cut)) do
-          cells[#cells + 1] = c and string.format(fmt, rows[r][c]) or ' ...'
+          cells[#cells + 1] = c and format(rows[r][c]) or ' ...'
         end
         lines[#lines + 1] = table.concat(cells, ' ')
       else

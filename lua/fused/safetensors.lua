@@ -1,8 +1,9 @@
 -- Checkpoints in the safetensors format, which PyTorch's `safetensors` reads and writes:
 --   8 bytes: N, the header's length (unsigned, little-endian)
---   N bytes: a JSON object {name: {"dtype": "F32"|"F64", "shape": [...],
+--   N bytes: a JSON object {name: {"dtype": "F32"|"F64"|"I64"|"BOOL", "shape": [...],
 --            "data_offsets": [begin, end]}, "__metadata__": {string: string}}
---   the data: each tensor's bytes, little-endian, C order, at [begin, end) of this part.
+--   the data: each tensor's bytes, little-endian, C order, at [begin, end) of this part
+--   (a bool is one byte, 0 or 1).
 --
 -- fused.save(path, {name = tensor, ...}, metadata) writes a temporary file and renames it,
 -- so a crash never leaves a half-written checkpoint. Device tensors are saved through a host
@@ -17,8 +18,8 @@ local file = require 'fused.file'
 
 local M = {}
 
-local format_dtypes = { F32 = 'float32', F64 = 'float64' }
-local dtype_formats = { float32 = 'F32', float64 = 'F64' }
+-- The codes fused reads, for messages: '"F32", "F64", "I64" or "BOOL"'.
+local CODES = dt.one_of(dt.safetensors_codes, '"')
 
 -- The file's numbers are little-endian: this code copies bytes as they are.
 assert(ffi.abi('le'), 'fused.safetensors: big-endian hosts are not supported')
@@ -68,7 +69,7 @@ function M.save(path, named, metadata)
     local host = named[name]:to('cpu'):contiguous()
     local bytes = host:numel() * dt.sizes[host.scalar_type]
     hosts[i] = host
-    header[name] = { dtype = dtype_formats[host.dtype], shape = host:shape(),
+    header[name] = { dtype = dt.safetensors_codes[host.scalar_type], shape = host:shape(),
                      data_offsets = { offset, offset + bytes } }
     offset = offset + bytes
   end
@@ -91,8 +92,8 @@ end
 -- "__metadata__" is absent, null or an object of strings, every other key a tensor
 -- {dtype, shape, data_offsets} (other fields ignored) with sizes and offsets written as
 -- non-negative integers, and tensors covering the data after the header exactly, back to back.
--- fused adds its own limits: F32 and F64 only, 1 to 8 dims of size >= 1 (a 0-d tensor loads
--- as one element), no repeated names.
+-- fused adds its own limits: the dtypes of its table only (c/core/dtypes.h), bools as bytes 0
+-- and 1, 1 to 8 dims of size >= 1 (a 0-d tensor loads as one element), no repeated names.
 
 local MAX_HEADER = 100000000
 local known_dtypes = { BOOL = 1, U8 = 1, I8 = 1, F8_E5M2 = 1, F8_E4M3 = 1, I16 = 1, U16 = 1,
@@ -143,8 +144,8 @@ local function parse_entry(path, name, entry, data_len)
   if type(entry.dtype) ~= 'string' or not known_dtypes[entry.dtype] then
     bad("'dtype' expected a safetensors dtype such as \"F32\", got %s", show(entry.dtype))
   end
-  local dtype = format_dtypes[entry.dtype]
-  if not dtype then bad('unsupported dtype %s (expected "F32" or "F64")', show(entry.dtype)) end
+  local dtype = dt.safetensors_dtypes[entry.dtype]
+  if not dtype then bad('unsupported dtype %s (expected %s)', show(entry.dtype), CODES) end
   local shape = entry.shape
   if not json.is_array(shape) then bad("'shape' expected a list of sizes, got %s", show(shape)) end
   for i, n in ipairs(shape) do
@@ -170,7 +171,7 @@ local function parse_entry(path, name, entry, data_len)
     end
     numel = numel * n
   end
-  local bytes = numel * dt.sizes[dt.dtypes[dtype]]
+  local bytes = numel * dt.sizes[dtype]
   if last - first ~= bytes then
     bad('data_offsets %s hold %d bytes, but shape %s of %s needs %s', show(offsets),
         last - first, show(shape), entry.dtype,
@@ -264,7 +265,14 @@ function M.load(path)
   local base = ffi.cast('const char *', bytes) + data_start
   local tensors = {}
   for _, e in ipairs(entries) do
-    local t = tensor.empty(e.shape, { dtype = e.dtype })
+    -- A C bool holds 0 or 1; safetensors writes nothing else for one.
+    local other = e.dtype == dt.dtypes.bool
+      and bytes:sub(data_start + e.first + 1, data_start + e.last):find('[^%z\1]')
+    if other then
+      fail(path, 'tensor %s: bool element %d is the byte %d: expected 0 or 1', show(e.name), other,
+           bytes:byte(data_start + e.first + other))
+    end
+    local t = tensor.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
     ffi.copy(t.data, base + e.first, e.last - e.first)
     tensors[e.name] = t
   end

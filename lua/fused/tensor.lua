@@ -228,11 +228,25 @@ function M.manual_seed(seed)
   C.fused_manual_seed(seed)
 end
 
--- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular.
+-- What an element of each dtype is made from, and the words for it in errors.
+local function int64_value(x)
+  if type(x) == 'number' then return x == math.floor(x) and x >= -2 ^ 63 and x < 2 ^ 63 end
+  return ffi.istype(int64_t, x)
+end
+local element_rules = {
+  [dt.dtypes.int64] = { int64_value, "an integer in int64's range (a number or an int64_t)" },
+  [dt.dtypes.bool] = { function(x) return type(x) == 'boolean' or type(x) == 'number' end,
+                       'a boolean or a number (nonzero is true)' },
+}
+local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
+
+-- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
+-- dtype is opts.dtype, else bool when the first entry is a boolean, else float32.
 function M.tensor(data, opts)
   local dtype, device = dt.parse(opts, 'tensor')
   if type(data) ~= 'table' then
-    error("tensor: argument 'data' expected a nested table of numbers, got " .. type_name(data), 2)
+    error("tensor: argument 'data' expected a nested table of numbers or booleans, got "
+          .. type_name(data), 2)
   end
   -- The shape from the first entries; a list that is not proper counts 1 here, and walk, which
   -- checks every list, names it.
@@ -241,14 +255,17 @@ function M.tensor(data, opts)
     shape[#shape + 1] = math.max(sequence_length(node) or 1, 1)
     node = node[1]
   end
+  if type(node) == 'boolean' and (opts == nil or opts.dtype == nil) then dtype = dt.dtypes.bool end
   local host = new(parse_shape(shape, 'tensor'), sizes_buf, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
+  local takes, expected = unpack(element_rules[dtype] or number_rule)
   -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
   local function walk(x, d, where)
     if d > #shape then
-      if type(x) ~= 'number' then
-        error(string.format("tensor: argument 'data' expected a number at %s, got %s", where,
-                            type_name(x)), d + 2)
+      if not takes(x) then
+        error(string.format("tensor: argument 'data' expected %s at %s (dtype %s), got %s",
+                            expected, where, dt.dtype_names[dtype],
+                            type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
       end
       p[at] = x
       at = at + 1
@@ -363,8 +380,9 @@ function M.parse_to(a, b, fn, level)
   for pos, x in pairs({ a, b }) do -- pairs, as ipairs would stop at a nil a
     local what = dt.dtypes[x] and 'dtype' or dt.devices[x] and 'device'
     if not what then
-      error(string.format("%s: argument %d expected 'float32', 'float64', 'cpu', 'cuda' or nil, got %s",
-                          fn, pos, type(x) == 'string' and "'" .. x .. "'" or type_name(x)), level)
+      error(string.format("%s: argument %d expected %s, got %s", fn, pos,
+                          dt.one_of(dt.dtype_names, "'", "'cpu'", "'cuda'", 'nil'),
+                          type(x) == 'string' and "'" .. x .. "'" or type_name(x)), level)
     end
     if (what == 'dtype' and dtype) or (what == 'device' and device) then
       error(string.format("%s: expected at most one dtype and one device, got two %ss", fn, what), level)
@@ -374,7 +392,7 @@ function M.parse_to(a, b, fn, level)
   return dtype, device
 end
 
--- t:to('float64' | 'float32' | 'cuda' | 'cpu'), or t:to(dtype, device) in either order, nil for
+-- t:to(dtype name | 'cuda' | 'cpu'), or t:to(dtype, device) in either order, nil for
 -- the tensor's own; t itself when nothing changes, as Torch's :float() does.
 function Tensor.to(t, a, b)
   local dtype, device = M.parse_to(a, b, 'to', 3)
@@ -398,15 +416,30 @@ function Tensor.double(t) return t:to('float64') end
 function Tensor.cpu(t) return t:to('cpu') end
 function Tensor.cuda(t) return t:to('cuda') end
 
--- Nested Lua tables of numbers.
+-- How Lua reads an element: floats as numbers, bools as booleans, int64 as a number where a
+-- double holds it exactly (|v| <= 2^53) and as the int64_t cdata beyond, so that no value is
+-- rounded (tensor() takes either back).
+local function exact_int64(v)
+  if v >= -2 ^ 53 and v <= 2 ^ 53 then return tonumber(v) end
+  return v
+end
+local element_readers = {
+  [dt.dtypes.int64] = exact_int64,
+  [dt.dtypes.bool] = function(v) return v end, -- the FFI reads a C bool as a Lua boolean
+}
+local function element_reader(dtype) return element_readers[dtype] or tonumber end
+
+-- Nested Lua tables of the elements, read as element_reader says.
 function Tensor.totable(t)
   local host = t:to('cpu'):contiguous()
-  local p, at, shape = ffi.cast(dt.ctypes[host.scalar_type], host.data), 0, host:shape()
+  local ctype, at, shape = dt.ctypes[host.scalar_type], 0, host:shape()
+  local read = element_reader(host.scalar_type)
+  -- build casts host.data itself, so that host (an upvalue) lives as long as the pointer.
   local function build(d)
-    local r = {}
+    local p, r = ffi.cast(ctype, host.data), {}
     for i = 1, shape[d] do
       if d == #shape then
-        r[i] = tonumber(p[at]); at = at + 1
+        r[i] = read(p[at]); at = at + 1
       else
         r[i] = build(d + 1)
       end
@@ -416,13 +449,13 @@ function Tensor.totable(t)
   return build(1)
 end
 
--- The value of a one-element tensor.
+-- The element of a one-element tensor, read as element_reader says.
 function Tensor.item(t)
   if t:numel() ~= 1 then
     error(string.format("item: expected a tensor of one element, got %d", t:numel()), 2)
   end
   local host = t:to('cpu')
-  return tonumber(ffi.cast(dt.ctypes[host.scalar_type], host.data)[0])
+  return element_reader(host.scalar_type)(ffi.cast(dt.ctypes[host.scalar_type], host.data)[0])
 end
 
 -- Views: they share the storage ----------------------------------------------------------

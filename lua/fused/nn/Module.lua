@@ -9,6 +9,7 @@
 --   function Cell:forward(...) ... end
 --   function Cell:backward(...) ... end
 local dt = require 'fused.dtype'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local Module = { __name = 'Module' }
@@ -40,7 +41,7 @@ end
 function Module:forward() error(self.__name .. ':forward is not implemented', 2) end
 function Module:backward() error(self.__name .. ':backward is not implemented', 2) end
 
--- Modules held in fields, in a stable order (sorted by field name).
+-- Modules held in fields, in a stable order (sorted by field name), and those names.
 function Module:children()
   local names = {}
   for k, v in pairs(self) do
@@ -51,19 +52,90 @@ function Module:children()
   table.sort(names)
   local list = {}
   for i, k in ipairs(names) do list[i] = self[k] end
-  return list
+  return list, names
 end
 
--- {weight, bias}, {gradWeight, gradBias}, then those of child modules.
+-- for name, param, grad in module:named_parameters(): weight and bias, then those of each
+-- child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's named_parameters.
+-- parameters(), state_dict() and the optimizers' positions all follow this order.
+function Module:named_parameters()
+  local list = {}
+  local function collect(module, prefix)
+    if module.weight then list[#list + 1] = { prefix .. 'weight', module.weight, module.gradWeight } end
+    if module.bias then list[#list + 1] = { prefix .. 'bias', module.bias, module.gradBias } end
+    local children, names = module:children()
+    for i, child in ipairs(children) do collect(child, prefix .. names[i] .. '.') end
+  end
+  collect(self, '')
+  local i = 0
+  return function()
+    i = i + 1
+    if list[i] then return list[i][1], list[i][2], list[i][3] end
+  end
+end
+
+-- {weight, bias, ...}, {gradWeight, gradBias, ...} in named_parameters' order.
 function Module:parameters()
   local params, grads = {}, {}
-  if self.weight then params[#params + 1], grads[#grads + 1] = self.weight, self.gradWeight end
-  if self.bias then params[#params + 1], grads[#grads + 1] = self.bias, self.gradBias end
-  for _, child in ipairs(self:children()) do
-    local p, g = child:parameters()
-    for i = 1, #p do params[#params + 1], grads[#grads + 1] = p[i], g[i] end
-  end
+  for _, p, g in self:named_parameters() do params[#params + 1], grads[#grads + 1] = p, g end
   return params, grads
+end
+
+-- {name = parameter} (the live tensors, not copies), for a checkpoint.
+function Module:state_dict()
+  local state = {}
+  for name, p in self:named_parameters() do state[name] = p end
+  return state
+end
+
+local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
+
+-- Copies the tensors of state (converted to each parameter's dtype and device) into the
+-- parameters of the same names; a shape that differs is an error. Strict (the default, as
+-- PyTorch's strict=True): a missing or an unexpected key is an error too. One error names
+-- every key that does not fit, and nothing is copied unless all do. Returns the missing and
+-- the unexpected names (sorted lists: empty when strict), as {strict = false} allows them.
+function Module:load_state_dict(state, opts)
+  local fn = self.__name .. ':load_state_dict'
+  opts = options.check(opts, fn, { 'strict' })
+  if type(state) ~= 'table' then
+    error(string.format("%s: argument 'state_dict' expected a table {name = tensor}, got %s", fn,
+                        tensor.type_name(state)), 2)
+  end
+  local strict = opts.strict ~= false
+  local problems, missing, unexpected, params = {}, {}, {}, {}
+  for name, p in self:named_parameters() do
+    params[name] = p
+    local src = state[name]
+    if src == nil then
+      missing[#missing + 1] = name
+      if strict then
+        problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", name, shape_text(p))
+      end
+    elseif not tensor.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+      problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
+                                              tensor.is_tensor(src) and shape_text(src) or tensor.type_name(src))
+    end
+  end
+  for name, src in pairs(state) do
+    if not params[name] then
+      unexpected[#unexpected + 1] = tostring(name)
+      if strict then
+        problems[#problems + 1] = string.format("unexpected key '%s' (got %s)", tostring(name),
+          tensor.is_tensor(src) and 'shape ' .. shape_text(src) or tensor.type_name(src))
+      end
+    end
+  end
+  if #problems > 0 then
+    table.sort(problems) -- pairs' order is not stable
+    error(string.format("%s: argument 'state_dict' does not fit the module: %s", fn,
+                        table.concat(problems, '; ')), 2)
+  end
+  table.sort(unexpected)
+  for name, p in pairs(params) do
+    if state[name] ~= nil then p:copy_(state[name]:to(p.dtype, p.device)) end
+  end
+  return missing, unexpected
 end
 
 function Module:zeroGradParameters()

@@ -91,34 +91,61 @@ function Optimizer:step()
   for i = 1, #self.params do self:update(i, self.params[i], self.grads[i]) end
 end
 
--- { step = n, hyper = {lr = ...}, tensors = {['exp_avg.1'] = t, ...} }: everything a later
--- load_state_dict needs to continue exactly. The tensors are the live buffers, not copies.
+-- { step = n, hyper = {lr = ...}, params = #params, tensors = {['1.exp_avg'] = t, ...} }:
+-- everything a later load_state_dict needs to continue exactly. Tensors are named by the
+-- parameter's position (in module:named_parameters()' order, as PyTorch's state refers to its
+-- parameters) and the buffer's name; they are the live buffers, not copies.
 function Optimizer:state_dict()
   local hyper, tensors = {}, {}
   for k in pairs(self.defaults) do hyper[k] = self[k] end
   for _, b in ipairs(self:buffer_names()) do
-    for i, t in ipairs(self.buffers[b]) do tensors[b .. '.' .. i] = t end
+    for i, t in ipairs(self.buffers[b]) do tensors[i .. '.' .. b] = t end
   end
-  return { step = self.step_count, hyper = hyper, tensors = tensors }
+  return { step = self.step_count, hyper = hyper, params = #self.params, tensors = tensors }
 end
 
--- The hyperparameters first: they decide which buffers there are (momentum, say).
+-- Checks the whole state before taking any of it: the hyperparameters (they decide which
+-- buffers there are: momentum, say), the number of parameters, and one tensor of each
+-- parameter's shape per buffer, no more.
 function Optimizer:load_state_dict(state)
   local fn = self.__name .. ':load_state_dict'
-  if type(state) ~= 'table' or type(state.step) ~= 'number' or type(state.tensors) ~= 'table' then
+  if type(state) ~= 'table' or type(state.step) ~= 'number' or type(state.params) ~= 'number'
+     or type(state.tensors) ~= 'table' then
     error(fn .. ": argument 'state' expected a table from state_dict()", 2)
   end
-  for k, v in pairs(check_options(self, fn, state.hyper, 3)) do self[k] = v end
-  for _, b in ipairs(self:buffer_names()) do
-    self.buffers[b] = self.buffers[b] or {}
+  if state.params ~= #self.params then
+    error(string.format("%s: argument 'state' expected the state of %d parameters (this optimizer's), "
+                        .. "got %d", fn, #self.params, state.params), 2)
+  end
+  local hyper = check_options(self, fn, state.hyper, 3)
+  local names = setmetatable({}, { __index = function(_, k)
+    if hyper[k] ~= nil then return hyper[k] end
+    return self[k]
+  end }):buffer_names()
+  local expected = {}
+  for _, b in ipairs(names) do
     for i, p in ipairs(self.params) do
-      local src = state.tensors[b .. '.' .. i]
+      local key, src = i .. '.' .. b, state.tensors[i .. '.' .. b]
+      expected[key] = true
       if not tensor.is_tensor(src) or shape_text(src) ~= shape_text(p) then
-        error(string.format("%s: buffer '%s.%d' expected a tensor of shape %s, got %s", fn, b, i,
+        error(string.format("%s: buffer '%s' expected a tensor of shape %s, got %s", fn, key,
                             shape_text(p), tensor.is_tensor(src) and shape_text(src) or type(src)), 2)
       end
+    end
+  end
+  for key in pairs(state.tensors) do
+    if not expected[key] then
+      error(string.format("%s: argument 'state' has an unexpected buffer '%s' (expected one of %s's "
+                          .. "buffers for parameters 1 to %d)", fn, tostring(key), self.__name,
+                          #self.params), 2)
+    end
+  end
+  for k, v in pairs(hyper) do self[k] = v end
+  for _, b in ipairs(names) do
+    self.buffers[b] = self.buffers[b] or {}
+    for i, p in ipairs(self.params) do
       self.buffers[b][i] = self.buffers[b][i] or tensor.empty_like(p)
-      self.buffers[b][i]:copy(src:to(p.dtype))
+      self.buffers[b][i]:copy_(state.tensors[i .. '.' .. b]:to(p.dtype, p.device))
     end
   end
   self.step_count = state.step

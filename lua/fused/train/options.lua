@@ -1,0 +1,106 @@
+-- A small declarative command-line parser for training scripts. Each option is
+-- { name, default, kind, help, min =, max =, above = }: kind 'int', 'number', 'string',
+-- 'output' (a file to write: its directory must exist and take it) or a list of choices; a
+-- default of false means none; min, max and above (exclusive) bound a number. Anything
+-- malformed is a usage error saying which option and what was expected, raised before the
+-- script does any work; options.is_usage_error(err) tells one from a bug.
+--
+--   local cmd = options.new('luajit train.lua [options]', 'Trains a model; options:', {
+--     { 'steps', 1000, 'int', 'training steps', min = 1 },
+--     { 'optim', 'adam', { 'adam', 'sgd' }, 'optimizer' },
+--   })
+--   local opts, given = cmd:parse(arg)   -- given: the names on the command line (help = --help)
+--   io.write(cmd:usage(), '\n')
+local file = require 'fused.file'
+
+local M = {}
+
+local UsageError = {}
+
+function M.usage_error(fmt, ...)
+  error(setmetatable({ message = string.format(fmt, ...) }, UsageError), 0)
+end
+
+function M.is_usage_error(err) return getmetatable(err) == UsageError end
+
+local Parser = {}
+Parser.__index = Parser
+
+function M.new(synopsis, summary, list)
+  local by_name = {}
+  for _, o in ipairs(list) do by_name[o[1]] = o end
+  return setmetatable({ synopsis = synopsis, summary = summary, list = list, by_name = by_name },
+                      Parser)
+end
+
+local SHOWN = { int = 'INT', number = 'NUMBER', string = 'STRING', output = 'FILE' }
+
+function Parser:usage()
+  local lines = { 'usage: ' .. self.synopsis, '', self.summary }
+  for _, o in ipairs(self.list) do
+    local kind = type(o[3]) == 'table' and table.concat(o[3], '|') or SHOWN[o[3]]
+    local default = o[2] and ('  (default ' .. tostring(o[2]) .. ')') or ''
+    lines[#lines + 1] = string.format('  --%-13s %-22s %s%s', o[1], kind, o[4], default)
+  end
+  lines[#lines + 1] = string.format('  --%-13s %-22s %s', 'help', '', 'this text')
+  return table.concat(lines, '\n')
+end
+
+-- What a number must be, in words, or nil when it is.
+local function out_of_range(o, n)
+  if o.above and not (n > o.above) then return '> ' .. o.above end
+  if (o.min and n < o.min) or (o.max and n > o.max) then
+    if o.min and o.max then return o.min .. ' to ' .. o.max end
+    return o.min and '>= ' .. o.min or 'at most ' .. o.max
+  end
+end
+
+-- The value of option o from its text, or a usage error.
+local function convert(o, value)
+  local name, kind = o[1], o[3]
+  if type(kind) == 'table' then
+    for _, choice in ipairs(kind) do if choice == value then return value end end
+    M.usage_error("option '--%s' expected one of %s, got '%s'", name, table.concat(kind, ', '),
+                  value)
+  elseif kind == 'int' or kind == 'number' then
+    local n = tonumber(value)
+    if not n or n ~= n or (kind == 'int' and n ~= math.floor(n)) then
+      M.usage_error("option '--%s' expected %s, got '%s'", name,
+                    kind == 'int' and 'an integer' or 'a number', value)
+    end
+    local want = out_of_range(o, n)
+    if want then M.usage_error("option '--%s' expected %s, got %s", name, want, value) end
+    return n
+  elseif kind == 'output' then
+    local ok, why = file.can_create(value)
+    if not ok then M.usage_error('--%s %s: cannot write there (%s)', name, value, why) end
+  end
+  return value
+end
+
+-- argv: a list of strings ('--name value' or '--name=value'). Returns the options (keys as
+-- spelled on the command line, defaults filled in) and the set of names given; for --help,
+-- the defaults and { help = true }.
+function Parser:parse(argv)
+  local opts, given, i = {}, {}, 1
+  for _, o in ipairs(self.list) do opts[o[1]] = o[2] end
+  while i <= #argv do
+    local a = argv[i]
+    if a == '--help' or a == '-h' then return opts, { help = true } end
+    local name, value = a:match('^%-%-([%w-]+)=(.*)$')
+    name = name or a:match('^%-%-([%w-]+)$')
+    if not name then M.usage_error("unexpected argument '%s' (options start with --)", a) end
+    local o = self.by_name[name]
+    if not o then M.usage_error("unknown option '--%s'", name) end
+    if not value then
+      i = i + 1
+      value = argv[i]
+      if value == nil then M.usage_error("option '--%s' needs a value", name) end
+    end
+    opts[name], given[name] = convert(o, value), true
+    i = i + 1
+  end
+  return opts, given
+end
+
+return M

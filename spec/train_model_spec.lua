@@ -1,0 +1,48 @@
+-- fused.train.model: the SequenceModel of the training tasks, its state_dict names, its LLTM's
+-- shut input gates, and its loss and held-out evaluation.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local SequenceModel = require 'fused.train.model'
+
+local function task(name)
+  return require('fused.data.' .. name).new({ seq_len = 3, batch = 2, seed = 1, heldout = 5,
+                                              dtype = 'float64', device = 'cpu' })
+end
+
+local function model_for(t)
+  fused.manual_seed(1)
+  return SequenceModel(t, { cell = 'lltm', hidden_size = 4, embedding_dim = 3, dtype = 'float64',
+                            device = 'cpu' })
+end
+
+describe('train.model', function()
+  it('has an embedding for token inputs only, and PyTorch-style names', function()
+    assert.are.same({ 'head.bias', 'head.weight', 'rnn.bias', 'rnn.weight' },
+                    helper.sorted_keys(model_for(task('adding')):state_dict()))
+    assert.are.same({ 'embed.weight', 'head.bias', 'head.weight', 'rnn.bias', 'rnn.weight' },
+                    helper.sorted_keys(model_for(task('copy')):state_dict()))
+  end)
+
+  it("starts the LLTM's input gates mostly shut (bias -3), the other gates as initialised", function()
+    local bias = model_for(task('adding')).rnn.bias:totable()
+    local bound = 1 / math.sqrt(4)
+    for i = 1, 12 do
+      local centre = i <= 4 and -3 or 0
+      assert(math.abs(bias[i] - centre) <= bound, string.format('bias[%d] = %g', i, bias[i]))
+    end
+  end)
+
+  it('adds gradients only when asked, and evaluates the mean held-out loss', function()
+    local t = task('adding')
+    local model = model_for(t)
+    local xs, ys = t:batch(1)
+    model:zeroGradParameters()
+    local loss = model:loss(xs, ys, false)
+    for _, g in ipairs(select(2, model:parameters())) do assert.are.equal(0, g:abs():sum()) end
+    assert.are.equal(loss, model:loss(xs, ys, true))
+    assert(model.rnn.gradWeight:abs():sum() > 0)
+    local hx, hy = t:heldout()
+    local want = model:loss(hx, hy, false) -- one chunk: evaluate's sum of len * loss, over n
+    assert(math.abs(model:evaluate(t) - want) <= 1e-15 * want)
+  end)
+end)

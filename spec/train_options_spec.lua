@@ -1,0 +1,72 @@
+-- fused.train.options: the declarative parser of training scripts; every malformed argument
+-- is a usage error naming the option and what was expected.
+require 'spec.helper'
+local options = require 'fused.train.options'
+
+local dir = os.tmpname()
+os.remove(dir)
+
+local cmd = options.new('luajit demo.lua [options]', 'A demo; options:', {
+  { 'steps', 10, 'int', 'training steps', min = 1, max = 100 },
+  { 'lr', 0.1, 'number', 'learning rate', above = 0 },
+  { 'clip', 1, 'number', 'clip', min = 0 },
+  { 'optim', 'adam', { 'adam', 'sgd' }, 'optimizer' },
+  { 'data', false, 'string', 'a file' },
+  { 'log', false, 'output', 'a CSV file' },
+})
+
+-- The message of the usage error that parsing argv raises.
+local function usage_message(argv)
+  local ok, err = pcall(cmd.parse, cmd, argv)
+  assert(not ok, 'expected a usage error for ' .. table.concat(argv, ' '))
+  assert(options.is_usage_error(err), tostring(err))
+  return err.message
+end
+
+describe('train.options', function()
+  it('fills in the defaults and converts what is given, in both spellings', function()
+    local opts, given = cmd:parse({ '--steps', '5', '--lr=0.5', '--optim', 'sgd' })
+    assert.are.same({ steps = 5, lr = 0.5, clip = 1, optim = 'sgd', data = false, log = false }, opts)
+    assert.are.same({ steps = true, lr = true, optim = true }, given)
+    local _, help = cmd:parse({ '--steps', '5', '--help', '--bogus' })
+    assert.are.same({ help = true }, help)
+  end)
+
+  it('lists every option with its kind and default', function()
+    local text = cmd:usage()
+    assert.is_truthy(text:find('usage: luajit demo.lua [options]', 1, true))
+    assert.is_truthy(text:find('--steps         INT                    training steps  (default 10)', 1, true))
+    assert.is_truthy(text:find('--optim         adam|sgd', 1, true))
+    assert.is_truthy(text:find('--log           FILE                   a CSV file\n', 1, true))
+    assert.is_truthy(text:find('--help', 1, true))
+  end)
+
+  it('names the option and what was expected in every usage error', function()
+    for _, case in ipairs({
+      { { '--bogus', '1' }, "unknown option '--bogus'" },
+      { { '--steps' }, "option '--steps' needs a value" },
+      { { '--steps', 'many' }, "option '--steps' expected an integer, got 'many'" },
+      { { '--steps', '2.5' }, "option '--steps' expected an integer, got '2.5'" },
+      { { '--lr', 'nan' }, "option '--lr' expected a number, got 'nan'" },
+      { { '--lr', '-1' }, "option '--lr' expected > 0, got -1" },
+      { { '--lr', '0' }, "option '--lr' expected > 0, got 0" },
+      { { '--clip', '-0.5' }, "option '--clip' expected >= 0, got -0.5" },
+      { { '--steps', '101' }, "option '--steps' expected 1 to 100, got 101" },
+      { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
+      { { '--optim=lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
+      { { 'stray' }, "unexpected argument 'stray' (options start with --)" },
+      { { '--log', dir .. '/log.csv' }, '--log ' .. dir .. '/log.csv: cannot write there (' .. dir
+                                        .. ': No such file or directory)' },
+    }) do
+      assert.are.equal(case[2], usage_message(case[1]))
+    end
+  end)
+
+  it('tells a usage error from any other error', function()
+    assert.is_false(options.is_usage_error('train.lua:1: attempt to index a nil value'))
+    local ok, err = pcall(options.usage_error, '--%s: %d', 'x', 3)
+    assert.is_false(ok)
+    assert.is_true(options.is_usage_error(err))
+    assert.are.equal('--x: 3', err.message)
+  end)
+end)
