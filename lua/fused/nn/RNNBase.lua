@@ -43,7 +43,6 @@ function RNNBase:__init(input_size, hidden_size, opts)
 end
 
 RNNBase.named_parameters = rnn_parameters.named_parameters
-RNNBase.parameters = rnn_parameters.parameters
 
 -- The states of every layer and direction: (L·D)×B×H; B×H is taken when L·D is 1.
 function RNNBase:state_view(t, k)

@@ -22,7 +22,6 @@ function RNNCellBase:__init(input_size, hidden_size, opts)
 end
 
 RNNCellBase.named_parameters = rnn_parameters.named_parameters
-RNNCellBase.parameters = rnn_parameters.parameters
 
 -- x B×I, h (and c) B×H: the new h (and c). An h or c that is this cell's own output is copied.
 function RNNCellBase:step(x, h, c)

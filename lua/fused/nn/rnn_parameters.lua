@@ -1,6 +1,7 @@
 -- Named parameters for the recurrent modules (RNNBase, RNNCellBase): each a field of the
 -- module under its PyTorch name (weight_ih_l0, ...), its gradient under `grad_name`, listed in
--- PyTorch's order in module.parameter_names so that named_parameters and state_dict follow it.
+-- PyTorch's order in module.parameter_names, which named_parameters (and so parameters,
+-- state_dict and load_state_dict, Module's) follows.
 local tensor = require 'fused.tensor'
 
 local M = {}
@@ -23,13 +24,6 @@ function M.named_parameters(module)
     local e = list[i]
     if e then return e[1], module[e[1]], module[e[2]] end
   end
-end
-
--- {params}, {grads} in that order, as Module:parameters gives them.
-function M.parameters(module)
-  local params, grads = {}, {}
-  for i, e in ipairs(module.parameter_names) do params[i], grads[i] = module[e[1]], module[e[2]] end
-  return params, grads
 end
 
 return M
