@@ -1,10 +1,12 @@
 -- Elementwise ops: fused.tanh(t), t:tanh(), t:tanh_() in place; fused.add(a, b), a:add(b),
--- a:add_(b). Either operand of a binary op may be a number; tensors have one shape. Every op
--- takes {out = t} last (ops/out.lua). Inputs that are views are made contiguous first; an
--- in-place op on a view computes into a temporary and copies back.
+-- a:add_(b). Either operand of a binary op may be a number; two tensors broadcast (NumPy's
+-- rules, ops/broadcast.lua). Every op takes {out = t} last (ops/out.lua). A unary op's input
+-- that is a view is made contiguous first; an in-place op on a view computes into a temporary
+-- and copies back. clamp(t, min, max) is maximum then minimum.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
+local broadcast = require 'fused.ops.broadcast'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
 local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
@@ -67,14 +69,19 @@ end
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
 -- number a becomes a tensor full of it.
 local function binary_into(fn, op, rop, out, a, b)
-  local x, y, arg = a, b, 'a' -- x: the tensor whose shape the result takes
-  if type(a) == 'number' and type(b) ~= 'number' then x, y, arg = b, a, 'b' end
+  if type(a) ~= 'number' and type(b) ~= 'number' then
+    a, b = broadcast.operands(fn, out, expect_operand(a, fn, 'a'), expect_operand(b, fn, 'b'))
+    out = like(fn, out, a)
+    local dst = dense(out)
+    check(C.fused_binary(op, dst, a, b))
+    return finish(out, dst)
+  end
+  local x, y, arg = a, b, 'a' -- x: the tensor operand
+  if type(a) == 'number' then x, y, arg = b, a, 'b' end
   x = contiguous(expect_operand(x, fn, arg))
   out = like(fn, out, x)
   local dst = dense(out)
-  if type(y) ~= 'number' then
-    check(C.fused_binary(op, dst, x, contiguous(expect_operand(y, fn, 'b'))))
-  elseif arg == 'a' then
+  if arg == 'a' then
     check(C.fused_binary_scalar(op, dst, x, y))
   elseif rop then
     check(C.fused_binary_scalar(rop, dst, x, y))
@@ -98,6 +105,28 @@ for name, ops in pairs(binary_ops) do
   M[inplace] = function(a, b)
     return binary_into(inplace, op, rop, expect(a, inplace, 'self'), a, b)
   end
+end
+
+-- clamp(t, min, max, opts): either bound may be nil (not both), a number or a tensor.
+local function clamp_bounds(fn, min, max)
+  if min == nil and max == nil then
+    error(string.format("%s: expected 'min' or 'max' (or both), got neither", fn), 3)
+  end
+end
+
+function M.clamp(t, min, max, opts)
+  clamp_bounds('clamp', min, max)
+  if min == nil then return M.minimum(t, max, opts) end
+  local r = M.maximum(t, min, opts)
+  if max == nil then return r end
+  return M.minimum_(r, max)
+end
+
+function M.clamp_(t, min, max)
+  clamp_bounds('clamp_', min, max)
+  if min ~= nil then M.maximum_(t, min) end
+  if max ~= nil then M.minimum_(t, max) end
+  return t
 end
 
 return M
