@@ -104,9 +104,9 @@ describe('indexing', function()
       assert.are.same({ { 0, -1, 0 }, { -1, 0, -1 } }, out:totable())
     end
     local t = fused.zeros(2, 3)
-    helper.assert_error(function() t:masked_fill(t, 1) end, "masked_fill: argument 'condition' expected a bool tensor (t:gt(0), say), got float32")
+    helper.assert_error(function() t:masked_fill(t, 1) end, "masked_fill: argument 'mask' expected a bool tensor (t:gt(0), say), got float32")
     helper.assert_error(function() t:masked_fill_(fused.tensor({ { true }, { false }, { true } }), 1) end,
-                        "masked_fill_: argument 'condition' of shape [3, 1] does not broadcast with 'b' of shape [2, 3]")
+                        "masked_fill_: argument 'self' of shape [2, 3] does not broadcast with 'mask' of shape [3, 1]")
     helper.assert_error(function() fused.where(t:gt(0), 1, 2) end, "where: expected a tensor for 'a' or 'b'")
     helper.assert_error(function() t:masked_fill_(fused.tensor({ { { true } } }), 1) end,
                         "masked_fill_: the result's shape [1, 2, 3] differs from 'self''s [2, 3]")

@@ -342,7 +342,9 @@ end
 M.check_dim = check_dim
 
 -- t:size(): the sizes as a fused.Size, a list that prints as fused.Size({2, 3}); t:size(d) a number.
-local Size = {}
+-- Its metatable is shared by every loaded copy of this module, as == needs one metatable.
+shared.Size = shared.Size or {}
+local Size = shared.Size
 Size.__index = Size
 function Size.__tostring(s) return 'fused.Size({' .. table.concat(s, ', ') .. '})' end
 function Size.__eq(a, b)

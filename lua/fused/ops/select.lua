@@ -19,19 +19,22 @@ local function operand(x, like, fn, arg)
   return t:fill_(x)
 end
 
-local function where_into(fn, out, cond, a, b)
-  expect(cond, fn, 'condition', 3)
+-- names: the arguments' names in fn ({'condition', 'a', 'b'} for where).
+local where_names = { 'condition', 'a', 'b' }
+local masked_fill_names = { 'mask', 'value', 'self' }
+local function where_into(fn, names, out, cond, a, b)
+  expect(cond, fn, names[1], 3)
   if cond.scalar_type ~= dt.dtypes.bool then
-    error(string.format("%s: argument 'condition' expected a bool tensor (t:gt(0), say), got %s", fn,
-                        dt.dtype_names[cond.scalar_type]), 3)
+    error(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
+                        names[1], dt.dtype_names[cond.scalar_type]), 3)
   end
   if not tensor.is_tensor(a) and not tensor.is_tensor(b) then
-    error(string.format("%s: expected a tensor for 'a' or 'b', got %s and %s", fn,
-                        tensor.type_name(a), tensor.type_name(b)), 3)
+    error(string.format("%s: expected a tensor for '%s' or '%s', got %s and %s", fn, names[2],
+                        names[3], tensor.type_name(a), tensor.type_name(b)), 3)
   end
-  a = operand(a, tensor.is_tensor(a) and a or b, fn, 'a')
-  b = operand(b, a, fn, 'b')
-  local shape = broadcast.shape(fn, { 'condition', 'a', 'b' }, { cond, a, b }, 3)
+  a = operand(a, tensor.is_tensor(a) and a or b, fn, names[2])
+  b = operand(b, a, fn, names[3])
+  local shape = broadcast.shape(fn, names, { cond, a, b }, 3)
   if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape, 3) end
   cond, a, b = broadcast.expand(cond, shape), broadcast.expand(a, shape), broadcast.expand(b, shape)
   out = out_.result(fn, out, a.ndim, a.sizes, a.scalar_type, a.device_type)
@@ -41,16 +44,16 @@ local function where_into(fn, out, cond, a, b)
 end
 
 function M.where(cond, a, b, opts)
-  return where_into('where', out_.option(opts, 'where'), cond, a, b)
+  return where_into('where', where_names, out_.option(opts, 'where'), cond, a, b)
 end
 
 function M.masked_fill(t, mask, value, opts)
   expect(t, 'masked_fill', 'self')
-  return where_into('masked_fill', out_.option(opts, 'masked_fill'), mask, value, t)
+  return where_into('masked_fill', masked_fill_names, out_.option(opts, 'masked_fill'), mask, value, t)
 end
 
 function M.masked_fill_(t, mask, value)
-  return where_into('masked_fill_', expect(t, 'masked_fill_', 'self'), mask, value, t)
+  return where_into('masked_fill_', masked_fill_names, expect(t, 'masked_fill_', 'self'), mask, value, t)
 end
 
 -- An int64 index on t's device, from a tensor (converted) or a Lua list.
