@@ -2,7 +2,6 @@
 -- may be a number, two tensors broadcast (ops/broadcast.lua). {out = t} last (a bool t).
 -- There is no in-place form: the result's dtype is bool, not the operands'.
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
@@ -11,18 +10,10 @@ local C, check = lib.C, lib.check
 local BOOL = dt.dtypes.bool
 local M = {}
 
-local function expect_operand(x, fn, arg)
-  if not tensor.is_tensor(x) then
-    error(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
-                        tensor.type_name(x)), 4)
-  end
-  return x
-end
-
 -- flipped: the op with its operands swapped (a < b is b > a), for a number a.
 local function compare_into(fn, op, flipped, out, a, b)
-  if type(a) == 'number' then a, b, op = expect_operand(b, fn, 'b'), a, flipped end
-  expect_operand(a, fn, 'a')
+  if type(a) == 'number' then a, b, op = broadcast.expect_operand(b, fn, 'b'), a, flipped end
+  broadcast.expect_operand(a, fn, 'a')
   if type(b) == 'number' then
     a = out_.contiguous(a)
     out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
@@ -30,7 +21,7 @@ local function compare_into(fn, op, flipped, out, a, b)
     check(C.fused_compare_scalar(op, dst, a, b))
     return out_.finish(out, dst)
   end
-  a, b = broadcast.operands(fn, out, a, expect_operand(b, fn, 'b'))
+  a, b = broadcast.operands(fn, out, a, broadcast.expect_operand(b, fn, 'b'))
   out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
   local dst = out_.dense(out)
   check(C.fused_compare(op, dst, a, b))

@@ -57,20 +57,11 @@ for name, op in pairs(unary_ops) do
   end
 end
 
--- Raises "fn: argument 'arg' expected a tensor or a number, got <type>" unless x is a tensor.
-local function expect_operand(x, fn, arg)
-  if not tensor.is_tensor(x) then
-    error(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
-                        tensor.type_name(x)), 4)
-  end
-  return x
-end
-
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
 -- number a becomes a tensor full of it.
 local function binary_into(fn, op, rop, out, a, b)
   if type(a) ~= 'number' and type(b) ~= 'number' then
-    a, b = broadcast.operands(fn, out, expect_operand(a, fn, 'a'), expect_operand(b, fn, 'b'))
+    a, b = broadcast.operands(fn, out, broadcast.expect_operand(a, fn, 'a'), broadcast.expect_operand(b, fn, 'b'))
     out = like(fn, out, a)
     local dst = dense(out)
     check(C.fused_binary(op, dst, a, b))
@@ -78,7 +69,7 @@ local function binary_into(fn, op, rop, out, a, b)
   end
   local x, y, arg = a, b, 'a' -- x: the tensor operand
   if type(a) == 'number' then x, y, arg = b, a, 'b' end
-  x = contiguous(expect_operand(x, fn, arg))
+  x = contiguous(broadcast.expect_operand(x, fn, arg))
   out = like(fn, out, x)
   local dst = dense(out)
   if arg == 'a' then
