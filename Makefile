@@ -188,6 +188,8 @@ bench-seq: deps all
 # backward hides (docs/distributed.md).
 bench-dist: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_dist.lua
+	$(LUA_ENV) OMPI_MCA_plm_rsh_agent= mpirun --allow-run-as-root --oversubscribe --mca btl self,vader \
+	  -np 2 $(LUAJIT) examples/bench_dist.lua
 
 # 10,000 training steps with resident memory sampled (minutes; not part of `make test`).
 soak: deps all
