@@ -31,7 +31,7 @@ LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
 .PHONY: all cuda test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
-        bench bench-ffi bench-seq bench-dist soak demo clean mpi mpi-asan
+        bench bench-ffi bench-seq bench-compare bench-dist soak demo clean mpi mpi-asan
 
 all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda) \
   mpi
@@ -190,6 +190,10 @@ bench-dist: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_dist.lua
 	$(LUA_ENV) OMPI_MCA_plm_rsh_agent= mpirun --allow-run-as-root --oversubscribe --mca btl self,vader \
 	  -np 2 $(LUAJIT) examples/bench_dist.lua
+
+# This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
+bench-compare: deps all
+	scripts/bench-compare.sh $(BASE) $(ROUNDS)
 
 # 10,000 training steps with resident memory sampled (minutes; not part of `make test`).
 soak: deps all
