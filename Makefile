@@ -83,7 +83,7 @@ $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 # read when a recipe runs, since `make test` installs Open MPI after this file is parsed.
 HAVE_MPI = pkg-config --exists ompi-c
 MPI_FLAGS = $$(pkg-config --cflags --libs ompi-c)
-MPI_SOURCES = c/dist/mpi.c c/dist/fused_mpi.h
+MPI_SOURCES = c/dist/mpi.c c/dist/fused_mpi.h c/dist/check.h
 DIST_CDEFS = lua/fused/distributed/mpi_cdef.lua lua/fused/distributed/nccl_cdef.lua
 
 mpi: $(BUILD)/libfused.so $(DIST_CDEFS)
@@ -101,7 +101,7 @@ $(BUILD)/asan/libfused_mpi.so: $(MPI_SOURCES) $(C_HEADERS) $(BUILD)/asan/libfuse
 	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(SANITIZE) -shared -Wl,-z,nodelete -Wl,-soname,libfused_mpi.so \
 	  $< -o $@ $(MPI_FLAGS) -L$(BUILD)/asan -lfused -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
 
-$(BUILD)/libfused_nccl.so: cuda/dist/nccl.cu cuda/dist/fused_nccl.h $(CU_HEADERS) $(C_HEADERS) \
+$(BUILD)/libfused_nccl.so: cuda/dist/nccl.cu cuda/dist/fused_nccl.h c/dist/check.h $(CU_HEADERS) $(C_HEADERS) \
   $(BUILD)/libfused_cuda.so
 	$(NVCC) $(NVCCFLAGS) -shared $< -o $@ -L$(BUILD) -lfused_cuda -lfused -lnccl \
 	  -Xlinker -rpath,'$$ORIGIN'

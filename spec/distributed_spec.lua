@@ -13,12 +13,7 @@ local dir = os.tmpname()
 os.remove(dir)
 assert(os.execute('mkdir -p ' .. dir) == 0)
 
-local function read(p)
-  local f = assert(io.open(p, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = helper.read
 
 -- Runs a shell command from the checkout with this process's libfused; returns its exit
 -- status and everything it printed.
@@ -30,10 +25,12 @@ local function shell(command)
 end
 
 -- Two processes on this machine, as root too, with no network beyond the loopback and no ssh
--- (plm_rsh_agent unset: mpirun otherwise looks for one even for local processes).
+-- (plm_rsh_agent unset: mpirun otherwise looks for one even for local processes), copying
+-- through shared memory rather than across processes (containers often forbid the latter).
 local function mpirun(env, args)
   return shell(env .. ' OMPI_MCA_plm_rsh_agent= timeout 120 mpirun --allow-run-as-root '
-               .. '--oversubscribe --mca btl self,vader -np 2 ' .. args)
+               .. '--oversubscribe --mca btl self,vader --mca btl_vader_single_copy_mechanism none '
+               .. '-np 2 ' .. args)
 end
 
 local why_not = os.execute('command -v mpirun >/dev/null 2>&1') ~= 0 and 'mpirun is not installed'

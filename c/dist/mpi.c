@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../core/error.h"
+#include "check.h"
 
 struct fused_mpi_request {
   MPI_Request request;
@@ -61,19 +62,7 @@ int fused_mpi_init(int32_t *rank, int32_t *size) {
 }
 
 static int check_tensor(const char *op, const fused_tensor *t, int floating) {
-  if (!t) return fused_error("distributed.%s: argument 't' expected a tensor, got NULL", op);
-  if (t->device_type != FUSED_CPU) {
-    return fused_error("distributed.%s: argument 't' expected a cpu tensor (MPI's side), got "
-                       "device %d", op, t->device_type);
-  }
-  if (floating && t->scalar_type != FUSED_FLOAT32 && t->scalar_type != FUSED_FLOAT64) {
-    return fused_error("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
-                       op, fused_dtype_info_of(t->scalar_type)->name);
-  }
-  if (!fused_tensor_is_contiguous(t)) {
-    return fused_error("distributed.%s: argument 't' expected a contiguous tensor, got a strided "
-                       "view", op);
-  }
+  FUSED_TRY(dist_check_tensor(op, t, FUSED_CPU, "MPI", floating));
   int64_t n = fused_tensor_numel(t);
   if (n > INT32_MAX) {
     return fused_error("distributed.%s: argument 't' expected at most %d elements (MPI counts are "

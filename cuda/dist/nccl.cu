@@ -3,6 +3,7 @@
 #include <nccl.h>
 #include <time.h>
 
+#include "../../c/dist/check.h"
 #include "../common.cuh"
 #include "fused_nccl.h"
 
@@ -66,19 +67,7 @@ int fused_nccl_init(const char *id, int32_t rank, int32_t size, double timeout_s
 
 static int check_tensor(const char *op, const fused_tensor *t, int floating) {
   if (!comm) return fused_error("distributed.%s: NCCL is not initialised", op);
-  if (t->device_type != FUSED_CUDA) {
-    return fused_error("distributed.%s: argument 't' expected a cuda tensor (NCCL's side), got "
-                       "device %d", op, t->device_type);
-  }
-  if (floating && t->scalar_type != FUSED_FLOAT32 && t->scalar_type != FUSED_FLOAT64) {
-    return fused_error("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
-                       op, fused_dtype_info_of(t->scalar_type)->name);
-  }
-  if (!fused_tensor_is_contiguous(t)) {
-    return fused_error("distributed.%s: argument 't' expected a contiguous tensor, got a strided "
-                       "view", op);
-  }
-  return 0;
+  return dist_check_tensor(op, t, FUSED_CUDA, "NCCL", floating);
 }
 
 int fused_nccl_allreduce(fused_tensor *t) {
