@@ -5,6 +5,8 @@ LIBDIR ?= $(PREFIX)/lib/lua/5.1
 BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+# NCCL ships with the CUDA toolkit: libfused_nccl.so is built where its header is.
+NCCL_HEADER = $(wildcard $(dir $(NVCC))../include/nccl.h)
 LUAJIT ?= luajit
 BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 
@@ -29,9 +31,10 @@ LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
 .PHONY: all cuda test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
-        bench bench-ffi bench-seq bench-compare soak demo clean
+        bench bench-ffi bench-seq bench-compare bench-dist soak demo clean mpi mpi-asan
 
-all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
+all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda) \
+  mpi
 
 OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
 ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
@@ -62,7 +65,7 @@ $(BUILD)/asan/obj/%.o: %.c $(C_HEADERS)
 $(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o $(BUILD)/valgrind/obj/c/ops/random.o: \
   FUSED_CFLAGS += -ffp-contract=off
 
-cuda: $(BUILD)/libfused_cuda.so
+cuda: $(BUILD)/libfused_cuda.so $(if $(NCCL_HEADER),$(BUILD)/libfused_nccl.so)
 
 # One object per .cu file, so that `make -j` compiles them side by side.
 CU_OBJECTS = $(CU_SOURCES:%.cu=$(BUILD)/obj/%.o)
@@ -74,6 +77,40 @@ $(BUILD)/libfused_cuda.so: $(CU_OBJECTS) $(BUILD)/libfused.so
 $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# Distributed training (docs/distributed.md): libfused_mpi.so wherever Open MPI is, and
+# libfused_nccl.so wherever nvcc and nccl.h are; libfused itself links neither. MPI's flags are
+# read when a recipe runs, since `make test` installs Open MPI after this file is parsed.
+HAVE_MPI = pkg-config --exists ompi-c
+MPI_FLAGS = $$(pkg-config --cflags --libs ompi-c)
+MPI_SOURCES = c/dist/mpi.c c/dist/fused_mpi.h c/dist/check.h
+DIST_CDEFS = lua/fused/distributed/mpi_cdef.lua lua/fused/distributed/nccl_cdef.lua
+
+mpi: $(BUILD)/libfused.so $(DIST_CDEFS)
+	@if $(HAVE_MPI); then $(MAKE) --no-print-directory $(BUILD)/libfused_mpi.so; \
+	else echo "Open MPI not found (pkg-config ompi-c): $(BUILD)/libfused_mpi.so not built"; fi
+
+mpi-asan: $(BUILD)/asan/libfused.so $(DIST_CDEFS)
+	@if $(HAVE_MPI); then $(MAKE) --no-print-directory $(BUILD)/asan/libfused_mpi.so; fi
+
+$(BUILD)/libfused_mpi.so: $(MPI_SOURCES) $(C_HEADERS) $(BUILD)/libfused.so
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) -shared -Wl,-z,nodelete -Wl,-soname,libfused_mpi.so $< -o $@ \
+	  $(MPI_FLAGS) -L$(BUILD) -lfused -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
+
+$(BUILD)/asan/libfused_mpi.so: $(MPI_SOURCES) $(C_HEADERS) $(BUILD)/asan/libfused.so
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(SANITIZE) -shared -Wl,-z,nodelete -Wl,-soname,libfused_mpi.so \
+	  $< -o $@ $(MPI_FLAGS) -L$(BUILD)/asan -lfused -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
+
+$(BUILD)/libfused_nccl.so: cuda/dist/nccl.cu cuda/dist/fused_nccl.h c/dist/check.h $(CU_HEADERS) $(C_HEADERS) \
+  $(BUILD)/libfused_cuda.so
+	$(NVCC) $(NVCCFLAGS) -shared $< -o $@ -L$(BUILD) -lfused_cuda -lfused -lnccl \
+	  -Xlinker -rpath,'$$ORIGIN'
+
+lua/fused/distributed/mpi_cdef.lua: c/dist/fused_mpi.h scripts/gen-cdef.sh
+	scripts/gen-cdef.sh $< > $@
+
+lua/fused/distributed/nccl_cdef.lua: cuda/dist/fused_nccl.h scripts/gen-cdef.sh
+	scripts/gen-cdef.sh $< > $@
 
 # The FFI declarations are the header's, copied between its ffi markers.
 lua/fused/cdef.lua: c/fused.h scripts/gen-cdef.sh
@@ -87,6 +124,10 @@ check-cdef:
 	  || { echo "lua/fused/cdef.lua is stale: run make"; exit 1; }
 	scripts/gen-cdef.sh cuda/fused_cuda.h | diff -u lua/fused/cuda_cdef.lua - \
 	  || { echo "lua/fused/cuda_cdef.lua is stale: run make"; exit 1; }
+	scripts/gen-cdef.sh c/dist/fused_mpi.h | diff -u lua/fused/distributed/mpi_cdef.lua - \
+	  || { echo "lua/fused/distributed/mpi_cdef.lua is stale: run make"; exit 1; }
+	scripts/gen-cdef.sh cuda/dist/fused_nccl.h | diff -u lua/fused/distributed/nccl_cdef.lua - \
+	  || { echo "lua/fused/distributed/nccl_cdef.lua is stale: run make"; exit 1; }
 
 deps:
 	@scripts/install-deps.sh
@@ -96,10 +137,11 @@ test: deps all
 
 # The C core under AddressSanitizer and UBSan; the CUDA library stays out (see TOOLCHAIN).
 ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so FUSED_NO_CUDA=1 \
+  FUSED_MPI_LIB=$(BUILD)/asan/libfused_mpi.so \
   ASAN_OPTIONS=detect_leaks=0 \
   LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)"
 
-test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
+test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua mpi-asan
 	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
 
 # Mutation fuzzing of the npy and safetensors readers (scripts/fuzz.lua), N inputs from seed
@@ -120,11 +162,13 @@ test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
 install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LUADIR)
 	cp $(BUILD)/libfused.so $(DESTDIR)$(LIBDIR)/
-	if [ -f $(BUILD)/libfused_cuda.so ]; then cp $(BUILD)/libfused_cuda.so $(DESTDIR)$(LIBDIR)/; fi
+	for lib in libfused_cuda libfused_mpi libfused_nccl; do \
+	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 
 uninstall:
-	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so $(DESTDIR)$(LUADIR)/fused
+	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so \
+	  $(DESTDIR)$(LIBDIR)/libfused_mpi.so $(DESTDIR)$(LIBDIR)/libfused_nccl.so $(DESTDIR)$(LUADIR)/fused
 
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all
@@ -144,6 +188,13 @@ bench-seq: deps all
 .PHONY: bench-gc
 bench-gc: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_gc.lua
+
+# Steps/s of data-parallel training on 1 and 2 processes, and how much of the allreduce
+# backward hides (docs/distributed.md).
+bench-dist: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_dist.lua
+	$(LUA_ENV) OMPI_MCA_plm_rsh_agent= mpirun --allow-run-as-root --oversubscribe --mca btl self,vader \
+	  -np 2 $(LUAJIT) examples/bench_dist.lua
 
 # This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
 bench-compare: deps all

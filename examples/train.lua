@@ -9,6 +9,9 @@
 -- Reproducible: batch k is drawn from its own stream of the seed (fused.data.stream), so the
 -- same seed gives the same losses, and a run resumed from a checkpoint (the model's and the
 -- optimizer's state_dict, and the step) continues with exactly the uninterrupted run's losses.
+--
+-- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
+-- global batch, split evenly, so N processes give one process's losses; rank 0 alone prints.
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 package.path = package.path .. ';' .. here .. '../lua/?.lua;' .. here .. '../lua/?/init.lua'
 
@@ -19,6 +22,7 @@ local checkpoint = require 'fused.train.checkpoint'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
 local options = require 'fused.train.options'
+local Parallel = require 'fused.train.parallel'
 local Progress = require 'fused.train.progress'
 
 local M = {}
@@ -93,7 +97,7 @@ local function validate(opts)
   end
 end
 
-local function train(opts, resumed, out, on_step)
+local function train(opts, resumed, out, on_step, par)
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
@@ -104,6 +108,7 @@ local function train(opts, resumed, out, on_step)
                                       embedding_dim = opts.embed, dtype = opts.dtype,
                                       device = opts.device })
   local params, grads = model:parameters()
+  local dp = par:wrap(model) -- averages the gradients over the processes
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })
   local first, heldout = 1, nil
   if resumed then
@@ -118,6 +123,7 @@ local function train(opts, resumed, out, on_step)
                           .. '%s lr %g, clip %g, seed %d\n', task.name, opts.cell, n, opts.hidden,
                           T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr, opts.clip,
                           opts.seed))
+  out:write(par:describe() or '')
   out:write(string.format('baseline (%s): %.4f %s\n', task.baseline_text, task.baseline,
                           task.metric))
   if resumed then
@@ -130,6 +136,7 @@ local function train(opts, resumed, out, on_step)
                                        tokens_per_step = T * opts.batch })
   local losses, last_step, saved = {}, first - 1, nil
   local function save(path, step, last) -- returns where it went, or nil
+    if not par.main then return nil end
     local run = { step = step, options = opts, heldout = heldout }
     local where = checkpoint.save_or_warn(path, model, optimizer, run, out, last)
     saved = where or saved
@@ -140,8 +147,10 @@ local function train(opts, resumed, out, on_step)
     for step = first, opts.steps do
       progress:start()
       model:zeroGradParameters()
-      local xs, ys = task:batch(step)
+      local xs, ys = par:shard(task, task:batch(step))
       local loss = model:loss(xs, ys, true)
+      dp:synchronize()
+      loss = par:mean(loss)
       if loss ~= loss or math.abs(loss) == math.huge then
         local last = losses[step - 1] and string.format('%.6g', losses[step - 1]) or 'none'
         progress:line(string.format('step %d/%d  loss %s', step, opts.steps, tostring(loss)), true)
@@ -219,8 +228,12 @@ function M.run(argv, run_opts)
     end
     local resumed = opts.resume and read_checkpoint(opts, given)
     validate(opts)
+    local par = Parallel.new(opts.batch)
+    if not par.main then -- rank 0 alone prints, logs, plots and saves
+      out, opts.log, opts.plot, opts.checkpoint = Parallel.null, false, false, false
+    end
     fused.set_num_threads(opts.threads)
-    return train(opts, resumed, out, run_opts.on_step)
+    return train(opts, resumed, out, run_opts.on_step, par)
   end, function(e) return options.is_usage_error(e) and e or debug.traceback(e, 2) end)
   fused.set_num_threads(threads)
   if ok then return status, result end

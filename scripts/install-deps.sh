@@ -3,6 +3,8 @@
 # cannot (not root, no apt), prints the command to run.
 set -e
 PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev"
+# Distributed training: Open MPI (libfused_mpi.so, the MPI specs); make finds it with pkg-config.
+PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev pkg-config"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -58,6 +58,14 @@ function helper.sorted_keys(t)
   return list
 end
 
+-- A file's bytes.
+function helper.read(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
 -- A file-like sink for out and err arguments: keeps what is written; text() returns it.
 function helper.sink()
   local parts = {}

@@ -9,12 +9,7 @@ os.remove(dir)
 assert(os.execute('mkdir -p ' .. dir) == 0)
 local function path(name) return dir .. '/' .. name end
 
-local function read(p)
-  local f = assert(io.open(p, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = helper.read
 
 local function write(p, bytes)
   local f = assert(io.open(p, 'wb'))

@@ -29,12 +29,7 @@ local function run(args, on_step)
   return status, result, out:text() .. err:text()
 end
 
-local function read(p)
-  local f = assert(io.open(p, 'rb'))
-  local s = f:read('*a')
-  f:close()
-  return s
-end
+local read = helper.read
 
 local function write(p, s)
   local f = assert(io.open(p, 'wb'))

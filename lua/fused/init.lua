@@ -37,8 +37,10 @@ function fused.set_num_threads(n)
 end
 function fused.get_num_threads() return lib.C.fused_get_num_threads() end
 
--- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.save / fused.load.
-local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse' }
+-- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,
+-- fused.save / fused.load.
+local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse',
+               distributed = 'fused.distributed' }
 function fused.save(...) return require('fused.safetensors').save(...) end
 function fused.load(...) return require('fused.safetensors').load(...) end
 

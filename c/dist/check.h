@@ -1,0 +1,27 @@
+/* The argument check both shims (c/dist/mpi.c, cuda/dist/nccl.cu) make of a collective's
+ * tensor: on their device, floating when reduced, contiguous. */
+#ifndef FUSED_DIST_CHECK_H
+#define FUSED_DIST_CHECK_H
+
+#include "../core/error.h"
+#include "../fused.h"
+
+static inline int dist_check_tensor(const char *op, const fused_tensor *t, int32_t device,
+                                    const char *engine, int floating) {
+  if (!t) return fused_error("distributed.%s: argument 't' expected a tensor, got NULL", op);
+  if (t->device_type != device) {
+    return fused_error("distributed.%s: argument 't' expected a %s tensor (%s's side), got device "
+                       "%d", op, device == FUSED_CPU ? "cpu" : "cuda", engine, t->device_type);
+  }
+  if (floating && t->scalar_type != FUSED_FLOAT32 && t->scalar_type != FUSED_FLOAT64) {
+    return fused_error("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
+                       op, fused_dtype_info_of(t->scalar_type)->name);
+  }
+  if (!fused_tensor_is_contiguous(t)) {
+    return fused_error("distributed.%s: argument 't' expected a contiguous tensor, got a strided "
+                       "view", op);
+  }
+  return 0;
+}
+
+#endif
