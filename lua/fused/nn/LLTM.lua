@@ -28,6 +28,8 @@ function LLTM:__init(input_size, hidden_size, opts)
   LLTMCell.init_parameters(self, input_size, hidden_size, opts)
 end
 
+LLTM.extra_repr = LLTMCell.extra_repr
+
 function LLTM:forward(xs, h0, c0)
   expect(xs, 'LLTM:forward', 'xs')
   if xs.ndim ~= 3 then
