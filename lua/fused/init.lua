@@ -8,6 +8,7 @@ require 'fused.print'
 tensor.install()
 
 local fused = {
+  version = 'scm-1', -- the rockspec's
   Tensor = tensor.Tensor,
   C = lib.C,
   is_tensor = tensor.is_tensor,
