@@ -2,6 +2,7 @@
 PREFIX ?= /usr/local
 LUADIR ?= $(PREFIX)/share/lua/5.1
 LIBDIR ?= $(PREFIX)/lib/lua/5.1
+BINDIR ?= $(PREFIX)/bin
 BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -122,9 +123,11 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	cp $(BUILD)/libfused.so $(DESTDIR)$(LIBDIR)/
 	if [ -f $(BUILD)/libfused_cuda.so ]; then cp $(BUILD)/libfused_cuda.so $(DESTDIR)$(LIBDIR)/; fi
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
+	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
 
 uninstall:
-	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so $(DESTDIR)$(LUADIR)/fused
+	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so $(DESTDIR)$(LUADIR)/fused \
+	  $(DESTDIR)$(BINDIR)/fused
 
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all

@@ -2,7 +2,8 @@
 # Installs what building and testing fused needs on Debian 12, by package name; where it
 # cannot (not root, no apt), prints the command to run.
 set -e
-PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev"
+# libreadline8: bin/fused's line editing; tmux: spec/repl_terminal_spec.lua types into bin/fused.
+PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev libreadline8 tmux"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
