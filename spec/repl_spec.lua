@@ -160,6 +160,24 @@ describe('repl session', function()
   end)
 end)
 
+describe('README', function()
+  it('has a quickstart that runs pasted line by line into the REPL', function()
+    local f = assert(io.open('README.md'))
+    local readme = f:read('*a')
+    f:close()
+    local code = assert(readme:match('## Using it.-```lua\n(.-)```'), 'no quickstart')
+    local npy = os.tmpname()
+    finally(function() os.remove(npy) end)
+    code = code:gsub("'a%.npy'", "'" .. npy .. "'") -- not into the checkout
+    local out, err = helper.sink(), helper.sink()
+    local s = repl.session({ out = out, err = err })
+    s.env.fused = fused
+    for line in code:gmatch('[^\n]+') do assert.are.equal('done', s:feed(line), line) end
+    assert.are.equal('', err.text())
+    assert.truthy(out.text():find('fused.nn.Sequential {\n  (1): fused.nn.Linear(3 -> 8)', 1, true), out.text())
+  end)
+end)
+
 describe('bin/fused', function()
   -- Runs bin/fused with the arguments (shell words) and input; returns its exit status and output.
   local function fused_cmd(args, input)
