@@ -30,7 +30,7 @@ LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
 .PHONY: all cuda test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
-        bench bench-ffi bench-seq soak demo clean
+        bench bench-ffi bench-seq bench-compare soak demo clean
 
 all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda)
 
@@ -142,6 +142,10 @@ bench: deps all
 
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
+
+# This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
+bench-compare: deps all
+	scripts/bench-compare.sh $(BASE) $(ROUNDS)
 
 # 10,000 training steps with resident memory sampled (minutes; not part of `make test`).
 soak: deps all

@@ -100,6 +100,18 @@ local CASES = {
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
+  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' } },
+  -- indices may be NULL (values only), not released
+  fused_max_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
+                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+  fused_min_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
+                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+  fused_where = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(2, 3), t(2, 3) } end,
+                  null = { 'out', 'condition', 'a', 'b' } },
+  fused_index_select = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 1 }, I64) } end,
+                         null = { 'out', 'input', nil, 'index' } },
+  fused_gather = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 2, 1 }, I64) } end,
+                   null = { 'out', 'input', nil, 'index' } },
 }
 -- Functions with no pointer argument, or none that can be wrong, checked below by hand.
 local BY_HAND = {

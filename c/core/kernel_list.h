@@ -18,7 +18,17 @@
   X(compare_scalar, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,         \
                      double scalar))
 
-#define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X)
+/* Selection by a bool condition or by int64 indices counted from 1 (select.h, select.cu). */
+#define FUSED_KERNELS_SELECT(X)                                                             \
+  X(where, (fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,             \
+            const fused_tensor *b))                                                         \
+  X(index_select, (fused_tensor *out, const fused_tensor *in, int32_t dim,                  \
+                   const fused_tensor *index))                                              \
+  X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
+             const fused_tensor *index))
+
+#define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X) \
+  FUSED_KERNELS_SELECT(X)
 
 #define FUSED_KERNELS_POINTWISE(X)                                                          \
   X(unary, (fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha))   \
@@ -34,6 +44,12 @@
 #define FUSED_KERNELS_REDUCE(X)                                                             \
   X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                      \
   X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
+
+/* Reductions along a dim besides the sum (reduce_dim.h, reduce_dim.cu); indices may be NULL. */
+#define FUSED_KERNELS_REDUCE_DIM(X)                                                         \
+  X(prod_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                     \
+  X(extremum_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,     \
+                   int32_t dim, int32_t largest))
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
@@ -80,7 +96,7 @@
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
   FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_LLTM(X)
+  FUSED_KERNELS_LLTM(X) FUSED_KERNELS_REDUCE_DIM(X)
 
 #define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 

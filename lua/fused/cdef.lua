@@ -74,8 +74,9 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is converted to t's dtype as copy converts. */
 int fused_fill(fused_tensor *t, double value);
 
-/* Comparisons into a bool tensor of a's shape (1 where true): a and b (or the scalar,
- * converted to a's dtype first) of one dtype and device, contiguous, any dtype. */
+/* Comparisons into a contiguous bool tensor of a's shape (1 where true): a and b (or the
+ * scalar, converted to a's dtype first) of one dtype and device, any dtype. a and b may have
+ * any strides (a broadcast operand is a view with stride 0); with a scalar, a is contiguous. */
 typedef enum {
   FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
 } fused_compare_op;
@@ -84,7 +85,9 @@ int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
 int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                          double scalar);
 
-/* Elementwise ops on contiguous tensors of one shape. alpha is ELU's alpha, else unused.
+/* Elementwise ops into a contiguous out; the inputs have its shape. unary and binary_scalar
+ * take contiguous inputs; binary's a and b may have any strides (a broadcast operand is a view
+ * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
 typedef enum {
   FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
@@ -111,8 +114,29 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
 
 /* Reductions over dim (0-based) of a contiguous tensor; out has that dim of size 1. */
 int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* The product, and the max or min with the 1-based index of the first (NULL indices: none;
+ * a NaN is the extreme value), along dim of a contiguous tensor into contiguous outputs with
+ * that dim of size 1 (indices int64). */
+int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim);
+int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+
+/* Selection, any dtype, into a contiguous out. where: out = cond ? a : b elementwise; cond
+ * (bool), a and b (out's dtype) have out's shape, any strides (broadcast operands are stride-0
+ * views); a or b may be out itself. index_select and gather pick along dim (0-based) of a
+ * contiguous in by contiguous int64 indices counted from 1 on its device, each checked:
+ * index_select's index is 1-D (n) and out in's shape with n along dim; gather's index has
+ * out's shape, which is in's except along dim. */
+int fused_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,
+                const fused_tensor *b);
+int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
+                       const fused_tensor *index);
+int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
+                 const fused_tensor *index);
 
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);

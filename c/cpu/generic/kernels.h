@@ -14,6 +14,7 @@
 
 #include "convert.h"
 #include "compare.h"
+#include "select.h"
 
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
@@ -33,6 +34,7 @@
 #include "pointwise.h"
 #include "addmm.h"
 #include "reduce.h"
+#include "reduce_dim.h"
 #include "optim.h"
 #include "loss.h"
 #include "embedding.h"

@@ -1,0 +1,34 @@
+-- One round of the speed comparison between two checkouts (scripts/bench-compare.sh): the
+-- LLTM cell step (forward + backward, nn.LLTMCell) and a sequence training step (nn.LLTM,
+-- T = 100, forward + backward), float32, one thread, min µs. It uses only the module API both
+-- checkouts share, so the same file times either; the tree is chosen by LUA_PATH.
+local fused = require 'fused'
+local bench = require 'examples.bench_common'
+
+fused.set_num_threads(1)
+local ROUNDS = tonumber(arg[1]) or 200
+
+local function cell_step(B, I, H, n)
+  fused.manual_seed(0)
+  local cell = fused.nn.LLTMCell(I, H)
+  local x, h, c = fused.randn({ B, I }), fused.randn({ B, H }), fused.randn({ B, H })
+  local ones = fused.ones({ B, H })
+  return bench.best_of(math.floor(n / 10) + 1, n, function()
+    cell:forward(x, h, c)
+    cell:backward(ones, ones)
+  end)
+end
+
+local function seq_step(T, B, I, H, n)
+  fused.manual_seed(0)
+  local rnn = fused.nn.LLTM(I, H)
+  local xs, d_hs = fused.randn({ T, B, I }), fused.randn({ T, B, H })
+  return bench.best_of(2, n, function()
+    rnn:forward(xs)
+    rnn:backward(d_hs)
+  end)
+end
+
+print(string.format('cell(16,32,128) %.1f cell(64,256,512) %.1f seq(100,16,32,128) %.1f',
+                    cell_step(16, 32, 128, ROUNDS), cell_step(64, 256, 512, math.floor(ROUNDS / 10)),
+                    seq_step(100, 16, 32, 128, math.floor(ROUNDS / 20))))
