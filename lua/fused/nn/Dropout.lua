@@ -26,9 +26,10 @@ function Dropout:forward(x)
   tensor.expect(x, 'Dropout:forward', 'input')
   self.saved = { shape = x:shape() }
   if not self.train or self.p == 0 then return x end
-  -- The mask is 1[u > p] / (1-p) for u uniform in [0, 1): d_relu is the step function 1[z > 0].
-  local mask = self:buffer_shaped('mask', x:shape(), x)
-  mask:uniform_():sub_(self.p):d_relu_()
+  -- The mask is 1[u > p] / (1-p) for u uniform in [0, 1).
+  local mask = self:buffer_shaped('mask', x:shape(), x):uniform_()
+  self.buffers.keep = ops.gt(mask, self.p, { out = self.buffers.keep })
+  mask:copy_(self.buffers.keep)
   if self.p < 1 then mask:mul_(1 / (1 - self.p)) end
   self.saved.mask = mask
   self.buffers.output = ops.mul(x, mask, { out = self:buffer('output', x) })

@@ -6,10 +6,9 @@
 --   local y = norm:forward(x)          -- x … × normalized_shape, y the same shape
 --   local d_x = norm:backward(d_y)     -- adds into gradWeight and gradBias
 --
--- weight starts at ones and bias at zeros; without elementwise_affine there are neither. The
--- ops have no broadcasting, so a per-row value (R × 1) is spread over the rows' N columns as
--- an outer product with ones (a GEMM of inner size 1): col·1ᵀ, and a per-column one as 1·rowᵀ.
--- Kept for backward: x̂ and 1/sqrt(var + eps) spread to R × N.
+-- weight starts at ones and bias at zeros; without elementwise_affine there are neither. On the
+-- R rows of N: a row's mean and 1/sqrt(var + eps) are R × 1 and broadcast over its N columns,
+-- weight and bias over the rows. Kept for backward: x̂ (R × N) and 1/sqrt(var + eps).
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
@@ -50,26 +49,20 @@ end
 function LayerNorm:forward(x)
   local N = self.normalized_shape
   tensor.expect(x, 'LayerNorm:forward', 'input')
-  if tonumber(x.sizes[x.ndim - 1]) ~= N then
+  if x:size(x:dim()) ~= N then
     error(string.format("LayerNorm:forward: argument 'input' expected a last dim of %d "
                         .. "(normalized_shape), got shape [%s]", N, table.concat(x:shape(), ', ')), 2)
   end
   local b = self.buffers
   local rows = x:contiguous():view(-1, N)
-  local R = rows:size(1)
-  local ones_row = self:buffer_shaped('ones_row', { 1, N }, x):fill_(1)
   b.mean = ops.mean(rows, 2, { out = self:buffer('mean', x) })
-  b.xhat = ops.addmm(rows, b.mean, ones_row, { alpha = -1, out = self:buffer('xhat', x) })
+  b.xhat = ops.sub(rows, b.mean, { out = self:buffer('xhat', x) })
   b.scratch = ops.mul(b.xhat, b.xhat, { out = self:buffer('scratch', x) })
   b.rstd = ops.mean(b.scratch, 2, { out = self:buffer('rstd', x) }):add_(self.eps):pow_(-0.5)
-  b.rstd_rows = ops.matmul(b.rstd, ones_row, { out = self:buffer('rstd_rows', x) })
-  b.xhat:mul_(b.rstd_rows)
+  b.xhat:mul_(b.rstd)
   self.saved = { shape = x:shape() }
   if not self.elementwise_affine then return b.xhat:view(self.saved.shape) end
-  local ones_col = self:buffer_shaped('ones_col', { R, 1 }, x):fill_(1)
-  b.weight_rows = ops.matmul(ones_col, self.weight:view(1, N), { out = self:buffer('weight_rows', x) })
-  b.output = ops.mul(b.xhat, b.weight_rows, { out = self:buffer('output', x) })
-  b.output:addmm_(ones_col, self.bias:view(1, N))
+  b.output = ops.mul(b.xhat, self.weight, { out = self:buffer('output', x) }):add_(self.bias)
   return b.output:view(self.saved.shape)
 end
 
@@ -83,15 +76,14 @@ function LayerNorm:backward(d_y)
     self.gradBias:add_(b.column_sum:view(N))
     b.scratch = ops.mul(g, b.xhat, { out = self:buffer('scratch', d_y) })
     self.gradWeight:add_(ops.sum(b.scratch, 1, { out = b.column_sum }):view(N))
-    b.g = ops.mul(g, b.weight_rows, { out = self:buffer('g', d_y) })
+    b.g = ops.mul(g, self.weight, { out = self:buffer('g', d_y) })
     g = b.g
   end
   b.mean = ops.mean(g, 2, { out = self:buffer('mean', d_y) })
-  b.gradInput = ops.addmm(g, b.mean, b.ones_row, { alpha = -1, out = self:buffer('gradInput', d_y) })
+  b.gradInput = ops.sub(g, b.mean, { out = self:buffer('gradInput', d_y) })
   b.scratch = ops.mul(g, b.xhat, { out = self:buffer('scratch', d_y) })
   b.mean = ops.mean(b.scratch, 2, { out = b.mean })
-  ops.matmul(b.mean, b.ones_row, { out = b.scratch }):mul_(b.xhat)
-  b.gradInput:sub_(b.scratch):mul_(b.rstd_rows)
+  b.gradInput:sub_(ops.mul(b.xhat, b.mean, { out = b.scratch })):mul_(b.rstd)
   return b.gradInput:view(s.shape)
 end
 
