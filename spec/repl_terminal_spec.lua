@@ -44,7 +44,20 @@ local function terminal(home, env)
     for i, k in ipairs({ ... }) do words[i] = type(k) == 'table' and '-l ' .. q(k[1]) or k end
     for _, w in ipairs(words) do tmux('send-keys -t repl ' .. w) end
   end
-  function term.line(text) term.type({ text }, 'Enter') end
+  -- Waits for a prompt ('>' or '>>') on the last line: keys typed sooner are echoed by the
+  -- terminal before readline draws its line, and the screen would show them twice.
+  function term.prompt()
+    for _ = 1, 100 do
+      if term.screen():find('\n>>?\n$') then return end
+      os.execute('sleep 0.05')
+    end
+    error('no prompt; the screen shows:\n' .. term.screen(), 2)
+  end
+  -- Types a line at the next prompt.
+  function term.line(text)
+    term.prompt()
+    term.type({ text }, 'Enter')
+  end
   term.wait_for('Ctrl-D quits.\n>\n')
   return term
 end
@@ -98,11 +111,13 @@ describe('bin/fused in a terminal', function()
     local t = terminal(home)
     t.line('z = 123')
     t.line('"other"')
+    t.prompt()
     t.type('Up', 'Up')
     t.wait_for('> z = 123')
     t.type('Enter')
     t.line('z')
     t.wait_for('> z\n123\n')
+    t.prompt()
     t.type('C-d')
     local again = terminal(home)
     again.type('Up')
@@ -115,10 +130,12 @@ describe('bin/fused in a terminal', function()
   it('completes a tensor method and a module name with Tab', function()
     local t = terminal(home)
     t.line('x = fused.ones({2})')
+    t.prompt()
     t.type({ 'x:ad' }, 'Tab')
     t.wait_for('> x:add')
     t.type({ '_(1)' }, 'Enter')
     t.wait_for('  2   2\n')
+    t.prompt()
     t.type({ 'fused.nn.Seq' }, 'Tab')
     t.wait_for('> fused.nn.Sequential')
   end)
@@ -128,6 +145,7 @@ describe('bin/fused in a terminal', function()
     t.wait_for('No line editing or history (FUSED_NO_READLINE is set): plain input.')
     t.line('6 * 7')
     t.wait_for('> 6 * 7\n42\n')
+    t.prompt()
     t.type('Up')
     t.wait_for('^[[A') -- the terminal echoes the key: no history
   end)
