@@ -285,6 +285,9 @@ fused.nn.Sequential {
 
   it('shows each module\'s sizes, and the children held in fields by name', function()
     assert.are.equal('fused.nn.LLTM(input_size=32, hidden_size=128)', tostring(nn.LLTM(32, 128)))
+    assert.are.equal('fused.nn.LSTM(input_size=3, hidden_size=4, num_layers=2, bidirectional=true)',
+                     tostring(nn.LSTM(3, 4, { num_layers = 2, bidirectional = true })))
+    assert.are.equal('fused.nn.GRUCell(input_size=3, hidden_size=4)', tostring(nn.GRUCell(3, 4)))
     assert.are.equal('fused.nn.LLTMCellComposed(input_size=3, hidden_size=4)', tostring(nn.LLTMCellComposed(3, 4)))
     assert.are.equal('fused.nn.Embedding(num_embeddings=10, embedding_dim=3)', tostring(nn.Embedding(10, 3)))
     assert.are.equal('fused.nn.MSELoss', tostring(nn.MSELoss()))

@@ -82,21 +82,26 @@
                     fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,       \
                     const fused_tensor *grad_c, const fused_tensor *saved,                  \
                     const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,    \
-                    int32_t accumulate))                                                    \
-  X(lltm_seq_forward, (fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,            \
-                       const fused_tensor *xs, const fused_tensor *h0,                      \
-                       const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b)) \
-  X(lltm_seq_backward, (fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,         \
-                        fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,     \
-                        const fused_tensor *d_hT, const fused_tensor *d_cT,                 \
-                        fused_tensor *saved, const fused_tensor *xs,                        \
-                        const fused_tensor *h0, const fused_tensor *hs,                     \
-                        const fused_tensor *W, int32_t accumulate))
+                    int32_t accumulate))
+
+/* The sequence engine (fused_rnn_forward/backward; the LLTM's sequence runs on it too). */
+#define FUSED_KERNELS_RNN(X)                                                                \
+  X(rnn_forward, (int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,      \
+                  fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,      \
+                  const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh, \
+                  const fused_tensor *b_ih, const fused_tensor *b_hh, const int64_t *lengths, \
+                  int32_t reverse))                                                         \
+  X(rnn_backward, (int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0, \
+                   fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,        \
+                   fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn, \
+                   const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,   \
+                   const fused_tensor *w_ih, const fused_tensor *w_hh,                      \
+                   const int64_t *lengths, int32_t reverse, int32_t accumulate))
 
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
   FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_LLTM(X) FUSED_KERNELS_REDUCE_DIM(X)
+  FUSED_KERNELS_LLTM(X) FUSED_KERNELS_REDUCE_DIM(X) FUSED_KERNELS_RNN(X)
 
 #define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 

@@ -39,7 +39,7 @@
 #include "loss.h"
 #include "embedding.h"
 #include "lltm.h"
-#include "lltm_seq.h"
+#include "rnn.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
 #else
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
