@@ -2,6 +2,7 @@
 PREFIX ?= /usr/local
 LUADIR ?= $(PREFIX)/share/lua/5.1
 LIBDIR ?= $(PREFIX)/lib/lua/5.1
+BINDIR ?= $(PREFIX)/bin
 BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -165,10 +166,12 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	for lib in libfused_cuda libfused_mpi libfused_nccl; do \
 	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
+	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
 
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so \
-	  $(DESTDIR)$(LIBDIR)/libfused_mpi.so $(DESTDIR)$(LIBDIR)/libfused_nccl.so $(DESTDIR)$(LUADIR)/fused
+	  $(DESTDIR)$(LIBDIR)/libfused_mpi.so $(DESTDIR)$(LIBDIR)/libfused_nccl.so $(DESTDIR)$(LUADIR)/fused \
+	  $(DESTDIR)$(BINDIR)/fused
 
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all

@@ -1,3 +1,4 @@
+rockspec_format = "1.1" -- for deploy
 package = "fused"
 version = "scm-1"
 source = {
@@ -14,6 +15,8 @@ description = {
 dependencies = {
   "lua ~> 5.1", -- LuaJIT
 }
+-- bin/fused runs under luajit (its #! line); luarocks' wrapper would run it with lua5.1.
+deploy = { wrap_bin_scripts = false }
 build = {
   type = "make",
   build_target = "all",

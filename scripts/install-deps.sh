@@ -2,7 +2,8 @@
 # Installs what building and testing fused needs on Debian 12, by package name; where it
 # cannot (not root, no apt), prints the command to run.
 set -e
-PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev"
+# libreadline8: bin/fused's line editing; tmux: spec/repl_terminal_spec.lua types into bin/fused.
+PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev libreadline8 tmux"
 # Distributed training: Open MPI (libfused_mpi.so, the MPI specs); make finds it with pkg-config.
 PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev pkg-config"
 missing=""

@@ -17,3 +17,7 @@ LUA_CPATH="$tree/lib/lua/5.1/?.so;;" \
     local t = fused.ones({2, 2}) + 1
     assert(t:sum() == 8)
     print('rock-check: luarocks make installed fused into $tree and require works from /')"
+# bin/fused finds the tree's Lua files and library from its own path, with no LUA_PATH.
+out=$("$tree/bin/fused" -e 'print(require("fused.lib").path)')
+case "$out" in "$tree"/*) echo "rock-check: $tree/bin/fused runs and loads $out";;
+  *) echo "rock-check: $tree/bin/fused loaded '$out', not the tree's library"; exit 1;; esac

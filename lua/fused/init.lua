@@ -10,6 +10,7 @@ local factory = require 'fused.factory'
 tensor.install()
 
 local fused = {
+  version = 'scm-1', -- the rockspec's
   Tensor = tensor.Tensor,
   C = lib.C,
   is_tensor = tensor.is_tensor,

@@ -2,6 +2,7 @@
 -- 'fused.nn.LLTMCell'. One file per class, and no list to keep in step with the folder.
 return function(prefix)
   return setmetatable({}, {
+    __lazy = prefix, -- for the REPL's completion, which lists the folder's files
     __index = function(t, name)
       local ok, mod = pcall(require, prefix .. '.' .. tostring(name))
       if not ok then

@@ -22,6 +22,10 @@ function Embedding:__init(num_embeddings, embedding_dim, opts)
   self.gradWeight = tensor.zeros(self.weight:shape(), opts)
 end
 
+function Embedding:extra_repr()
+  return string.format('(num_embeddings=%d, embedding_dim=%d)', self.num_embeddings, self.embedding_dim)
+end
+
 -- The C kernels take int64 indices on the weight's device; a table goes through float64, whose
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)

@@ -27,6 +27,11 @@ function LLTMCell.init_parameters(self, input_features, state_size, opts)
   self.gradBias = tensor.zeros(self.bias:shape(), opts)
 end
 
+-- PyTorch's names for the sizes, shared by LLTMCellComposed and LLTM as init_parameters is.
+function LLTMCell.extra_repr(self)
+  return string.format('(input_size=%d, hidden_size=%d)', self.input_features, self.state_size)
+end
+
 function LLTMCell:__init(input_features, state_size, opts)
   LLTMCell.init_parameters(self, input_features, state_size, opts)
 end

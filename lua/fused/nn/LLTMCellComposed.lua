@@ -13,6 +13,8 @@ function LLTMCellComposed:__init(input_features, state_size, opts)
   LLTMCell.init_parameters(self, input_features, state_size, opts)
 end
 
+LLTMCellComposed.extra_repr = LLTMCell.extra_repr
+
 -- An h or c that is this cell's own output is copied first, as LLTMCell does.
 function LLTMCellComposed:forward(x, h, c)
   local b, w = self.buffers, self.weight

@@ -37,6 +37,8 @@ local function rows_of(self, x, fn)
   return x:contiguous():view(-1, self.in_features), shape
 end
 
+function Linear:extra_repr() return string.format('(%d -> %d)', self.in_features, self.out_features) end
+
 function Linear:forward(x)
   local rows, shape = rows_of(self, x, 'forward')
   local b = self.buffers
@@ -47,11 +49,7 @@ end
 
 function Linear:backward(d_y)
   local saved = self:expect_saved()
-  tensor.expect(d_y, 'Linear:backward', 'd_output')
-  if table.concat(d_y:shape(), 'x') ~= table.concat(saved.out_shape, 'x') then
-    error(string.format("Linear:backward: argument 'd_output' expected shape [%s] (the output's), got [%s]",
-                        table.concat(saved.out_shape, ', '), table.concat(d_y:shape(), ', ')), 2)
-  end
+  self:expect_d_output(d_y, saved.out_shape, 'Linear:backward')
   local b = self.buffers
   local d_rows = d_y:contiguous():view(-1, self.out_features)
   b.gradInput = ops.matmul(d_rows, self.weight, { out = self:buffer('gradInput', d_y) })

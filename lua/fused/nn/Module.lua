@@ -232,6 +232,18 @@ function Module:tensor_options(opts, depth)
   return { dtype = dt.dtype_names[dtype], device = dt.device_names[device] }
 end
 
+-- For backward: d_output must be a tensor of shape `shape` (the forward output's); errors are
+-- blamed on backward's caller.
+function Module:expect_d_output(d_y, shape, fn)
+  tensor.expect(d_y, fn, 'd_output', 3)
+  local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
+  if want ~= got then
+    error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",
+                        fn, want, got), 3)
+  end
+  return d_y
+end
+
 -- Raised by backward when no forward kept anything.
 function Module:expect_saved(fn)
   if not self.saved then
@@ -241,11 +253,48 @@ function Module:expect_saved(fn)
   return self.saved
 end
 
-function Module:__tostring()
-  local p = self:parameters()
-  local shapes = {}
-  for i, t in ipairs(p) do shapes[i] = table.concat(t:shape(), 'x') end
-  return string.format('fused.nn.%s(%s)', self.__name, table.concat(shapes, ', '))
+-- Training or evaluation mode, as Torch7's: a module whose forward differs between them
+-- (Dropout) reads self.train. training() and evaluate() set it on the module and its children.
+Module.train = true
+
+function Module:training()
+  self.train = true
+  for _, child in ipairs(self:children()) do child:training() end
+  return self
 end
+
+function Module:evaluate()
+  self.train = false
+  for _, child in ipairs(self:children()) do child:evaluate() end
+  return self
+end
+
+-- What tostring shows after the module's name, PyTorch's extra_repr: the sizes that made it,
+-- '(4 -> 8)'. This default shows the shapes of the module's own parameters, or nothing.
+function Module:extra_repr()
+  local shapes = {}
+  for _, k in ipairs({ 'weight', 'bias' }) do
+    if self[k] then shapes[#shapes + 1] = k .. ' ' .. table.concat(self[k]:shape(), 'x') end
+  end
+  return #shapes > 0 and '(' .. table.concat(shapes, ', ') .. ')' or ''
+end
+
+-- 'fused.nn.Name(extra)', then each child on its own line, indented under its label, as
+-- Torch7 and PyTorch print a model:
+--   fused.nn.Recurrent {
+--     (cell): fused.nn.LLTMCell(input_size=32, hidden_size=128)
+--   }
+function Module:describe(children, labels)
+  local head = 'fused.nn.' .. self.__name .. self:extra_repr()
+  if #children == 0 then return head end
+  local lines = { head .. ' {' }
+  for i, child in ipairs(children) do
+    lines[#lines + 1] = '  (' .. labels[i] .. '): ' .. tostring(child):gsub('\n', '\n  ')
+  end
+  lines[#lines + 1] = '}'
+  return table.concat(lines, '\n')
+end
+
+function Module:__tostring() return self:describe(self:children()) end
 
 return Module

@@ -44,6 +44,14 @@ end
 
 RNNBase.named_parameters = rnn_parameters.named_parameters
 
+-- tostring: 'fused.nn.LSTM(input_size=32, hidden_size=128, num_layers=2, bidirectional=true)',
+-- the last two only when they are not the defaults.
+function RNNBase:extra_repr()
+  return string.format('(input_size=%d, hidden_size=%d%s%s)', self.input_size, self.hidden_size,
+                       self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
+                       self.bidirectional and ', bidirectional=true' or '')
+end
+
 -- The states of every layer and direction: (L·D)×B×H; B×H is taken when L·D is 1.
 function RNNBase:state_view(t, k)
   if t == nil or t.ndim == 2 then return t end

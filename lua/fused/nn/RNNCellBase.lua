@@ -23,6 +23,10 @@ end
 
 RNNCellBase.named_parameters = rnn_parameters.named_parameters
 
+function RNNCellBase:extra_repr()
+  return string.format('(input_size=%d, hidden_size=%d)', self.input_size, self.hidden_size)
+end
+
 -- x B×I, h (and c) B×H: the new h (and c). An h or c that is this cell's own output is copied.
 function RNNCellBase:step(x, h, c)
   local fn = self.__name .. ':forward'

@@ -1,0 +1,90 @@
+-- GNU readline through the FFI, for the REPL: line editing, history kept in a file, Tab
+-- completion by a Lua function. Where readline cannot be used (FUSED_NO_READLINE is set, stdin is
+-- not a terminal, libreadline.so.8 is missing) the module holds only `why`, the reason.
+local ffi = require 'ffi'
+
+ffi.cdef [[
+int isatty(int fd);
+char *strdup(const char *s);
+void free(void *p);
+]]
+
+if os.getenv('FUSED_NO_READLINE') then return { why = 'FUSED_NO_READLINE is set' } end
+if ffi.C.isatty(0) == 0 then return { why = 'stdin is not a terminal' } end
+local ok, rl = pcall(ffi.load, 'libreadline.so.8')
+if not ok then return { why = 'libreadline.so.8 did not load (apt-get install libreadline8)' } end
+
+ffi.cdef [[
+typedef char *rl_compentry_func_t(const char *text, int state);
+char *readline(const char *prompt);
+void add_history(const char *line);
+int read_history(const char *filename);
+int append_history(int n, const char *filename);
+int history_truncate_file(const char *filename, int lines);
+extern rl_compentry_func_t *rl_completion_entry_function;
+extern const char *rl_basic_word_break_characters;
+extern const char *rl_readline_name;
+extern int rl_completion_append_character;
+]]
+
+local M = { lib = rl } -- the handle kept for the program's life: the callback points into it
+
+local HISTORY_LINES = 1000
+-- Lua strings that readline keeps pointers to, anchored here. A word for completion runs from
+-- one of these characters to the cursor: 'fused.nn.Li' and 'x:ad' are words, '(' is a break.
+local WORD_BREAKS = " \t\n\"'`><=;+-*/%^~#&|(){}[],"
+local NAME = 'fused' -- for $if fused in ~/.inputrc
+
+rl.rl_basic_word_break_characters = WORD_BREAKS
+rl.rl_readline_name = NAME
+
+local history_path
+
+-- Reads earlier sessions' lines from path (created if missing), cut to the last 1000, and
+-- appends each new line to it as it is entered, so a crash loses none.
+function M.use_history(path)
+  local f = io.open(path, 'a')
+  if not f then return false end
+  f:close()
+  rl.history_truncate_file(path, HISTORY_LINES)
+  rl.read_history(path)
+  history_path = path
+  return true
+end
+
+-- A line typed at prompt, without its newline; nil at end of input (Ctrl-D). A line that is not
+-- blank goes into the history.
+function M.read(prompt)
+  local p = rl.readline(prompt)
+  if p == nil then return nil end
+  local line = ffi.string(p)
+  ffi.C.free(p)
+  if line:match('%S') then
+    rl.add_history(line)
+    if history_path then rl.append_history(1, history_path) end
+  end
+  return line
+end
+-- A callback (the completer) must not be entered from a trace compiled by the JIT.
+jit.off(M.read)
+
+-- complete(word) -> a list of replacements for the word before the cursor. readline calls the
+-- generator with state 0 for a new word, then again for each further match, and frees what it
+-- returns. The callback is made once: LuaJIT has few callback slots and never frees them.
+local complete, matches = nil, {}
+local generator = ffi.cast('rl_compentry_func_t *', function(text, state)
+  if state == 0 then
+    rl.rl_completion_append_character = 0 -- 'x:add', not 'x:add '
+    local found, list = pcall(complete, ffi.string(text))
+    matches = found and list or {}
+  end
+  local m = matches[state + 1]
+  return m and ffi.C.strdup(m) or nil
+end)
+
+function M.set_completer(fn)
+  complete = fn
+  rl.rl_completion_entry_function = generator
+end
+
+return M

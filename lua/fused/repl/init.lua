@@ -1,0 +1,132 @@
+-- fused's REPL, as Torch7's `th`: every expression's values are printed (no '='), a `local`
+-- lives on across lines (repl/chunk.lua), an unfinished chunk continues at a '>>' prompt, an
+-- error is one line at the user's input (repl/errors.lua). Line editing, history and Tab
+-- completion come from GNU readline (fused/readline.lua); without it, plain lines from stdin.
+--
+--   local session = require('fused.repl').session({ out = f, err = f })
+--   session:feed('x = 1 + 1')  -- 'done', or 'more' while the chunk is unfinished
+local chunk = require 'fused.repl.chunk'
+local errors = require 'fused.repl.errors'
+local show = require 'fused.repl.show'
+
+local M = {}
+
+local HELP = [[
+Type Lua: the values of an expression are printed; `local x = ...` stays defined.
+An unfinished chunk (function f() ...) continues at the '>>' prompt.
+  :traceback   the full traceback of the latest error
+  :help        this text
+Tab completes names, fields and methods (x:ad<Tab>); Up recalls earlier lines; Ctrl-D quits.]]
+
+local Session = {}
+Session.__index = Session
+
+-- opts: out and err (files; default stdout and stderr), traceback (print each error's full
+-- traceback too). The session's globals are a table over _G, so that a name the user defines
+-- never replaces a global that libraries read.
+function M.session(opts)
+  opts = opts or {}
+  return setmetatable({
+    env = setmetatable({}, { __index = _G }),
+    pending = {},
+    out = opts.out or io.stdout,
+    err = opts.err or io.stderr,
+    traceback = opts.traceback,
+  }, Session)
+end
+
+function Session:show_error(e)
+  self.last_traceback = e.traceback
+  self.err:write(e.message, '\n')
+  if self.traceback then self.err:write(e.traceback, '\n') end
+end
+
+function Session:show_results(ok, ...)
+  if not ok then return self:show_error(...) end
+  local n = select('#', ...)
+  if n == 0 then return end
+  local shown, text = xpcall(show.values, errors.handler, n, ...) -- a __tostring may raise
+  if not shown then return self:show_error(text) end
+  self.out:write(text, '\n')
+end
+
+function Session:command(line)
+  local name = line:match('^%s*:(%S*)')
+  if name == 'help' then
+    self.out:write(HELP, '\n')
+  elseif name == 'traceback' then
+    self.out:write(self.last_traceback or 'no error yet', '\n')
+  else
+    self.err:write(string.format("unknown command ':%s' (:help lists them)\n", name))
+  end
+end
+
+-- One line of input. Returns 'more' while the chunk so far is unfinished, else 'done' once it
+-- has run and its values or its error are printed. A line starting with ':' is a command.
+function Session:feed(line)
+  if #self.pending == 0 and line:match('^%s*:') then
+    self:command(line)
+    return 'done'
+  end
+  self.pending[#self.pending + 1] = line
+  local f, err = chunk.compile(table.concat(self.pending, '\n'), '=input', self.env)
+  if err == 'incomplete' then return 'more' end
+  self.pending = {}
+  if not f then
+    self:show_error({ message = err, traceback = err })
+  else
+    self:show_results(xpcall(f, errors.handler))
+  end
+  return 'done'
+end
+
+-- Where history is kept: $XDG_STATE_HOME/fused_history, else ~/.fused_history.
+function M.history_path()
+  local state, home = os.getenv('XDG_STATE_HOME'), os.getenv('HOME')
+  if state and state ~= '' then return state .. '/fused_history' end
+  if home and home ~= '' then return home .. '/.fused_history' end
+end
+
+-- The two lines printed at start: versions, threads, CUDA; then what input offers.
+function M.banner(fused, readline, history)
+  local cuda = fused.cuda.is_available() and fused.cuda.why() or 'CUDA unavailable: ' .. fused.cuda.why()
+  local first = string.format('fused %s on %s, %d threads. %s', fused.version, jit.version,
+                              fused.get_num_threads(), cuda)
+  local second
+  if readline.why then
+    second = 'No line editing or history (' .. readline.why .. '): plain input.'
+  else
+    second = 'Tab completes, Up recalls history' .. (history and ' (' .. history .. ')' or '') .. '.'
+  end
+  return first .. '\n' .. second .. ' :help for help, Ctrl-D quits.\n'
+end
+
+local function plain_read(prompt)
+  io.stdout:write(prompt)
+  io.stdout:flush()
+  return io.read('*l')
+end
+
+-- Runs the REPL on the terminal until end of input. opts as session's.
+function M.run(fused, opts)
+  local session = M.session(opts)
+  local readline = require 'fused.readline'
+  local read, history = plain_read, nil
+  if not readline.why then
+    history = M.history_path()
+    if history and not readline.use_history(history) then history = nil end
+    local complete = require 'fused.repl.complete'
+    readline.set_completer(function(word) return complete.candidates(word, session.env) end)
+    read = readline.read
+  end
+  io.stdout:write(M.banner(fused, readline, history))
+  local state = 'done'
+  while true do
+    local line = read(state == 'more' and '>> ' or '> ')
+    if not line then break end
+    state = session:feed(line)
+  end
+  io.stdout:write('\n')
+end
+
+return M
