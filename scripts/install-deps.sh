@@ -2,7 +2,8 @@
 # Installs what building and testing fused needs on Debian 12, by package name; where it
 # cannot (not root, no apt), prints the command to run.
 set -e
-PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev"
+# libopenblas0-openmp: the OpenBLAS build that shares OpenMP's thread pool (the Makefile links it).
+PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev libopenblas0-openmp"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

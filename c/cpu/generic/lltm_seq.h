@@ -10,14 +10,28 @@
  * of d_W, two the recurrent half (h0 for the first step, hs for the rest), and one pass the
  * bias sum.
  *
- * Threads: the GEMMs use OpenBLAS's threads (those per step only from (64, 256, 512) up; smaller
- * ones run its single-threaded small-matrix kernel) and the pointwise passes OpenMP's, above
- * PARALLEL_MIN_ELEMENTS. Splitting the batch rows over OpenMP threads for the whole time loop
- * (rows never meet in the recurrence) ran 1.9x faster on two threads in a C test, but needs
- * BLAS on one thread inside the region: lowering and raising OpenBLAS's (pthreads) thread count
- * around each call woke its idle threads, which then spun against ours, and steps took 3-10x
- * longer at random. This simple form runs 1.25x (16, 32, 128) and 1.9x (64, 256, 512) faster
- * on two threads than on one (measured from C on an otherwise idle machine). */
+ * Threads: the batch rows are split over OpenMP threads for the whole time loop (rows never
+ * meet in the recurrence, so no barrier is needed): each thread runs the per-step GEMM and
+ * pointwise pass of its rows, and OpenBLAS (its OpenMP build, see the Makefile) runs on one
+ * thread inside the region. Below SEQ_MIN_ROWS rows a thread, one thread runs the loop and the
+ * per-step GEMMs may use BLAS's threads. The GEMMs over all steps, outside the loop, use
+ * BLAS's threads. */
+#include <omp.h>
+
+/* Fewer rows than this per thread make each thread's per-step GEMM too thin to pay. */
+#define SEQ_MIN_ROWS 4
+
+static int seq_threads(int64_t B) {
+  const int64_t most = B / SEQ_MIN_ROWS, n = omp_in_parallel() ? 1 : omp_get_max_threads();
+  return (int)(most < 1 ? 1 : most < n ? most : n);
+}
+
+/* This thread's share [*r0, *r1) of B rows. */
+static void seq_rows(int64_t B, int64_t *r0, int64_t *r1) {
+  const int64_t k = omp_get_thread_num(), n = omp_get_num_threads();
+  *r0 = B * k / n;
+  *r1 = B * (k + 1) / n;
+}
 
 /* Steps 1..T. saved holds the input half of the gates on entry; c holds c0 on entry and c_T on
  * exit. */
@@ -34,11 +48,16 @@ static int lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *s
   lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, N, In, (const scalar_t *)xs->data, In, wt + H * N,
             N, 0, s, ld);
   if (c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
-  for (int64_t t = 0; t < T; t++) {
-    const scalar_t *h_prev = t ? h_s + (t - 1) * B * H : (const scalar_t *)h0->data;
-    scalar_t *st = s + t * B * ld;
-    lltm_gemm(CblasNoTrans, CblasNoTrans, B, N, H, h_prev, H, wt, N, 1, st, ld);
-    lltm_step_forward(B, H, st, bias, c, h_s + t * B * H, c);
+#pragma omp parallel num_threads(seq_threads(B))
+  {
+    int64_t r0, r1;
+    seq_rows(B, &r0, &r1);
+    for (int64_t t = 0; t < T && r1 > r0; t++) {
+      const scalar_t *h_prev = (t ? h_s + (t - 1) * B * H : (const scalar_t *)h0->data) + r0 * H;
+      scalar_t *st = s + (t * B + r0) * ld;
+      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, N, H, h_prev, H, wt, N, 1, st, ld);
+      lltm_step_forward(r1 - r0, H, st, bias, c + r0 * H, h_s + (t * B + r0) * H, c + r0 * H);
+    }
   }
   free(wt);
   return 0;
@@ -63,14 +82,22 @@ static int lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tenso
   if (!d_cT) memset(dc, 0, (size_t)(B * H) * sizeof(scalar_t));
   else if (dc != (scalar_t *)d_cT->data)
     memcpy(dc, d_cT->data, (size_t)(B * H) * sizeof(scalar_t));
-  for (int64_t t = T - 1; t >= 0; t--) {
-    scalar_t *dg = d_gates + t * B * ld;
-    lltm_step_backward(B, H, dh, dc, dg, dg, ld, dc);
-    if (t > 0) {
-      memcpy(dh, g_hs + (t - 1) * B * H, (size_t)(B * H) * sizeof(scalar_t));
-      lltm_gemm(CblasNoTrans, CblasNoTrans, B, H, N, dg, ld, w, K, 1, dh, H);
-    } else {
-      lltm_gemm(CblasNoTrans, CblasNoTrans, B, H, N, dg, ld, w, K, 0, (scalar_t *)d_h0->data, H);
+#pragma omp parallel num_threads(seq_threads(B))
+  {
+    int64_t r0, r1;
+    seq_rows(B, &r0, &r1);
+    const int64_t rows = r1 - r0;
+    scalar_t *dh_r = dh + r0 * H, *dc_r = dc + r0 * H;
+    for (int64_t t = T - 1; t >= 0 && rows > 0; t--) {
+      scalar_t *dg = d_gates + (t * B + r0) * ld;
+      lltm_step_backward(rows, H, dh_r, dc_r, dg, dg, ld, dc_r);
+      if (t > 0) {
+        memcpy(dh_r, g_hs + ((t - 1) * B + r0) * H, (size_t)(rows * H) * sizeof(scalar_t));
+        lltm_gemm(CblasNoTrans, CblasNoTrans, rows, H, N, dg, ld, w, K, 1, dh_r, H);
+      } else {
+        lltm_gemm(CblasNoTrans, CblasNoTrans, rows, H, N, dg, ld, w, K, 0,
+                  (scalar_t *)d_h0->data + r0 * H, H);
+      }
     }
   }
   const scalar_t beta = accumulate ? 1 : 0;
