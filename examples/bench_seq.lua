@@ -39,9 +39,10 @@ end
 
 fused.set_num_threads(0)
 local threads_all = fused.get_num_threads()
-print(string.format('# LLTM sequence training step (forward + backward), float32, T = %d', T))
+bench.header(string.format('LLTM sequence training step (forward + backward), float32, T = %d', T))
 print(string.format('%-20s %3s %4s %5s %5s  %9s %9s %11s  %9s %11s', 'impl', 'thr', 'B', 'I',
                     'H', 'ms/seq', 'min ms', 'tokens/s', 'limit ms', 'ms/limit'))
+local lltm_ms = {}
 for _, threads in ipairs({ 1, threads_all }) do
   fused.set_num_threads(threads)
   local gflops = bench.sgemm_gflops()
@@ -51,8 +52,17 @@ for _, threads in ipairs({ 1, threads_all }) do
     local limit = 3 * T * 2 * B * (H + I) * 3 * H / gflops * 1e-6
     for _, kind in ipairs(KINDS) do
       local ms, min_ms = time_seq(kind[2], B, I, H)
+      if kind[1] == 'LLTM' then lltm_ms[table.concat(cfg, ',') .. '/' .. threads] = ms end
       print(string.format('%-20s %3d %4d %5d %5d  %9.2f %9.2f %11.0f  %9.2f %11.2f', kind[1],
                           threads, B, I, H, ms, min_ms, T * B / ms * 1e3, limit, ms / limit))
     end
   end
 end
+
+print('\n# nn.LLTM, median: 1 thread / ' .. threads_all .. ' threads')
+for _, cfg in ipairs(CONFIGS) do
+  local key = table.concat(cfg, ',')
+  print(string.format('%4d %5d %5d  %.2fx', cfg[1], cfg[2], cfg[3],
+                      lltm_ms[key .. '/1'] / lltm_ms[key .. '/' .. threads_all]))
+end
+bench.pytorch('--device cpu --threads 1 --seq')
