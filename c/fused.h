@@ -119,8 +119,9 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is converted to t's dtype as copy converts. */
 int fused_fill(fused_tensor *t, double value);
 
-/* Comparisons into a bool tensor of a's shape (1 where true): a and b (or the scalar,
- * converted to a's dtype first) of one dtype and device, contiguous, any dtype. */
+/* Comparisons into a contiguous bool tensor of a's shape (1 where true): a and b (or the
+ * scalar, converted to a's dtype first) of one dtype and device, any dtype. a and b may have
+ * any strides (a broadcast operand is a view with stride 0); with a scalar, a is contiguous. */
 typedef enum {
   FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
 } fused_compare_op;
@@ -129,7 +130,9 @@ int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
 int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                          double scalar);
 
-/* Elementwise ops on contiguous tensors of one shape. alpha is ELU's alpha, else unused.
+/* Elementwise ops into a contiguous out; the inputs have its shape. unary and binary_scalar
+ * take contiguous inputs; binary's a and b may have any strides (a broadcast operand is a view
+ * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
 typedef enum {
   FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
@@ -156,8 +159,29 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
 
 /* Reductions over dim (0-based) of a contiguous tensor; out has that dim of size 1. */
 int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* The product, and the max or min with the 1-based index of the first (NULL indices: none;
+ * a NaN is the extreme value), along dim of a contiguous tensor into contiguous outputs with
+ * that dim of size 1 (indices int64). */
+int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim);
+int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
+
+/* Selection, any dtype, into a contiguous out. where: out = cond ? a : b elementwise; cond
+ * (bool), a and b (out's dtype) have out's shape, any strides (broadcast operands are stride-0
+ * views); a or b may be out itself. index_select and gather pick along dim (0-based) of a
+ * contiguous in by contiguous int64 indices counted from 1 on its device, each checked:
+ * index_select's index is 1-D (n) and out in's shape with n along dim; gather's index has
+ * out's shape, which is in's except along dim. */
+int fused_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,
+                const fused_tensor *b);
+int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
+                       const fused_tensor *index);
+int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
+                 const fused_tensor *index);
 
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);
@@ -182,23 +206,59 @@ int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
                         const fused_tensor *grad_c, const fused_tensor *saved,
                         const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
                         int32_t accumulate);
-/* The LLTM unrolled over T steps (nn.LLTM): xs T×B×I, h0 and c0 B×H, W and b as above.
- * Forward writes hs (T×B×H, every h_t; h_T is its last step), c_T (B×H), and saved (T×B×4H,
- * laid out as for the cell). Backward takes d_hs (T×B×H, the gradient
- * arriving at every h_t), d_hT and d_cT (B×H, extra gradients at the final state; NULL means
- * zero), the forward's saved, xs, h0 and hs; writes d_xs, d_h0, d_c0 and adds into d_W and d_b
- * when accumulate is 1 (else overwrites them). It writes the gate gradients over saved (no
- * T×B×3H scratch), so it runs once per forward. Of the outputs, only c_T may be an input (c0
- * itself) and d_c0 (d_cT itself). */
-int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
-                           const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
-                           const fused_tensor *W, const fused_tensor *b);
+/* The LLTM unrolled over T steps (nn.LLTM), on the sequence engine below (cell
+ * FUSED_CELL_LLTM, W's first H columns its recurrent weight, the last I its input weight, b
+ * its only bias): xs T×B×I, h0 and c0 B×H, W and b as above, lengths and reverse as for
+ * fused_rnn_forward. Forward writes hs (T×B×H, every h_t, zero at padded steps), h_T and c_T
+ * (B×H, each sequence's state after its own last step) and saved (T×B×5H, the engine's).
+ * Backward takes d_hs (T×B×H), d_hT and d_cT (B×H, extra gradients at the final state; NULL
+ * means zero) and the forward's saved, xs and W; writes d_xs, d_h0, d_c0 and adds into d_W
+ * and d_b when accumulate is 1 (else overwrites them). It writes the gate gradients over
+ * saved, so it runs once per forward. Of the outputs, only c_T may be an input (c0 itself)
+ * and d_c0 (d_cT itself); hs may have a row stride (see fused_rnn_forward). */
+int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_T,
+                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                           const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b,
+                           const int64_t *lengths, int32_t reverse);
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
-                            fused_tensor *saved, const fused_tensor *xs,
-                            const fused_tensor *h0, const fused_tensor *hs, const fused_tensor *W,
-                            int32_t accumulate);
+                            fused_tensor *saved, const fused_tensor *xs, const fused_tensor *W,
+                            const int64_t *lengths, int32_t reverse, int32_t accumulate);
+
+/* The sequence engine: one recurrent cell of G gate blocks of H run over T steps in one
+ * direction of one layer (docs/cells.md). The input projection of every step,
+ * xs·w_ihᵀ (+ b_ih), is one GEMM; each step is one GEMM, h·w_hhᵀ (+ b_hh), and one pointwise
+ * pass; backward is one pointwise pass and one GEMM per step, then one GEMM for all of d_xs,
+ * one for d_w_ih and one for d_w_hh.
+ *   FUSED_CELL_LSTM  G = 4, gates i, f, g, o (PyTorch's nn.LSTM), c0/c_n/d_c0/d_cn B×H
+ *   FUSED_CELL_GRU   G = 3, gates r, z, n (PyTorch's nn.GRU), c0 c_n d_c0 d_cn NULL
+ *   FUSED_CELL_LLTM  G = 3, b_hh and d_b_hh NULL (its one bias is b_ih)
+ * Shapes: xs T×B×I contiguous; h0, h_n B×H; w_ih G·H×I and w_hh G·H×H (and their gradients)
+ * with rows of unit stride, any row stride (column blocks of one matrix, as the LLTM's W);
+ * biases G·H; saved T×B×S·H with S = fused_rnn_saved_blocks(cell); hs and d_hs T×B×H with
+ * unit element stride and any row stride (one direction's half of a bidirectional output).
+ * lengths: NULL (every sequence has T steps) or B integers in 1..T: sequence b runs steps
+ * 1..lengths[b]; at later steps its state is carried, its hs is zero and its d_hs ignored.
+ * reverse: steps run from T down to 1 (sequence b from lengths[b]). h_n and c_n are each
+ * sequence's state after its own last step. Backward writes d_xs, d_h0 (and d_c0) and adds
+ * into the weight and bias gradients when accumulate is 1 (else overwrites them); d_hs, d_hn
+ * and d_cn may be NULL (zero). It writes over saved, so it runs once per forward. Of the
+ * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). */
+typedef enum { FUSED_CELL_LLTM = 0, FUSED_CELL_LSTM = 1, FUSED_CELL_GRU = 2 } fused_cell;
+/* S, the blocks of H that saved holds per batch row and step; -1 for an unknown cell. */
+int32_t fused_rnn_saved_blocks(int32_t cell);
+int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
+                      fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                      const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
+                      const fused_tensor *b_ih, const fused_tensor *b_hh,
+                      const int64_t *lengths, int32_t reverse);
+int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
+                       fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,
+                       fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
+                       const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
+                       const fused_tensor *w_ih, const fused_tensor *w_hh,
+                       const int64_t *lengths, int32_t reverse, int32_t accumulate);
 /* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is
  * written in place; grad and the state buffers have its shape, dtype and device; all are
  * contiguous. weight_decay adds weight_decay * param to the gradient g (L2), as PyTorch does.

@@ -75,6 +75,13 @@ __host__ __device__ inline int64_t offset_of(const Layout &l, int64_t linear) {
   return offset + linear * l.strides[0]; /* linear < sizes[0] by now: no division needed */
 }
 
+/* A contiguous tensor seen as [outer, sizes[dim], inner] around dim. */
+inline void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, int64_t *inner) {
+  *outer = *inner = 1;
+  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
+  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
+}
+
 /* The transcendental functions of the shared maths (c/maths/hd.h), picked by type so that
  * float code never calls a double function nor the reverse (fminf on doubles is how the
  * tutorial's kernel went wrong). CUDA's exp serves the non-positive arguments too. */

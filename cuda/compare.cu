@@ -1,5 +1,6 @@
 /* The kernels every dtype has, besides convert (copy.cu): fill (any strides) and comparisons
- * into a bool tensor (c/maths/compare.h). */
+ * into a bool tensor (c/maths/compare.h), of operands with any strides (a broadcast one has
+ * stride 0) or a scalar. */
 #include "common.cuh"
 #include "../c/maths/compare.h"
 
@@ -21,6 +22,12 @@ __global__ void compare_kernel(fused_compare_op op, bool *y, const T *a, const T
 }
 
 template <typename T>
+__global__ void compare_strided_kernel(fused_compare_op op, bool *y, const T *a, Layout la,
+                                       const T *b, Layout lb, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[offset_of(la, i)], b[offset_of(lb, i)]);
+}
+
+template <typename T>
 __global__ void compare_scalar_kernel(fused_compare_op op, bool *y, const T *a, T s, int64_t n) {
   GRID_STRIDE(i, n) y[i] = apply_compare(op, a[i], s);
 }
@@ -29,8 +36,13 @@ template <typename T>
 int cuda_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b) {
   const int64_t n = fused_tensor_numel(out);
-  compare_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
-      op, (bool *)out->data, (const T *)a->data, (const T *)b->data, n);
+  if (fused_tensor_is_contiguous(a) && fused_tensor_is_contiguous(b))
+    compare_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+        op, (bool *)out->data, (const T *)a->data, (const T *)b->data, n);
+  else
+    compare_strided_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+        op, (bool *)out->data, (const T *)a->data, layout_of(a), (const T *)b->data,
+        layout_of(b), n);
   return cuda_done("compare");
 }
 

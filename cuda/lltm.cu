@@ -6,84 +6,9 @@
  *
  * The per-element maths is the CPU's (c/maths/lltm.h), and so is saved's layout, per batch row:
  * [input_gate, output_gate, candidate, tanh(new_c)]. */
+#include "column_sums.cuh"
 #include "common.cuh"
 #include "../c/maths/lltm.h"
-
-/* Column sums over batch rows run in (COLS, LANES) blocks, each block summing a chunk of rows
- * lane by lane, then its lanes in order. */
-constexpr int COLS = 32, LANES = 8;
-
-struct RowChunks {
-  int64_t per_block, count;
-};
-/* At least 64 rows a block, and few enough blocks for gridDim.y. */
-static RowChunks row_chunks(int64_t rows) {
-  int64_t per_block = std::max<int64_t>(64, (rows + 65534) / 65535);
-  per_block = (per_block + LANES - 1) / LANES * LANES;
-  return {per_block, (rows + per_block - 1) / per_block};
-}
-
-/* v summed over the block's lanes in lane order; meaningful in lane 0. */
-template <typename T>
-__device__ T sum_lanes(T v) {
-  __shared__ T lane[LANES][COLS];
-  lane[threadIdx.y][threadIdx.x] = v;
-  __syncthreads();
-  T acc = 0;
-  if (threadIdx.y == 0)
-    for (int l = 0; l < LANES; l++) acc += lane[l][threadIdx.x];
-  __syncthreads();
-  return acc;
-}
-
-/* From lane 0, for a thread with a column (valid): with one chunk of rows the sum goes to
- * out (added when accumulate), else to this chunk's row of partial, which finish_sums_kernel
- * adds up in chunk order. */
-template <typename T>
-__device__ void store_sum(T *out, T *partial, int64_t cols, int64_t col, bool valid, T sum,
-                          bool accumulate) {
-  if (threadIdx.y != 0 || !valid) return;
-  if (gridDim.y == 1) out[col] = accumulate ? out[col] + sum : sum;
-  else partial[blockIdx.y * cols + col] = sum;
-}
-
-template <typename T>
-__global__ void finish_sums_kernel(T *out, const T *partial, int64_t chunks, int64_t cols,
-                                   bool accumulate) {
-  GRID_STRIDE(col, cols) {
-    T acc = accumulate ? out[col] : T(0);
-    for (int64_t k = 0; k < chunks; k++) acc += partial[k * cols + col];
-    out[col] = acc;
-  }
-}
-
-template <typename T>
-__global__ void column_sums_kernel(T *out, T *partial, const T *in, int64_t rows, int64_t cols,
-                                   int64_t ld, int64_t per_block, bool accumulate) {
-  const int64_t col = blockIdx.x * (int64_t)COLS + threadIdx.x;
-  const int64_t chunk_end = (blockIdx.y + 1) * per_block, end = chunk_end < rows ? chunk_end : rows;
-  T acc = 0;
-  if (col < cols)
-    for (int64_t r = blockIdx.y * per_block + threadIdx.y; r < end; r += LANES)
-      acc += in[r * ld + col];
-  store_sum(out, partial, cols, col, col < cols, sum_lanes(acc), accumulate);
-}
-
-/* out (cols) = (out +) the column sums of in (rows×cols, leading dimension ld). */
-template <typename T>
-static int column_sums(const char *fn, T *out, const T *in, int64_t rows, int64_t cols,
-                       int64_t ld, bool accumulate) {
-  const RowChunks chunks = row_chunks(rows);
-  Scratch partial(fn, (size_t)(chunks.count > 1 ? chunks.count * cols : 1) * sizeof(T));
-  if (!partial.ptr) return -1;
-  const dim3 grid((unsigned)((cols + COLS - 1) / COLS), (unsigned)chunks.count);
-  column_sums_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
-      out, partial.as<T>(), in, rows, cols, ld, chunks.per_block, accumulate);
-  if (chunks.count > 1)
-    finish_sums_kernel<T><<<blocks_for(cols), THREADS, 0, cuda_stream>>>(
-        out, partial.as<T>(), chunks.count, cols, accumulate);
-  return cuda_check(fn, cudaGetLastError());
-}
 
 /* The GEMMs, row-major, W's column block w (k columns, leading dimension ldw = H+I); cuBLAS
  * sees each row-major matrix as its column-major transpose (see addmm.cu).
@@ -209,75 +134,6 @@ int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   FUSED_TRY(gates_t_times(fn, dw + H, K, H3, d_gates, H3, B, (const T *)x->data, In, beta));
   FUSED_TRY(times_w(fn, (T *)d_h->data, B, H, d_gates, H3, H3, w, K));
   FUSED_TRY(times_w(fn, (T *)d_x->data, B, In, d_gates, H3, H3, w + H, K));
-  return cuda_done(fn);
-}
-
-/* The sequence: the input GEMM for every step at once, then per step one GEMM with h and the
- * pointwise kernel; c_T holds the running cell state. */
-template <typename T>
-int cuda_lltm_seq_forward(fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,
-                          const fused_tensor *xs, const fused_tensor *h0, const fused_tensor *c0,
-                          const fused_tensor *W, const fused_tensor *b) {
-  const char *fn = "lltm_seq_forward";
-  const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
-  const int64_t K = H + In, step = B * 3 * H;
-  Scratch gates(fn, (size_t)(T_ * step) * sizeof(T));
-  if (!gates.ptr) return -1;
-  const T *w = (const T *)W->data;
-  T *g = gates.as<T>(), *h_all = (T *)hs->data, *c = (T *)c_T->data;
-  FUSED_TRY(times_w_t(fn, g, T_ * B, 3 * H, (const T *)xs->data, In, w + H, K, T(0)));
-  for (int64_t t = 0; t < T_; t++) {
-    const T *h_prev = t == 0 ? (const T *)h0->data : h_all + (t - 1) * B * H;
-    FUSED_TRY(times_w_t(fn, g + t * step, B, 3 * H, h_prev, H, w, K, T(1)));
-    lltm_forward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
-        h_all + t * B * H, c, (T *)saved->data + t * B * 4 * H, g + t * step,
-        (const T *)b->data, t == 0 ? (const T *)c0->data : c, H, B * H);
-    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
-  }
-  return cuda_done(fn);
-}
-
-/* Backward through time: per step (from the last) the pointwise kernel, then the GEMM that
- * carries d_h to the step before; then the weight, input and bias gradients for all steps at
- * once. The gate gradients of step t overwrite the first 3H columns of saved's step t (row
- * stride 4H), which fused.h allows: the only scratch is the carried d_h and d_c. */
-template <typename T>
-int cuda_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
-                           fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
-                           const fused_tensor *d_hT, const fused_tensor *d_cT,
-                           fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
-                           const fused_tensor *hs, const fused_tensor *W, int32_t accumulate) {
-  const char *fn = "lltm_seq_backward";
-  const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
-  const int64_t K = H + In, H3 = 3 * H, H4 = 4 * H, step = B * H4;
-  Scratch scratch(fn, (size_t)(2 * B * H) * sizeof(T));
-  if (!scratch.ptr) return -1;
-  T *carry_h = scratch.as<T>(), *carry_c = carry_h + B * H, *d_gates = (T *)saved->data;
-  const T *w = (const T *)W->data;
-  const RowChunks chunks = row_chunks(B);
-  const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
-  for (int64_t t = T_ - 1; t >= 0; t--) {
-    const bool last = t == T_ - 1;
-    const T *extra_h = last ? (d_hT ? (const T *)d_hT->data : NULL) : carry_h;
-    const T *grad_c = last ? (d_cT ? (const T *)d_cT->data : NULL) : carry_c;
-    T *d_c = t == 0 ? (T *)d_c0->data : carry_c;
-    lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
-        d_gates + t * step, H4, d_c, NULL, NULL, false, (const T *)d_hs->data + t * B * H,
-        extra_h, grad_c, d_gates + t * step, B, H, chunks.per_block);
-    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
-    FUSED_TRY(times_w(fn, t == 0 ? (T *)d_h0->data : carry_h, B, H, d_gates + t * step, H3, H4,
-                      w, K));
-  }
-  T *dw = (T *)d_W->data;
-  const T beta = accumulate ? T(1) : T(0);
-  /* d_W's h block: step 0 multiplies h0, step t > 0 multiplies h_{t-1} = hs[t-1]. */
-  FUSED_TRY(gates_t_times(fn, dw, K, H3, d_gates, H4, B, (const T *)h0->data, H, beta));
-  if (T_ > 1)
-    FUSED_TRY(gates_t_times(fn, dw, K, H3, d_gates + step, H4, (T_ - 1) * B,
-                            (const T *)hs->data, H, T(1)));
-  FUSED_TRY(gates_t_times(fn, dw + H, K, H3, d_gates, H4, T_ * B, (const T *)xs->data, In, beta));
-  FUSED_TRY(times_w(fn, (T *)d_xs->data, T_ * B, In, d_gates, H3, H4, w + H, K));
-  FUSED_TRY(column_sums(fn, (T *)d_b->data, d_gates, T_ * B, H3, H4, accumulate != 0));
   return cuda_done(fn);
 }
 

@@ -1,6 +1,6 @@
-/* Elementwise ops on contiguous tensors: unary maps (and their derivatives), binary ops with a
- * tensor or a scalar, with the shared maths (c/maths/activations.h). The op is a kernel
- * argument: every thread takes the same branch. */
+/* Elementwise ops into a contiguous out: unary maps (and their derivatives), binary ops with a
+ * tensor (any strides: a broadcast operand has stride 0) or a scalar, with the shared maths
+ * (c/maths/activations.h). The op is a kernel argument: every thread takes the same branch. */
 #include "common.cuh"
 #include "../c/maths/activations.h"
 
@@ -12,6 +12,12 @@ __global__ void unary_kernel(fused_unary_op op, T *y, const T *x, T alpha, int64
 template <typename T>
 __global__ void binary_kernel(fused_binary_op op, T *y, const T *a, const T *b, int64_t n) {
   GRID_STRIDE(i, n) y[i] = apply_binary(op, a[i], b[i]);
+}
+
+template <typename T>
+__global__ void binary_strided_kernel(fused_binary_op op, T *y, const T *a, Layout la, const T *b,
+                                      Layout lb, int64_t n) {
+  GRID_STRIDE(i, n) y[i] = apply_binary(op, a[offset_of(la, i)], b[offset_of(lb, i)]);
 }
 
 template <typename T>
@@ -31,8 +37,12 @@ template <typename T>
 int cuda_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                 const fused_tensor *b) {
   const int64_t n = fused_tensor_numel(out);
-  binary_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
-      op, (T *)out->data, (const T *)a->data, (const T *)b->data, n);
+  if (fused_tensor_is_contiguous(a) && fused_tensor_is_contiguous(b))
+    binary_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+        op, (T *)out->data, (const T *)a->data, (const T *)b->data, n);
+  else
+    binary_strided_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+        op, (T *)out->data, (const T *)a->data, layout_of(a), (const T *)b->data, layout_of(b), n);
   return cuda_done("binary");
 }
 

@@ -2,12 +2,6 @@
  * add in a fixed order (no atomics), so the same input gives the same bits on every run. */
 #include "common.cuh"
 
-static void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, int64_t *inner) {
-  *outer = *inner = 1;
-  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
-  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
-}
-
 /* inner == 1: one block per row, each thread sums a strided share, then a tree. */
 template <typename T>
 __global__ void sum_rows_kernel(T *out, const T *in, int64_t rows, int64_t len) {

@@ -27,7 +27,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
                         'Trains an LLTM on the adding problem by default; options:', {
   { 'task', 'adding', { 'adding', 'copy', 'text' }, 'the task' },
   { 'data', false, 'string', 'text file for --task text' },
-  { 'cell', 'lltm', { 'lltm', 'lstm' }, 'recurrent cell' },
+  { 'cell', 'lltm', { 'lltm', 'lstm', 'gru' }, 'recurrent cell' },
+  { 'layers', 1, 'int', 'stacked recurrent layers', min = 1 },
   { 'hidden', 64, 'int', 'hidden units', min = 1 },
   { 'embed', 32, 'int', 'embedding size (copy and text tasks)', min = 1 },
   { 'seq-len', 100, 'int', 'sequence length T (copy: blanks before the recall)', min = 1 },
@@ -52,7 +53,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
 })
 
 -- Options that define the model and its data: a resumed run takes them from the checkpoint.
-local MODEL_OPTIONS = { 'task', 'data', 'cell', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
+local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
                         'optim', 'clip', 'seed', 'dtype' }
 local OPTIMIZERS = { adam = 'Adam', rmsprop = 'RMSprop', sgd = 'SGD' }
 local usage_error = options.usage_error
@@ -81,9 +82,6 @@ local function validate(opts)
     usage_error('--task text needs --data FILE (any text file)')
   end
   if opts.task ~= 'text' and opts.data then usage_error('--data is for --task text') end
-  if opts.cell == 'lstm' and not pcall(function() return fused.nn.LSTM end) then
-    usage_error('--cell lstm is not available yet (fused.nn.LSTM does not exist); use --cell lltm')
-  end
   if opts.device == 'auto' then
     opts.device = fused.cuda.is_available() and 'cuda' or 'cpu'
   elseif opts.device == 'cuda' and not fused.cuda.is_available() then
@@ -101,7 +99,8 @@ local function train(opts, resumed, out, on_step)
     dtype = opts.dtype, device = opts.device })
   if not ok then usage_error('%s', task) end
   fused.manual_seed(opts.seed)
-  local model = SequenceModel(task, { cell = opts.cell, hidden_size = opts.hidden,
+  local model = SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
+                                      hidden_size = opts.hidden,
                                       embedding_dim = opts.embed, dtype = opts.dtype,
                                       device = opts.device })
   local params, grads = model:parameters()

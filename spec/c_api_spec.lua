@@ -68,18 +68,36 @@ local CASES = {
     null = { 'd_x', 'd_h', 'd_c', 'd_W', 'd_b', 'grad_h', 'grad_c', 'saved', 'x', 'h', 'W' } },
   fused_lltm_seq_forward = {
     function()
-      return { t(T, B, H), t(B, H), t(T, B, 4 * H), t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H) }
+      return { t(T, B, H), t(B, H), t(B, H), t(T, B, 5 * H), t(T, B, I), t(B, H), t(B, H),
+               t(3 * H, H + I), t(3 * H), ints(2, 1), 0 }
     end,
-    null = { 'hs', 'c_T', 'saved', 'xs', 'h0', 'c0', 'W', 'b' } },
+    null = { 'hs', 'h_T', 'c_T', 'saved', 'xs', 'h0', 'c0', 'W', 'b' } },
   fused_lltm_seq_backward = {
     function()
       return { t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(T, B, H), t(B, H), t(B, H),
-               t(T, B, 4 * H), t(T, B, I), t(B, H), t(T, B, H), t(3 * H, H + I), 0 }
+               t(T, B, 5 * H), t(T, B, I), t(3 * H, H + I), ints(1, 2), 1, 0 }
     end,
     -- d_hT and d_cT may be NULL (zero gradients), not released
-    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', nil, nil, 'saved', 'xs', 'h0', 'hs', 'W' },
-    released = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', 'd_hT', 'd_cT', 'saved', 'xs', 'h0',
-                 'hs', 'W' } },
+    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', nil, nil, 'saved', 'xs', 'W' },
+    released = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', 'd_hT', 'd_cT', 'saved', 'xs', 'W' } },
+  -- The LSTM (cell 1) through the engine, with lengths.
+  fused_rnn_forward = {
+    function()
+      return { C.FUSED_CELL_LSTM, t(T, B, H), t(B, H), t(B, H), t(T, B, 7 * H), t(T, B, I), t(B, H),
+               t(B, H), t(4 * H, I), t(4 * H, H), t(4 * H), t(4 * H), ints(2, 1), 1 }
+    end,
+    null = { nil, 'hs', 'h_n', 'c_n', 'saved', 'xs', 'h0', 'c0', 'w_ih', 'w_hh', 'b_ih', 'b_hh' } },
+  fused_rnn_backward = {
+    function()
+      return { C.FUSED_CELL_LSTM, t(T, B, I), t(B, H), t(B, H), t(4 * H, I), t(4 * H, H), t(4 * H),
+               t(4 * H), t(T, B, H), t(B, H), t(B, H), t(T, B, 7 * H), t(T, B, I), t(4 * H, I),
+               t(4 * H, H), ints(2, 1), 0, 0 }
+    end,
+    -- d_hs, d_hn and d_cn may be NULL (zero gradients), not released
+    null = { nil, 'd_xs', 'd_h0', 'd_c0', 'd_w_ih', 'd_w_hh', 'd_b_ih', 'd_b_hh', nil, nil, nil,
+             'saved', 'xs', 'w_ih', 'w_hh' },
+    released = { nil, 'd_xs', 'd_h0', 'd_c0', 'd_w_ih', 'd_w_hh', 'd_b_ih', 'd_b_hh', 'd_hs', 'd_hn',
+                 'd_cn', 'saved', 'xs', 'w_ih', 'w_hh' } },
   fused_sgd_step = { function() return { t(3), t(3), t(3), 0.1, 0.9, 0, 1 } end,
                      null = { 'param', 'momentum_buffer', 'grad' } },
   fused_rmsprop_step = { function() return { t(3), t(3), t(3), t(3), 0.1, 0.9, 1e-8, 0.9, 0 } end,
@@ -102,6 +120,18 @@ local CASES = {
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
+  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' } },
+  -- indices may be NULL (values only), not released
+  fused_max_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
+                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+  fused_min_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
+                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+  fused_where = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(2, 3), t(2, 3) } end,
+                  null = { 'out', 'condition', 'a', 'b' } },
+  fused_index_select = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 1 }, I64) } end,
+                         null = { 'out', 'input', nil, 'index' } },
+  fused_gather = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 2, 1 }, I64) } end,
+                   null = { 'out', 'input', nil, 'index' } },
 }
 -- Functions with no pointer argument, or none that can be wrong, checked below by hand.
 local BY_HAND = {
@@ -110,8 +140,8 @@ local BY_HAND = {
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
-  'fused_write_file_atomic', 'fused_cpu_capability', 'fused_cpu_vector_bits',
-  'fused_blas_config', 'fused_blas_core', 'fused_blas_threading', -- spec/cpu_capability_spec
+  'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_cpu_capability',
+  'fused_cpu_vector_bits', 'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
 
 -- The functions declared between the header's ffi markers.
@@ -204,6 +234,10 @@ describe('the C API', function()
     assert.truthy(last_error():find("write_file_atomic: argument 'path' expected a file name, got NULL", 1, true), last_error())
     assert.are.equal(-1, C.fused_write_file_atomic('x', nil, nil, 1))
     assert.truthy(last_error():find("write_file_atomic: arguments 'chunks' and 'sizes' expected arrays of 1 entries, got NULL", 1, true), last_error())
+    assert.are.same({ 5, 7, 7 }, { C.fused_rnn_saved_blocks(C.FUSED_CELL_LLTM),
+      C.fused_rnn_saved_blocks(C.FUSED_CELL_LSTM), C.fused_rnn_saved_blocks(C.FUSED_CELL_GRU) })
+    assert.are.equal(-1, C.fused_rnn_saved_blocks(3))
+    assert.truthy(last_error():find('rnn_saved_blocks: unknown cell 3', 1, true), last_error())
   end)
 
   it('a view into its own source struct keeps one reference: no leak', function()

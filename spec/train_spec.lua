@@ -257,7 +257,6 @@ describe('examples/train.lua', function()
       { { '--task', 'text' }, '--task text needs --data FILE' },
       { { '--task', 'text', '--data', path('none.txt') }, 'No such file or directory' },
       { { '--task', 'adding', '--seq-len', '1' }, "option '--seq-len' expected >= 2 for the adding task, got 1" },
-      { { '--cell', 'lstm' }, '--cell lstm is not available yet' },
       { { '--seed', '-3' }, "option '--seed' expected 0 to 1048575, got -3" },
       { { '--steps', '1048575' }, "option '--steps' expected 1 to 1048574, got 1048575" },
       { { '--resume', path('none.safetensors') }, '--resume: load: ' },

@@ -12,6 +12,9 @@ extern "C" {
 /* Not NULL, not released (a storage), with a sane dtype, device and shape. */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
+/* Unit stride along the last dim and the rows (every index but the last) evenly spaced, at
+ * least a row apart: a GEMM operand with a leading dimension, or a column block of one. */
+int check_rows(const char *fn, const char *arg, const fused_tensor *t);
 int check_ndim(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim);
 int check_shape(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim,
                 const int64_t *sizes);

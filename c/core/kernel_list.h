@@ -18,7 +18,17 @@
   X(compare_scalar, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,         \
                      double scalar))
 
-#define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X)
+/* Selection by a bool condition or by int64 indices counted from 1 (select.h, select.cu). */
+#define FUSED_KERNELS_SELECT(X)                                                             \
+  X(where, (fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,             \
+            const fused_tensor *b))                                                         \
+  X(index_select, (fused_tensor *out, const fused_tensor *in, int32_t dim,                  \
+                   const fused_tensor *index))                                              \
+  X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
+             const fused_tensor *index))
+
+#define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X) \
+  FUSED_KERNELS_SELECT(X)
 
 #define FUSED_KERNELS_POINTWISE(X)                                                          \
   X(unary, (fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha))   \
@@ -34,6 +44,12 @@
 #define FUSED_KERNELS_REDUCE(X)                                                             \
   X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                      \
   X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
+
+/* Reductions along a dim besides the sum (reduce_dim.h, reduce_dim.cu); indices may be NULL. */
+#define FUSED_KERNELS_REDUCE_DIM(X)                                                         \
+  X(prod_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                     \
+  X(extremum_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,     \
+                   int32_t dim, int32_t largest))
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
@@ -66,21 +82,26 @@
                     fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,       \
                     const fused_tensor *grad_c, const fused_tensor *saved,                  \
                     const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,    \
-                    int32_t accumulate))                                                    \
-  X(lltm_seq_forward, (fused_tensor *hs, fused_tensor *c_T, fused_tensor *saved,            \
-                       const fused_tensor *xs, const fused_tensor *h0,                      \
-                       const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b)) \
-  X(lltm_seq_backward, (fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,         \
-                        fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,     \
-                        const fused_tensor *d_hT, const fused_tensor *d_cT,                 \
-                        fused_tensor *saved, const fused_tensor *xs,                        \
-                        const fused_tensor *h0, const fused_tensor *hs,                     \
-                        const fused_tensor *W, int32_t accumulate))
+                    int32_t accumulate))
+
+/* The sequence engine (fused_rnn_forward/backward; the LLTM's sequence runs on it too). */
+#define FUSED_KERNELS_RNN(X)                                                                \
+  X(rnn_forward, (int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,      \
+                  fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,      \
+                  const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh, \
+                  const fused_tensor *b_ih, const fused_tensor *b_hh, const int64_t *lengths, \
+                  int32_t reverse))                                                         \
+  X(rnn_backward, (int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0, \
+                   fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,        \
+                   fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn, \
+                   const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,   \
+                   const fused_tensor *w_ih, const fused_tensor *w_hh,                      \
+                   const int64_t *lengths, int32_t reverse, int32_t accumulate))
 
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
   FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_LLTM(X)
+  FUSED_KERNELS_LLTM(X) FUSED_KERNELS_REDUCE_DIM(X) FUSED_KERNELS_RNN(X)
 
 #define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 

@@ -1,47 +1,59 @@
-/* Walks one or two tensors of the same shape in row-major order, a row (the innermost dim)
- * at a time, whatever their strides. Offsets are in elements. */
+/* Walks up to three tensors of the same shape in row-major order, a row (the innermost dim)
+ * at a time, whatever their strides (a broadcast operand has stride 0). Offsets are in
+ * elements. Also how a contiguous tensor splits around a dim, for the kernels along one. */
 #ifndef FUSED_STRIDED_H
 #define FUSED_STRIDED_H
 
 #include "../fused.h"
 
+enum { STRIDED_MAX_OPERANDS = 3 };
+
 typedef struct strided_iter {
   int32_t ndim;
-  int64_t sizes[FUSED_MAX_DIMS], strides[2][FUSED_MAX_DIMS], index[FUSED_MAX_DIMS];
-  int64_t offset[2];        /* of the current row's first element in each tensor */
-  int64_t inner;            /* elements in a row */
-  int64_t inner_stride[2];
+  int64_t sizes[FUSED_MAX_DIMS], strides[STRIDED_MAX_OPERANDS][FUSED_MAX_DIMS];
+  int64_t index[FUSED_MAX_DIMS];
+  int64_t offset[STRIDED_MAX_OPERANDS]; /* of the current row's first element in each tensor */
+  int64_t inner;                        /* elements in a row */
+  int64_t inner_stride[STRIDED_MAX_OPERANDS];
 } strided_iter;
 
-/* b may be NULL: then offset[1] and inner_stride[1] stay 0. */
+/* a's shape is walked; b and c may be NULL: then their offsets and strides stay 0. */
 static inline void strided_iter_init(strided_iter *it, const fused_tensor *a,
-                                     const fused_tensor *b) {
+                                     const fused_tensor *b, const fused_tensor *c) {
+  const fused_tensor *ts[STRIDED_MAX_OPERANDS] = {a, b, c};
   it->ndim = a->ndim;
   for (int32_t d = 0; d < a->ndim; d++) {
     it->sizes[d] = a->sizes[d];
-    it->strides[0][d] = a->strides[d];
-    it->strides[1][d] = b ? b->strides[d] : 0;
+    for (int k = 0; k < STRIDED_MAX_OPERANDS; k++) it->strides[k][d] = ts[k] ? ts[k]->strides[d] : 0;
     it->index[d] = 0;
   }
-  it->offset[0] = it->offset[1] = 0;
   it->inner = a->sizes[a->ndim - 1];
-  it->inner_stride[0] = it->strides[0][a->ndim - 1];
-  it->inner_stride[1] = it->strides[1][a->ndim - 1];
+  for (int k = 0; k < STRIDED_MAX_OPERANDS; k++) {
+    it->offset[k] = 0;
+    it->inner_stride[k] = it->strides[k][a->ndim - 1];
+  }
 }
 
 /* Moves to the next row; returns 0 after the last. */
 static inline int strided_iter_next(strided_iter *it) {
   for (int32_t d = it->ndim - 2; d >= 0; d--) {
     if (++it->index[d] < it->sizes[d]) {
-      it->offset[0] += it->strides[0][d];
-      it->offset[1] += it->strides[1][d];
+      for (int k = 0; k < STRIDED_MAX_OPERANDS; k++) it->offset[k] += it->strides[k][d];
       return 1;
     }
-    it->offset[0] -= (it->sizes[d] - 1) * it->strides[0][d];
-    it->offset[1] -= (it->sizes[d] - 1) * it->strides[1][d];
+    for (int k = 0; k < STRIDED_MAX_OPERANDS; k++)
+      it->offset[k] -= (it->sizes[d] - 1) * it->strides[k][d];
     it->index[d] = 0;
   }
   return 0;
+}
+
+/* A contiguous tensor seen as [outer, sizes[dim], inner] around dim. */
+static inline void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer,
+                                   int64_t *inner) {
+  *outer = *inner = 1;
+  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
+  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
 }
 
 #endif

@@ -1,5 +1,6 @@
-/* Elementwise ops: out, in and the other operand share shape, dtype and device, contiguous.
- * An input may be out itself (each element is read before it is written), not part of it. */
+/* Elementwise ops: out, in and the other operand share shape, dtype and device; out is
+ * contiguous, so are unary's and binary_scalar's input (binary's may have any strides). An
+ * input may be out itself (each element is read before it is written), not part of it. */
 #include "../core/backend.h"
 #include "../core/check.h"
 #include "../core/error.h"
@@ -38,8 +39,8 @@ int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
   const char *fn = binary_names[op];
   FUSED_TRY(check_tensor(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
-  FUSED_TRY(check_operand(fn, "a", a, "out", out));
-  FUSED_TRY(check_operand(fn, "b", b, "a", a));
+  FUSED_TRY(check_like(fn, "a", a, "out", out));
+  FUSED_TRY(check_like(fn, "b", b, "a", a));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_TRY(check_no_overlap(fn, "out", out, "b", b, 1));
   FUSED_CALL_KERNEL(fn, out, binary, op, out, a, b);

@@ -1,4 +1,4 @@
-/* sum along a dim, and cat along a dim. */
+/* Reductions along a dim (sum, prod, max, min), and cat along a dim. */
 #include <stdio.h>
 
 #include "../core/backend.h"
@@ -11,19 +11,58 @@ static int check_dim(const char *fn, const fused_tensor *t, int32_t dim) {
                      (long long)dim + 1);
 }
 
-int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  const char *fn = "sum";
-  FUSED_TRY(check_tensor(fn, "input", in));
-  FUSED_TRY(check_contiguous(fn, "input", in));
-  FUSED_TRY(check_dim(fn, in, dim));
-  FUSED_TRY(check_tensor(fn, "out", out));
-  FUSED_TRY(check_same_dtype_device(fn, "out", out, "input", in));
-  FUSED_TRY(check_contiguous(fn, "out", out));
+/* out (and indices, int64, when given) contiguous, in's shape with dim of size 1. */
+static int check_reduced(const char *fn, const char *arg, const fused_tensor *out,
+                         const fused_tensor *in, int32_t dim, int32_t dtype) {
+  FUSED_TRY(check_tensor(fn, arg, out));
+  FUSED_TRY(check_dtype(fn, arg, out, dtype));
+  FUSED_TRY(check_same_device(fn, arg, out, "input", in));
+  FUSED_TRY(check_contiguous(fn, arg, out));
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
-  FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
-  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 0));
+  FUSED_TRY(check_shape(fn, arg, out, in->ndim, want));
+  return check_no_overlap(fn, arg, out, "input", in, 0);
+}
+
+static int check_input(const char *fn, const fused_tensor *in, int32_t dim) {
+  FUSED_TRY(check_tensor(fn, "input", in));
+  FUSED_TRY(check_contiguous(fn, "input", in));
+  return check_dim(fn, in, dim);
+}
+
+int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  const char *fn = "sum";
+  FUSED_TRY(check_input(fn, in, dim));
+  FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
   FUSED_CALL_KERNEL(fn, in, sum_dim, out, in, dim);
+}
+
+int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  const char *fn = "prod";
+  FUSED_TRY(check_input(fn, in, dim));
+  FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
+  FUSED_CALL_KERNEL(fn, in, prod_dim, out, in, dim);
+}
+
+static int extremum(const char *fn, fused_tensor *values, fused_tensor *indices,
+                    const fused_tensor *in, int32_t dim, int32_t largest) {
+  FUSED_TRY(check_input(fn, in, dim));
+  FUSED_TRY(check_reduced(fn, "values", values, in, dim, in->scalar_type));
+  if (indices) {
+    FUSED_TRY(check_reduced(fn, "indices", indices, in, dim, FUSED_INT64));
+    FUSED_TRY(check_no_overlap(fn, "indices", indices, "values", values, 0));
+  }
+  FUSED_CALL_KERNEL(fn, in, extremum_dim, values, indices, in, dim, largest);
+}
+
+int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim) {
+  return extremum("max", values, indices, in, dim, 1);
+}
+
+int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                  int32_t dim) {
+  return extremum("min", values, indices, in, dim, 0);
 }
 
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {

@@ -4,6 +4,8 @@ local tensor = require 'fused.tensor'
 local ops = require 'fused.ops'
 local npy = require 'fused.npy'
 require 'fused.print'
+require 'fused.shape'
+local factory = require 'fused.factory'
 
 tensor.install()
 
@@ -13,6 +15,7 @@ local fused = {
   is_tensor = tensor.is_tensor,
   empty = tensor.empty, zeros = tensor.zeros, ones = tensor.ones, full = tensor.full,
   rand = tensor.rand, randn = tensor.randn, tensor = tensor.tensor,
+  arange = factory.arange, linspace = factory.linspace, eye = factory.eye, Size = tensor.Size,
   manual_seed = tensor.manual_seed,
   load_npy = npy.load_npy, save_npy = npy.save_npy,
   cuda = require 'fused.cuda',

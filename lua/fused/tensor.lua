@@ -2,7 +2,8 @@
 -- views and conversions. The struct lives in Lua's heap (a struct, not a pointer, so that
 -- LuaJIT's pointer arithmetic cannot shadow + and -); the data lives in a C storage that the
 -- struct holds a reference to, dropped by the metatype's __gc. Views share the storage.
--- Math lives in fused/ops.lua, printing in fused/print.lua.
+-- Math lives in fused/ops/, printing in fused/print.lua, the views besides narrow, select,
+-- transpose and view in fused/shape.lua, arange/linspace/eye in fused/factory.lua.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
@@ -144,6 +145,7 @@ local function view(t, ndim, sizes, strides, offset)
   views[v] = true
   return v
 end
+M.make_view = view
 
 -- Sizes are exact integers in a double and in int64_t below this; C checks their product.
 local MAX_SIZE = 2 ^ 53
@@ -173,41 +175,62 @@ local function parse_shape(shape, fn)
   return n
 end
 
-function M.empty(shape, opts)
+M.parse_shape = parse_shape
+
+-- The sizes of a factory, as a list or as numbers: (shape, opts) or (n1, n2, ..., opts).
+-- Returns the shape and the options; anything after the options is an error.
+local function shape_args(fn, first, ...)
+  local rest = select('#', ...)
+  if type(first) ~= 'number' then
+    if rest > 1 then
+      error(string.format("%s: expected the sizes then an options table, got %d arguments after them",
+                          fn, rest), 3)
+    end
+    return first, ...
+  end
+  local shape = { first }
+  for i = 1, rest do
+    local x = select(i, ...)
+    if type(x) ~= 'number' then
+      if i < rest then
+        error(string.format("%s: expected the sizes then an options table, got %s at argument %d",
+                            fn, type_name(x), i + 1), 3)
+      end
+      return shape, x
+    end
+    shape[i + 1] = x
+  end
+  return shape, nil
+end
+M.shape_args = shape_args
+
+function M.empty(...)
+  local shape, opts = shape_args('empty', ...)
   local dtype, device = dt.parse(opts, 'empty')
   return new(parse_shape(shape, 'empty'), sizes_buf, dtype, device)
 end
 
-local function filled(fn, value)
-  return function(shape, opts)
+-- zeros, ones, rand, randn: a new tensor, then init(t) fills it.
+local function factory(fn, init)
+  return function(...)
+    local shape, opts = shape_args(fn, ...)
     local dtype, device = dt.parse(opts, fn)
     local t = new(parse_shape(shape, fn), sizes_buf, dtype, device)
-    check(C.fused_fill(t, value))
+    check(init(t))
     return t
   end
 end
-M.zeros = filled('zeros', 0)
-M.ones = filled('ones', 1)
+M.zeros = factory('zeros', function(t) return C.fused_fill(t, 0) end)
+M.ones = factory('ones', function(t) return C.fused_fill(t, 1) end)
+M.rand = factory('rand', function(t) return C.fused_uniform(t, 0, 1) end)
+M.randn = factory('randn', function(t) return C.fused_normal(t, 0, 1) end)
 
+-- full(shape, value, opts): the shape a list (or one number), as value follows it.
 function M.full(shape, value, opts)
   expect_number(value, 'full', 'value')
   local dtype, device = dt.parse(opts, 'full')
   local t = new(parse_shape(shape, 'full'), sizes_buf, dtype, device)
   check(C.fused_fill(t, value))
-  return t
-end
-
-function M.rand(shape, opts)
-  local dtype, device = dt.parse(opts, 'rand')
-  local t = new(parse_shape(shape, 'rand'), sizes_buf, dtype, device)
-  check(C.fused_uniform(t, 0, 1))
-  return t
-end
-
-function M.randn(shape, opts)
-  local dtype, device = dt.parse(opts, 'randn')
-  local t = new(parse_shape(shape, 'randn'), sizes_buf, dtype, device)
-  check(C.fused_normal(t, 0, 1))
   return t
 end
 
@@ -318,17 +341,77 @@ local function check_dim(t, dim, fn, arg)
 end
 M.check_dim = check_dim
 
+-- t:size(): the sizes as a fused.Size, a list that prints as fused.Size({2, 3}); t:size(d) a number.
+-- Its metatable is shared by every loaded copy of this module, as == needs one metatable.
+shared.Size = shared.Size or {}
+local Size = shared.Size
+Size.__index = Size
+function Size.__tostring(s) return 'fused.Size({' .. table.concat(s, ', ') .. '})' end
+function Size.__eq(a, b)
+  if #a ~= #b then return false end
+  for d = 1, #a do if a[d] ~= b[d] then return false end end
+  return true
+end
+function Size.numel(s)
+  local n = 1
+  for d = 1, #s do n = n * s[d] end
+  return n
+end
+
+function M.Size(list)
+  local s = {}
+  for d = 1, #list do s[d] = list[d] end
+  return setmetatable(s, Size)
+end
+
 function Tensor.size(t, dim)
-  if dim == nil then return t:shape() end
+  if dim == nil then return setmetatable(t:shape(), Size) end
   return tonumber(t.sizes[check_dim(t, dim, 'size') - 1])
+end
+
+-- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
+-- t:type(name) converts to that class.
+local class_names = { float32 = 'FloatTensor', float64 = 'DoubleTensor', int64 = 'LongTensor',
+                      bool = 'BoolTensor' }
+local classes = {}
+for dtype, class in pairs(class_names) do
+  classes['fused.' .. class] = { dtype, 'cpu' }
+  classes['fused.cuda.' .. class] = { dtype, 'cuda' }
+end
+function Tensor.type(t, name)
+  if name == nil then
+    return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
+      .. class_names[dt.dtype_names[t.scalar_type]]
+  end
+  local class = classes[name]
+  if not class then
+    error(string.format("type: argument 'name' expected a class such as 'fused.DoubleTensor' or "
+                        .. "'fused.cuda.FloatTensor', got %s",
+                        type(name) == 'string' and "'" .. name .. "'" or type_name(name)), 2)
+  end
+  return t:to(class[1], class[2])
 end
 
 -- Copies and conversions --------------------------------------------------------------------
 
 -- In place, PyTorch's names (a trailing underscore); any strides. The Torch7 names without it
 -- (t:copy(src), t:zero(), ...) are the same functions, kept for existing scripts.
+-- src of t's number of elements is copied in row-major order whatever its shape (as Torch7);
+-- of fewer, it broadcasts to t's shape when it can (an expanded view: copy takes any strides).
+local function broadcasts_to(src, t)
+  if src.ndim > t.ndim then return false end
+  for back = 1, src.ndim do
+    local s = src.sizes[src.ndim - back]
+    if s ~= 1 and s ~= t.sizes[t.ndim - back] then return false end
+  end
+  return true
+end
+
 function Tensor.copy_(t, src)
   M.expect(src, 'copy_', 'src')
+  if C.fused_tensor_numel(src) ~= C.fused_tensor_numel(t) and broadcasts_to(src, t) then
+    src = src:expand(t:shape())
+  end
   check(C.fused_copy(t, src))
   return t
 end
@@ -573,6 +656,41 @@ end
 
 function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) end
 
+-- Indexing: t[i] along dim 1 ---------------------------------------------------------------
+local index_get, index_set
+
+-- i counted from 1 along dim 1, negative from the end (-1 the last).
+local function dim1_index(t, i)
+  local size = tonumber(t.sizes[0])
+  if i ~= math.floor(i) or i == 0 or i > size or i < -size then
+    error(string.format("fused.Tensor: index %s is out of range for dim 1 of size %d (expected 1..%d, "
+                        .. "or -%d..-1 from the end)", tostring(i), size, size, size), 3)
+  end
+  return i < 0 and size + i + 1 or i
+end
+
+-- t[i]: the slice at i along dim 1, a view; for a 1-D tensor its element (as t:item() reads it).
+index_get = function(t, i)
+  i = dim1_index(t, i)
+  if t.ndim > 1 then return t:select(1, i) end
+  if t.device_type ~= dt.devices.cpu then return t:narrow(1, i, 1):item() end
+  return element_reader(t.scalar_type)(ffi.cast(dt.ctypes[t.scalar_type], t.data)[(i - 1) * t.strides[0]])
+end
+
+-- t[i] = v: a number (or boolean) fills the slice, a tensor is copied into it (broadcast).
+index_set = function(t, i, v)
+  i = dim1_index(t, i)
+  local slice = t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1)
+  if type(v) == 'boolean' then v = v and 1 or 0 end
+  if type(v) == 'number' then
+    check(C.fused_fill(slice, v))
+  elseif ffi.istype(tensor_t, v) then
+    slice:copy_(v)
+  else
+    error("fused.Tensor: t[i] = v expected a number, a boolean or a tensor for v, got " .. type_name(v), 2)
+  end
+end
+
 -- The metatype ------------------------------------------------------------------------------
 
 -- Every misuse of a tensor as a Lua value raises an error that says what to do instead, rather
@@ -589,26 +707,23 @@ M.metatable = {
   __index = function(t, k)
     local method = Tensor[k]
     if method ~= nil then return method end
+    if type(k) == 'number' then return index_get(t, k) end
     local property = properties[k]
     if property then return property(t) end
-    if type(k) == 'number' then
-      error('fused.Tensor: indexing with [] is not supported yet; use t:select(1, i)', 2)
-    end
     error(string.format("fused.Tensor has no method or property %s",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
-  __newindex = function(_, k)
-    if type(k) == 'number' then
-      error('fused.Tensor: assigning with [] is not supported yet; use t:select(1, i):fill(v) or :copy(src)', 2)
-    end
+  __newindex = function(t, k, v)
+    if type(k) == 'number' then return index_set(t, k, v) end
     error(string.format("fused.Tensor: cannot set field %s (tensors have no fields to set)",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
   __call = unsupported('a tensor is not callable'),
   __len = unsupported('#t is not supported; use t:size(1) or t:numel()'),
   __mod = unsupported('% is not supported (there is no remainder op)'),
-  __lt = unsupported('< is not supported (there are no comparison ops)'),
-  __le = unsupported('<= is not supported (there are no comparison ops)'),
+  -- Lua makes the result of < a boolean, so comparisons are methods giving bool tensors.
+  __lt = unsupported('< is not supported; use a:lt(b) or a:gt(b), which give bool tensors'),
+  __le = unsupported('<= is not supported; use a:le(b) or a:ge(b), which give bool tensors'),
   __concat = unsupported('.. is not supported; use tostring(t) for text, fused.cat for tensors'),
 }
 

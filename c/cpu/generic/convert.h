@@ -21,7 +21,7 @@
 
 static int convert(fused_tensor *dst, const fused_tensor *src) {
   strided_iter it;
-  strided_iter_init(&it, dst, src);
+  strided_iter_init(&it, dst, src, NULL);
   int64_t position = 0;
   do {
     scalar_t *d = (scalar_t *)dst->data + it.offset[0];

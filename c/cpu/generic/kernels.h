@@ -14,6 +14,7 @@
 
 #include "convert.h"
 #include "compare.h"
+#include "select.h"
 
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
@@ -35,11 +36,12 @@
 #include "pointwise.h"
 #include "addmm.h"
 #include "reduce.h"
+#include "reduce_dim.h"
 #include "optim.h"
 #include "loss.h"
 #include "embedding.h"
 #include "lltm.h"
-#include "lltm_seq.h"
+#include "rnn.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
 #else
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE

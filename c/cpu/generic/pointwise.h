@@ -1,4 +1,5 @@
-/* Unary and binary ops on contiguous tensors, with the shared maths (c/maths/activations.h). */
+/* Unary ops on contiguous tensors; binary ops on operands of any strides into a contiguous out.
+ * The maths is shared (c/maths/activations.h). */
 #include "../../maths/activations.h"
 
 /* The op is a compile-time constant inside each case, so each loop is specialised. The
@@ -40,20 +41,48 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
 #undef MAP
 #undef VMAP
 
-#define ZIP(OP, B)                                                \
-  case OP:                                                        \
-    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], (B)); });  \
-    break
+#define BINARY_OPS(M)                                                                \
+  M(FUSED_ADD) M(FUSED_SUB) M(FUSED_MUL) M(FUSED_DIV) M(FUSED_RSUB) M(FUSED_RDIV) M(FUSED_POW) \
+  M(FUSED_MAX) M(FUSED_MIN)
+
+#define ZIP(OP)                                                      \
+  case OP:                                                           \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], b[i]); });    \
+    break;
+
+/* A strided operand (a view, or a broadcast one with stride 0): row by row into the
+ * contiguous out. */
+#define ZIP_STRIDED(OP)                                                                   \
+  case OP:                                                                                \
+    do {                                                                                  \
+      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                      \
+      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                     \
+      for (int64_t i = 0; i < it.inner; i++) y[i] = apply_binary(OP, ra[i * sa], rb[i * sb]); \
+      y += it.inner;                                                                      \
+    } while (strided_iter_next(&it));                                                     \
+    break;
+
+#define ZIP_SCALAR(OP)                                               \
+  case OP:                                                           \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], s); });       \
+    break;
 
 static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
                   const fused_tensor *tb) {
   const scalar_t *a = (const scalar_t *)ta->data, *b = (const scalar_t *)tb->data;
   scalar_t *y = (scalar_t *)out->data;
   const int64_t n = fused_tensor_numel(out);
+  if (fused_tensor_is_contiguous(ta) && fused_tensor_is_contiguous(tb)) {
+    switch (op) {
+      BINARY_OPS(ZIP)
+      default: return fused_error("binary: unknown op %d", (int)op);
+    }
+    return 0;
+  }
+  strided_iter it;
+  strided_iter_init(&it, ta, tb, NULL);
   switch (op) {
-    ZIP(FUSED_ADD, b[i]); ZIP(FUSED_SUB, b[i]); ZIP(FUSED_MUL, b[i]); ZIP(FUSED_DIV, b[i]);
-    ZIP(FUSED_RSUB, b[i]); ZIP(FUSED_RDIV, b[i]); ZIP(FUSED_POW, b[i]); ZIP(FUSED_MAX, b[i]);
-    ZIP(FUSED_MIN, b[i]);
+    BINARY_OPS(ZIP_STRIDED)
     default: return fused_error("binary: unknown op %d", (int)op);
   }
   return 0;
@@ -65,11 +94,12 @@ static int binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tens
   scalar_t *y = (scalar_t *)out->data;
   const int64_t n = fused_tensor_numel(out);
   switch (op) {
-    ZIP(FUSED_ADD, s); ZIP(FUSED_SUB, s); ZIP(FUSED_MUL, s); ZIP(FUSED_DIV, s);
-    ZIP(FUSED_RSUB, s); ZIP(FUSED_RDIV, s); ZIP(FUSED_POW, s); ZIP(FUSED_MAX, s);
-    ZIP(FUSED_MIN, s);
+    BINARY_OPS(ZIP_SCALAR)
     default: return fused_error("binary_scalar: unknown op %d", (int)op);
   }
   return 0;
 }
 #undef ZIP
+#undef ZIP_STRIDED
+#undef ZIP_SCALAR
+#undef BINARY_OPS

@@ -1,11 +1,5 @@
 /* Sum along a dim and concatenation, on contiguous tensors seen as [outer, dim, inner]. */
 
-static void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, int64_t *inner) {
-  *outer = *inner = 1;
-  for (int32_t d = 0; d < dim; d++) *outer *= t->sizes[d];
-  for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
-}
-
 static int sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   int64_t outer, inner;
   outer_dim_inner(in, dim, &outer, &inner);

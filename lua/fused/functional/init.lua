@@ -1,9 +1,10 @@
 -- Function-style ops, the counterpart of torch.nn.functional and torch.autograd.Function: the
--- LLTM cell and sequence (lltm.lua), embedding and cross-entropy (embedding.lua,
--- cross_entropy.lua), the optimizer updates (optim.lua). Outputs take {out = ...} last, as
--- every op (fused/ops/out.lua): for several outputs, a list in the order they are returned.
+-- LLTM cell and sequence (lltm.lua), the cell engine (rnn.lua), embedding and cross-entropy
+-- (embedding.lua, cross_entropy.lua), the optimizer updates (optim.lua). Outputs take
+-- {out = ...} last, as every op (fused/ops/out.lua): for several outputs, a list in the order
+-- they are returned.
 local M = {}
-for _, kind in ipairs({ 'lltm', 'embedding', 'cross_entropy', 'optim' }) do
+for _, kind in ipairs({ 'lltm', 'rnn', 'embedding', 'cross_entropy', 'optim' }) do
   for name, f in pairs(require('fused.functional.' .. kind)) do M[name] = f end
 end
 return M

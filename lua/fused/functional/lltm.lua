@@ -7,41 +7,24 @@
 --   local hs, c_T, ctx = fused.functional.lltm_seq_forward(xs, W, b, h0, c0)
 --   local d_xs, d_W, d_b, d_h0, d_c0 = fused.functional.lltm_seq_backward(ctx, d_hs, d_hT, d_cT)
 --
+-- The sequence runs on the cell engine (functional/rnn.lua) and takes its options: lengths (a
+-- list of B step counts) and reverse (steps from T down to 1); ctx.h_T is the final h (hs's
+-- last step when neither is given), written into out[4] when given.
+--
 -- The _accumulate backwards ADD the weight and bias gradients into gradWeight and gradBias
 -- (what modules do) and return the others. Every function takes {out = {...}} last: the tensors
 -- to write, in the order returned, a ctx among them being an earlier ctx to refill (its saved
 -- activations are reused). Outputs must not share memory with the inputs.
 local lib = require 'fused.lib'
-local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
+local lengths_ = require 'fused.functional.lengths'
+local args = require 'fused.functional.args'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
 local result, like = out_.result, out_.like
 local M = {}
-local NO_OUT = {}
-
--- opts.out, a list (checked: out is the only option), or an empty one.
-local function outs(opts, fn)
-  if opts == nil then return NO_OUT end
-  local o = options.check(opts, fn, { 'out' }, 4).out
-  if o == nil then return NO_OUT end
-  if type(o) ~= 'table' then
-    error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,
-                        tensor.type_name(o)), 3)
-  end
-  return o
-end
-
--- The dims the output sizes are read from; the C checks say everything else.
-local function expect_dims(t, n, fn, arg)
-  expect(t, fn, arg)
-  if t.ndim ~= n then
-    error(string.format("%s: argument '%s' expected %d dims, got %d (shape [%s])", fn, arg, n,
-                        t.ndim, table.concat(t:shape(), ', ')), 3)
-  end
-  return t
-end
+local outs, expect_dims, NO_OUT = args.outs, args.expect_dims, args.NO_OUT
 
 local sizes = out_.sizes()
 
@@ -98,12 +81,12 @@ function M.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias, o
   return cell_backward(fn, ctx, grad_h, grad_c, gradWeight, gradBias, 1, o[1], o[2], o[3])
 end
 
--- Over a sequence: xs T×B×I, h0 and c0 B×H; hs T×B×H (h_T is its last step), c_T B×H. The
--- backward writes over ctx's saved activations, so it runs once per forward; d_hT and d_cT
--- may be nil (zero).
+-- Over a sequence: xs T×B×I, h0 and c0 B×H; hs T×B×H, c_T B×H. The backward writes over ctx's
+-- saved activations, so it runs once per forward; d_hT and d_cT may be nil (zero).
 function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
   local fn = 'lltm_seq_forward'
-  local o = outs(opts, fn)
+  local o = outs(opts, fn, { 'out', 'lengths', 'reverse' })
+  opts = opts or NO_OUT
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
   expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c0, fn, 'c0')
@@ -112,10 +95,14 @@ function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local c_T = result(fn, o[2], 2, sizes + 1, dtype, device)
   local ctx = o[3] or {}
-  sizes[2] = 4 * h0.sizes[1]
+  ctx.h_T = result(fn, o[4] or ctx.h_T, 2, sizes + 1, dtype, device)
+  sizes[2] = 5 * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
-  check(C.fused_lltm_seq_forward(hs, c_T, ctx.saved, xs, h0, c0, W, b))
-  ctx.xs, ctx.h0, ctx.hs, ctx.W, ctx.consumed = xs, h0, hs, W, false
+  local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn, 2)
+  local reverse = opts.reverse and 1 or 0
+  check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse))
+  ctx.xs, ctx.h0, ctx.W, ctx.consumed = xs, h0, W, false
+  ctx.lengths, ctx.reverse = lengths, reverse
   return hs, c_T, ctx
 end
 
@@ -129,7 +116,7 @@ local function seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, accumulate, o_x
   local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
   local d_c0 = like(fn, o_c0, ctx.h0)
   check(C.fused_lltm_seq_backward(d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT, ctx.saved,
-                                  ctx.xs, ctx.h0, ctx.hs, ctx.W, accumulate))
+                                  ctx.xs, ctx.W, ctx.lengths, ctx.reverse, accumulate))
   ctx.consumed = true
   return d_xs, d_h0, d_c0
 end

@@ -57,16 +57,18 @@ end
 
 -- for name, param, grad in module:named_parameters(): weight and bias, then those of each
 -- child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's named_parameters.
--- parameters(), state_dict() and the optimizers' positions all follow this order.
+-- parameters(), state_dict() and the optimizers' positions all follow this order. A module
+-- with other parameters (nn.LSTM's weight_ih_l0, ...) defines its own, which its parents use.
 function Module:named_parameters()
   local list = {}
-  local function collect(module, prefix)
-    if module.weight then list[#list + 1] = { prefix .. 'weight', module.weight, module.gradWeight } end
-    if module.bias then list[#list + 1] = { prefix .. 'bias', module.bias, module.gradBias } end
-    local children, names = module:children()
-    for i, child in ipairs(children) do collect(child, prefix .. names[i] .. '.') end
+  if self.weight then list[#list + 1] = { 'weight', self.weight, self.gradWeight } end
+  if self.bias then list[#list + 1] = { 'bias', self.bias, self.gradBias } end
+  local children, names = self:children()
+  for i, child in ipairs(children) do
+    for name, p, g in child:named_parameters() do
+      list[#list + 1] = { names[i] .. '.' .. name, p, g }
+    end
   end
-  collect(self, '')
   local i = 0
   return function()
     i = i + 1

@@ -1,4 +1,4 @@
--- fused.cat({a, b, ...}, dim, {out = t}): sizes agree except along dim.
+-- fused.cat({a, b, ...}, dim, {out = t}): sizes agree except along dim; fused.stack.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
@@ -36,6 +36,18 @@ function M.cat(list, dim, opts)
   local dst = out_.dense(out)
   check(C.fused_cat(dst, inputs, n, dim - 1))
   return out_.finish(out, dst)
+end
+
+-- fused.stack({a, b, ...}, dim): tensors of one shape joined along a new dim (1..ndim+1).
+function M.stack(list, dim, opts)
+  local n = type(list) == 'table' and tensor.sequence_length(list)
+  if not n or n == 0 then
+    error("stack: argument 'tensors' expected a non-empty list of tensors, got "
+          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
+  end
+  local parts = {}
+  for i, t in ipairs(list) do parts[i] = expect(t, 'stack', 'tensors[' .. i .. ']'):unsqueeze(dim or 1) end
+  return M.cat(parts, dim or 1, opts)
 end
 
 return M

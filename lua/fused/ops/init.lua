@@ -5,14 +5,17 @@
 local tensor = require 'fused.tensor'
 
 local M = {}
-for _, kind in ipairs({ 'pointwise', 'linalg', 'reduce', 'cat' }) do
+for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'linalg', 'reduce', 'cat' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
 M.clone = tensor.Tensor.clone
 
 local Tensor = tensor.Tensor
+-- Functions only: they take a list of tensors, or (where) mean another thing as a method in
+-- PyTorch.
+local functions_only = { cat = true, stack = true, where = true }
 for name, f in pairs(M) do
-  if name ~= 'cat' then Tensor[name] = f end
+  if not functions_only[name] then Tensor[name] = f end
 end
 
 local mt = tensor.metatable

@@ -56,4 +56,43 @@ function M.addmm_(t, a, b, opts)
   return product('addmm_', t, contiguous(t), a, b, beta, alpha)
 end
 
+-- mv(A, v): A (m x n) times v (n) is a vector (m).
+function M.mv(a, v, opts)
+  expect(a, 'mv', 'a'); expect(v, 'mv', 'v')
+  if a.ndim ~= 2 or v.ndim ~= 1 then
+    error(string.format("mv: expected a matrix 'a' and a vector 'v', got %d and %d dims", a.ndim, v.ndim), 2)
+  end
+  local out = out_.option(opts, 'mv')
+  sizes[0] = a.sizes[0]
+  out = out_.result('mv', out, 1, sizes, a.scalar_type, a.device_type)
+  local dst = dense(out)
+  product('mv', dst:view(-1, 1), nil, a, v:reshape(-1, 1), 0, 1)
+  return finish(out, dst)
+end
+
+-- outer(a, b): vectors a (n) and b (m) give the matrix a_i b_j (n x m).
+function M.outer(a, b, opts)
+  expect(a, 'outer', 'a'); expect(b, 'outer', 'b')
+  if a.ndim ~= 1 or b.ndim ~= 1 then
+    error(string.format("outer: expected two vectors, got %d and %d dims", a.ndim, b.ndim), 2)
+  end
+  return product('outer', out_.option(opts, 'outer'), nil, a:reshape(-1, 1), b:reshape(1, -1), 0, 1)
+end
+
+-- bmm(a, b): batches of matrices, a (B x n x k) and b (B x k x m) give B x n x m, one GEMM
+-- per batch.
+local bmm_sizes = out_.sizes()
+function M.bmm(a, b, opts)
+  expect(a, 'bmm', 'a'); expect(b, 'bmm', 'b')
+  if a.ndim ~= 3 or b.ndim ~= 3 or a.sizes[0] ~= b.sizes[0] then
+    error(string.format("bmm: expected two 3-D tensors of one batch size, got shapes {%s} and {%s}",
+                        table.concat(a:shape(), ', '), table.concat(b:shape(), ', ')), 2)
+  end
+  bmm_sizes[0], bmm_sizes[1], bmm_sizes[2] = a.sizes[0], a.sizes[1], b.sizes[2]
+  local out = out_.result('bmm', out_.option(opts, 'bmm'), 3, bmm_sizes, a.scalar_type, a.device_type)
+  local dst = dense(out)
+  for i = 1, a:size(1) do product('bmm', dst:select(1, i), nil, a:select(1, i), b:select(1, i), 0, 1) end
+  return finish(out, dst)
+end
+
 return M

@@ -1,10 +1,12 @@
 -- Elementwise ops: fused.tanh(t), t:tanh(), t:tanh_() in place; fused.add(a, b), a:add(b),
--- a:add_(b). Either operand of a binary op may be a number; tensors have one shape. Every op
--- takes {out = t} last (ops/out.lua). Inputs that are views are made contiguous first; an
--- in-place op on a view computes into a temporary and copies back.
+-- a:add_(b). Either operand of a binary op may be a number; two tensors broadcast (NumPy's
+-- rules, ops/broadcast.lua). Every op takes {out = t} last (ops/out.lua). A unary op's input
+-- that is a view is made contiguous first; an in-place op on a view computes into a temporary
+-- and copies back. clamp(t, min, max) is maximum then minimum.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
+local broadcast = require 'fused.ops.broadcast'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
 local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
@@ -55,26 +57,22 @@ for name, op in pairs(unary_ops) do
   end
 end
 
--- Raises "fn: argument 'arg' expected a tensor or a number, got <type>" unless x is a tensor.
-local function expect_operand(x, fn, arg)
-  if not tensor.is_tensor(x) then
-    error(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
-                        tensor.type_name(x)), 4)
-  end
-  return x
-end
-
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
 -- number a becomes a tensor full of it.
 local function binary_into(fn, op, rop, out, a, b)
-  local x, y, arg = a, b, 'a' -- x: the tensor whose shape the result takes
-  if type(a) == 'number' and type(b) ~= 'number' then x, y, arg = b, a, 'b' end
-  x = contiguous(expect_operand(x, fn, arg))
+  if type(a) ~= 'number' and type(b) ~= 'number' then
+    a, b = broadcast.operands(fn, out, broadcast.expect_operand(a, fn, 'a'), broadcast.expect_operand(b, fn, 'b'))
+    out = like(fn, out, a)
+    local dst = dense(out)
+    check(C.fused_binary(op, dst, a, b))
+    return finish(out, dst)
+  end
+  local x, y, arg = a, b, 'a' -- x: the tensor operand
+  if type(a) == 'number' then x, y, arg = b, a, 'b' end
+  x = contiguous(broadcast.expect_operand(x, fn, arg))
   out = like(fn, out, x)
   local dst = dense(out)
-  if type(y) ~= 'number' then
-    check(C.fused_binary(op, dst, x, contiguous(expect_operand(y, fn, 'b'))))
-  elseif arg == 'a' then
+  if arg == 'a' then
     check(C.fused_binary_scalar(op, dst, x, y))
   elseif rop then
     check(C.fused_binary_scalar(rop, dst, x, y))
@@ -98,6 +96,28 @@ for name, ops in pairs(binary_ops) do
   M[inplace] = function(a, b)
     return binary_into(inplace, op, rop, expect(a, inplace, 'self'), a, b)
   end
+end
+
+-- clamp(t, min, max, opts): either bound may be nil (not both), a number or a tensor.
+local function clamp_bounds(fn, min, max)
+  if min == nil and max == nil then
+    error(string.format("%s: expected 'min' or 'max' (or both), got neither", fn), 3)
+  end
+end
+
+function M.clamp(t, min, max, opts)
+  clamp_bounds('clamp', min, max)
+  if min == nil then return M.minimum(t, max, opts) end
+  local r = M.maximum(t, min, opts)
+  if max == nil then return r end
+  return M.minimum_(r, max)
+end
+
+function M.clamp_(t, min, max)
+  clamp_bounds('clamp_', min, max)
+  if min ~= nil then M.maximum_(t, min) end
+  if max ~= nil then M.minimum_(t, max) end
+  return t
 end
 
 return M

@@ -3,8 +3,11 @@
 -- says), and the task's loss. A Module whose state_dict is 'embed.weight' (token tasks),
 -- 'rnn.weight', 'rnn.bias', 'head.weight', 'head.bias'.
 --
---   local model = SequenceModel(task, {cell = 'lltm', hidden_size = 64, embedding_dim = 32,
---                                      dtype =, device =})
+--   local model = SequenceModel(task, {cell = 'lltm', num_layers = 1, hidden_size = 64,
+--                                      embedding_dim = 32, dtype =, device =})
+--
+-- cell: 'lltm', 'lstm' or 'gru' (nn.LLTM, nn.LSTM, nn.GRU, whose parameters are then
+-- 'rnn.weight_ih_l0', ...); the head reads the last layer.
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward)
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
 --   local text = model:sample(task, 200, 1.0, seed)  -- text task: 200 characters
@@ -23,7 +26,9 @@ function SequenceModel:__init(task, opts)
     self.embed = nn.Embedding(task.input.vocab, opts.embedding_dim, topts)
     input_size = opts.embedding_dim
   end
-  self.rnn = opts.cell == 'lstm' and nn.LSTM(input_size, H, topts) or nn.LLTM(input_size, H, topts)
+  local class = ({ lltm = 'LLTM', lstm = 'LSTM', gru = 'GRU' })[opts.cell]
+  self.rnn = nn[class](input_size, H, { num_layers = opts.num_layers, dtype = opts.dtype,
+                                        device = opts.device })
   if opts.cell == 'lltm' then
     -- Input gates start mostly shut (bias -3): the LLTM has no forget gate, so its cell state
     -- only adds up; shut gates keep it from drifting over long sequences until the gates learn
@@ -38,14 +43,21 @@ end
 -- The loss of one batch, and with backward the gradients added into the parameters.
 function SequenceModel:loss(xs, ys, backward)
   local inputs = self.embed and self.embed:forward(xs) or xs
-  local hs, h_T = self.rnn:forward(inputs)
+  local hs, h_n = self.rnn:forward(inputs)
   if self.output_kind == 'last' then
-    local pred = self.head:forward(h_T)
+    -- The last layer's final state (h_n is layers x B x H, or B x H for a one-layer LLTM).
+    local last = h_n.ndim == 3 and h_n:size(1) or nil
+    local pred = self.head:forward(last and h_n:select(1, last) or h_n)
     local loss = self.criterion:forward(pred, ys)
     if backward then
       local d_hT = self.head:backward(self.criterion:backward(pred, ys))
-      -- Only h_T gets a gradient: zeros for the other steps, made once.
-      self.rnn:backward(self:buffer_shaped('zero_d_hs', hs:shape(), hs, true), d_hT)
+      -- Only h_T gets a gradient: zeros for the other steps and layers, made once.
+      local d_hn = d_hT
+      if last then
+        d_hn = self:buffer_shaped('d_hn', h_n:shape(), h_n, true)
+        d_hn:select(1, last):copy_(d_hT)
+      end
+      self.rnn:backward(self:buffer_shaped('zero_d_hs', hs:shape(), hs, true), d_hn)
     end
     return loss
   end
@@ -80,12 +92,14 @@ function SequenceModel:sample(task, n, temperature, seed)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local topts = { dtype = self.head.weight.dtype, device = self.head.weight.device }
   local codes = { task.index[('\n'):byte()] or 1 }
-  local h, c
+  local h, c, _
   for i = 1, n do
     local x = tensor.tensor({ { codes[#codes] } }, topts)
-    local _, h_T, c_T = self.rnn:forward(self.embed:forward(x), h, c)
-    h, c = h_T, c_T
-    local logits, classes = stream.values(self.head:forward(h))
+    local inputs = self.embed:forward(x)
+    if self.rnn.has_c then _, h, c = self.rnn:forward(inputs, h, c)
+    else _, h = self.rnn:forward(inputs, h) end
+    local last = h.ndim == 3 and h:select(1, h:size(1)) or h
+    local logits, classes = stream.values(self.head:forward(last))
     local max = -math.huge
     for k = 0, classes - 1 do max = math.max(max, logits[k] / temperature) end
     local weights, sum = {}, 0

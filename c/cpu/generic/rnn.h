@@ -1,0 +1,237 @@
+/* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
+ * c/maths/cell_layout.h, on the GEMM helpers of lltm.h.
+ *
+ * Forward: the weights are transposed once (w_ihᵀ I×GH, w_hhᵀ H×GH) so that every product is
+ * "NN", the fast form at small shapes (docs/lltm.md); the input projection of all T steps is
+ * one GEMM written straight into saved's gate blocks (rows S·H apart); each step is one GEMM
+ * from the h_prev block of its rows of saved into gh (B×GH) and one pointwise pass, which
+ * writes the new state into the next step's h_prev block (h_n after the last step).
+ * Backward, steps in the opposite order: one pointwise pass writing the gate gradients over
+ * saved and the direct part of d_h_prev, then d_h_prev += d_gates_hh·w_hh; after the loop one
+ * GEMM each for d_xs, d_w_ih (from xs) and d_w_hh (from the h_prev blocks), and the bias sums.
+ * A padded step of a sequence (t ≥ its length) carries its state and has zero gradients, so
+ * the GEMMs over all rows need no masking. */
+#include <omp.h>
+
+#include "../../maths/cells.h"
+
+/* One batch row of one step (c/maths/cells.h), the switch outside the loops so that each
+ * cell's loop vectorises. */
+#define RNN_ROW(step, ...)                                                                     \
+  do {                                                                                         \
+    _Pragma("omp simd") for (int64_t j = 0; j < H; j++) step(H, j, __VA_ARGS__);               \
+  } while (0)
+
+/* The LLTM's rows over the CPU's vectors (simd.h), rnn_lltm_forward and rnn_lltm_backward
+ * operation for operation: the auto-vectoriser leaves RNN_ROW scalar under AVX2. */
+static inline void rnn_lltm_row_forward(int64_t H, scalar_t *s, const scalar_t *gh,
+                                        const scalar_t *b_ih, scalar_t *c, scalar_t *h_next,
+                                        scalar_t *out) {
+  VEC_FOR(H, j, m, {
+    const vec input_gate =
+        vsigmoid(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m));
+    const vec output_gate =
+        vsigmoid(vload(s + H + j, m) + vload(b_ih + H + j, m) + vload(gh + H + j, m));
+    const vec candidate = velu(
+        vload(s + 2 * H + j, m) + vload(b_ih + 2 * H + j, m) + vload(gh + 2 * H + j, m), 1);
+    const vec cell = vload(c + j, m) + candidate * input_gate;
+    const vec tanh_cell = vtanh(cell), h = tanh_cell * output_gate;
+    vstore(s + j, input_gate, m);
+    vstore(s + H + j, output_gate, m);
+    vstore(s + 2 * H + j, candidate, m);
+    vstore(s + 3 * H + j, tanh_cell, m);
+    vstore(c + j, cell, m);
+    vstore(h_next + j, h, m);
+    vstore(out + j, h, m);
+  })
+}
+
+static inline void rnn_lltm_row_backward(int64_t H, scalar_t *s, const scalar_t *d_out,
+                                         scalar_t *dh, scalar_t *dc) {
+  VEC_FOR(H, j, m, {
+    const vec g_h = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
+    const vec input_gate = vload(s + j, m), output_gate = vload(s + H + j, m);
+    const vec candidate = vload(s + 2 * H + j, m), tanh_cell = vload(s + 3 * H + j, m);
+    const vec d_cell = vload(dc + j, m) + g_h * output_gate * vd_tanh_from_output(tanh_cell);
+    vstore(s + j, d_cell * candidate * vd_sigmoid_from_output(input_gate), m);
+    vstore(s + H + j, g_h * tanh_cell * vd_sigmoid_from_output(output_gate), m);
+    vstore(s + 2 * H + j, d_cell * input_gate * vd_elu_from_output(candidate), m);
+    vstore(dc + j, d_cell, m);
+    vstore(dh + j, vsplat(0), m);
+  })
+}
+
+static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *gh,
+                                   const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
+                                   scalar_t *h_next, scalar_t *out) {
+  switch (cell) {
+    case FUSED_CELL_LLTM: rnn_lltm_row_forward(H, s, gh, b_ih, c, h_next, out); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+  }
+}
+
+static inline void rnn_row_backward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *d_out,
+                                    scalar_t *dh, scalar_t *dc) {
+  switch (cell) {
+    case FUSED_CELL_LLTM: rnn_lltm_row_backward(H, s, d_out, dh, dc); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
+  }
+}
+
+/* The arguments of one step's pass over the batch rows. */
+typedef struct {
+  int32_t cell;
+  cell_layout L;
+  int64_t B, H, ld;           /* ld: saved's row stride, S·H */
+  const int64_t *lengths;     /* NULL: every row runs every step */
+  int64_t t;                  /* the step, 0-based in time */
+} rnn_step;
+
+static inline bool rnn_active(const rnn_step *p, int64_t r) {
+  return !p->lengths || p->t < p->lengths[r];
+}
+
+/* Forward over row r: a padded row carries h and c and outputs zero. */
+static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, const scalar_t *gh,
+                                   const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
+                                   scalar_t *h_next, int64_t ld_next, scalar_t *out,
+                                   int64_t ld_out) {
+  const int64_t H = p->H;
+  scalar_t *s = st + r * p->ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
+  scalar_t *cr = c ? c + r * H : NULL;
+  if (rnn_active(p, r)) {
+    rnn_row_forward(p->cell, H, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
+  } else {
+    memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
+    memset(o, 0, (size_t)H * sizeof(scalar_t));
+  }
+}
+
+/* Backward over row r: a padded row has zero gate gradients and passes dh and dc on. */
+static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
+                                    const scalar_t *d_out, int64_t ld_out, scalar_t *dh,
+                                    scalar_t *dc) {
+  const int64_t H = p->H, GH = p->L.gates * H;
+  scalar_t *s = st + r * p->ld;
+  if (rnn_active(p, r)) {
+    rnn_row_backward(p->cell, H, s, d_out ? d_out + r * ld_out : NULL, dh + r * H,
+                     dc ? dc + r * H : NULL);
+  } else {
+    memset(s + p->L.d_ih * H, 0, (size_t)GH * sizeof(scalar_t));
+    memset(s + p->L.d_hh * H, 0, (size_t)GH * sizeof(scalar_t));
+  }
+}
+
+/* Threads: the batch rows are split over OpenMP threads for the whole time loop (rows never
+ * meet in the recurrence, so no barrier is needed): each thread runs the per-step GEMM and
+ * pass of its rows, and OpenBLAS (its OpenMP build, see the Makefile) runs on one thread
+ * inside the region. With fewer than RNN_MIN_ROWS rows a thread, one thread runs the loop and
+ * the per-step GEMMs may use BLAS's threads; the GEMMs over all steps use them too. */
+#define RNN_MIN_ROWS 4
+
+static int rnn_threads(int64_t B) {
+  const int64_t most = B / RNN_MIN_ROWS, n = omp_in_parallel() ? 1 : omp_get_max_threads();
+  return (int)(most < 1 ? 1 : most < n ? most : n);
+}
+
+/* This thread's share [*r0, *r1) of B rows. */
+static void rnn_rows(int64_t B, int64_t *r0, int64_t *r1) {
+  const int64_t k = omp_get_thread_num(), n = omp_get_num_threads();
+  *r0 = B * k / n;
+  *r1 = B * (k + 1) / n;
+}
+
+static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
+                      int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; r++)
+    memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
+}
+
+static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
+                       fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
+                       const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
+                       const fused_tensor *b_ih, const fused_tensor *b_hh,
+                       const int64_t *lengths, int32_t reverse) {
+  const cell_layout L = cell_layout_of(cell);
+  const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
+  const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
+  scalar_t *wt = lltm_scratch("rnn_forward", (In + H + B) * GH);
+  if (!wt) return -1;
+  scalar_t *wt_hh = wt + In * GH, *gh = wt_hh + H * GH, *s = (scalar_t *)saved->data;
+  scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
+  lltm_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
+  lltm_transpose(wt_hh, GH, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H);
+  lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0,
+            s, ld);
+  const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
+  copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
+  if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
+#pragma omp parallel num_threads(rnn_threads(B))
+  {
+    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    int64_t r0, r1;
+    rnn_rows(B, &r0, &r1);
+    for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
+      scalar_t *st = s + t * B * ld;
+      const bool last = k == T - 1;
+      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld,
+                wt_hh, GH, 0, gh + r0 * GH, GH);
+      p.t = t;
+      for (int64_t r = r0; r < r1; r++)
+        rnn_forward_row(&p, r, st, gh, (const scalar_t *)b_ih->data,
+                        b_hh ? (const scalar_t *)b_hh->data : NULL, c,
+                        last ? (scalar_t *)h_n->data : s + (t + step) * B * ld + L.h_prev * H,
+                        last ? H : ld, (scalar_t *)hs->data + t * B * ld_hs, ld_hs);
+    }
+  }
+  free(wt);
+  return 0;
+}
+
+/* d_h0 (and d_c0) carry the gradients at the state from d_hn (d_cn) back to the first step. */
+static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
+                        fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,
+                        fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
+                        const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
+                        const fused_tensor *w_ih, const fused_tensor *w_hh,
+                        const int64_t *lengths, int32_t reverse, int32_t accumulate) {
+  const cell_layout L = cell_layout_of(cell);
+  const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];
+  const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
+  const size_t state = (size_t)(B * H) * sizeof(scalar_t);
+  scalar_t *s = (scalar_t *)saved->data, *dh = (scalar_t *)d_h0->data;
+  scalar_t *dc = d_c0 ? (scalar_t *)d_c0->data : NULL;
+  if (!d_hn) memset(dh, 0, state);
+  else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
+  if (dc && !d_cn) memset(dc, 0, state);
+  else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
+  const scalar_t *w = (const scalar_t *)w_hh->data;
+#pragma omp parallel num_threads(rnn_threads(B))
+  {
+    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    int64_t r0, r1;
+    rnn_rows(B, &r0, &r1);
+    for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T && r1 > r0; k++, t += reverse ? 1 : -1) {
+      scalar_t *st = s + t * B * ld;
+      p.t = t;
+      for (int64_t r = r0; r < r1; r++)
+        rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
+                         ld_dhs, dh, dc);
+      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, w,
+                w_hh->strides[0], 1, dh + r0 * H, H);
+    }
+  }
+  const scalar_t beta = accumulate ? 1 : 0;
+  const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
+  lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data,
+            w_ih->strides[0], 0, (scalar_t *)d_xs->data, In);
+  lltm_gemm(CblasTrans, CblasNoTrans, GH, In, T * B, d_ih, ld, (const scalar_t *)xs->data, In,
+            beta, (scalar_t *)d_w_ih->data, d_w_ih->strides[0]);
+  lltm_gemm(CblasTrans, CblasNoTrans, GH, H, T * B, d_hh, ld, s + L.h_prev * H, ld, beta,
+            (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+  lltm_bias_grad((scalar_t *)d_b_ih->data, d_ih, T * B, GH, ld, accumulate);
+  if (d_b_hh) lltm_bias_grad((scalar_t *)d_b_hh->data, d_hh, T * B, GH, ld, accumulate);
+  return 0;
+}

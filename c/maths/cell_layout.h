@@ -1,0 +1,33 @@
+/* What the sequence engine (fused_rnn_forward/backward) keeps per cell, in blocks of H per
+ * batch row and step of `saved`, shared by the argument checks and both backends.
+ *
+ * Forward writes the gate activations (and what else backward reads) from block 0 and the
+ * state the step started from at block h_prev; backward writes the gradients at the input
+ * projection's pre-activations from block d_ih and those at the recurrent projection's from
+ * block d_hh (gates blocks each), over what it has read. The recurrent weight's gradient is
+ * then one GEMM of the d_hh blocks with the h_prev blocks, whatever the lengths and direction.
+ *   LLTM  [input, output, candidate, tanh(c'), h_prev]           d_ih = d_hh = 0
+ *   LSTM  [i, f, g, o, tanh(c'), c, h_prev]                       d_ih = d_hh = 0
+ *   GRU   [r, z, n, W_hn·h + b_hn, -, -, h_prev]                  d_hh = 0, d_ih = 3
+ * The GRU's two gradients differ in the n block (the recurrent one is multiplied by r), so
+ * they take separate blocks; the two spare blocks are written only by backward. */
+#ifndef FUSED_MATHS_CELL_LAYOUT_H
+#define FUSED_MATHS_CELL_LAYOUT_H
+
+#include "../fused.h"
+
+typedef struct {
+  int32_t gates, saved, has_c, d_ih, d_hh, h_prev;
+} cell_layout;
+
+/* {0} (gates 0) for an unknown cell. */
+static inline cell_layout cell_layout_of(int32_t cell) {
+  switch (cell) {
+    case FUSED_CELL_LLTM: return (cell_layout){3, 5, 1, 0, 0, 4};
+    case FUSED_CELL_LSTM: return (cell_layout){4, 7, 1, 0, 0, 6};
+    case FUSED_CELL_GRU: return (cell_layout){3, 7, 0, 3, 0, 6};
+    default: return (cell_layout){0, 0, 0, 0, 0, 0};
+  }
+}
+
+#endif

@@ -1,0 +1,55 @@
+/* Product, max and min along a dim, as c/cpu/generic/reduce_dim.h: one thread per output
+ * walks the dim in order (no atomics), so the results match the CPU's order of operations. */
+#include "common.cuh"
+#include "../c/maths/reduce.h"
+
+template <typename T>
+__global__ void prod_kernel(T *y, const T *x, int64_t len, int64_t inner, int64_t n) {
+  GRID_STRIDE(j, n) {
+    const T *column = x + j / inner * len * inner + j % inner;
+    T acc = 1;
+    for (int64_t d = 0; d < len; d++) acc *= column[d * inner];
+    y[j] = acc;
+  }
+}
+
+template <typename T> int cuda_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(in, dim, &outer, &inner);
+  const int64_t n = outer * inner;
+  prod_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>((T *)out->data, (const T *)in->data,
+                                                             in->sizes[dim], inner, n);
+  return cuda_done("prod");
+}
+
+template <typename T>
+__global__ void extremum_kernel(T *values, int64_t *indices, const T *x, int64_t len,
+                                int64_t inner, int64_t n, int32_t largest) {
+  GRID_STRIDE(j, n) {
+    const T *column = x + j / inner * len * inner + j % inner;
+    T best = column[0];
+    int64_t best_d = 0;
+    for (int64_t d = 1; d < len; d++) {
+      if (replaces_extremum(column[d * inner], best, largest)) {
+        best = column[d * inner];
+        best_d = d;
+      }
+    }
+    values[j] = best;
+    if (indices) indices[j] = best_d + 1;
+  }
+}
+
+template <typename T>
+int cuda_extremum_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+                      int32_t dim, int32_t largest) {
+  int64_t outer, inner;
+  outer_dim_inner(in, dim, &outer, &inner);
+  const int64_t n = outer * inner;
+  extremum_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+      (T *)values->data, indices ? (int64_t *)indices->data : NULL, (const T *)in->data,
+      in->sizes[dim], inner, n, largest);
+  return cuda_done(largest ? "max" : "min");
+}
+
+FUSED_KERNELS_REDUCE_DIM(FUSED_CUDA_INSTANTIATE_FLOATING)

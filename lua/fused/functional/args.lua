@@ -1,0 +1,31 @@
+-- The argument rules that the functional ops with several outputs share (lltm.lua, rnn.lua).
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+
+local M = {}
+M.NO_OUT = {}
+
+-- opts.out, a list (checked: out is the only option, unless `accepted` lists others), or an
+-- empty one. Errors are blamed on the op's caller.
+function M.outs(opts, fn, accepted)
+  if opts == nil then return M.NO_OUT end
+  local o = options.check(opts, fn, accepted or { 'out' }, 4).out
+  if o == nil then return M.NO_OUT end
+  if type(o) ~= 'table' then
+    error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,
+                        tensor.type_name(o)), 3)
+  end
+  return o
+end
+
+-- The dims the output sizes are read from; the C checks say everything else.
+function M.expect_dims(t, n, fn, arg)
+  tensor.expect(t, fn, arg)
+  if t.ndim ~= n then
+    error(string.format("%s: argument '%s' expected %d dims, got %d (shape [%s])", fn, arg, n,
+                        t.ndim, table.concat(t:shape(), ', ')), 3)
+  end
+  return t
+end
+
+return M

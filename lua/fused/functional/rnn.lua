@@ -1,0 +1,113 @@
+-- The cell engine as functions: one recurrent cell ('lstm', 'gru' or 'lltm') over a sequence,
+-- one layer in one direction (nn.LSTM, nn.GRU and nn.LLTM stack them; docs/cells.md).
+--
+--   local hs, h_n, c_n, ctx = fused.functional.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh,
+--                                                          h0, c0, {lengths =, reverse =})
+--   local d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0 =
+--     fused.functional.rnn_backward(ctx, d_hs, d_hn, d_cn)
+--
+-- xs T×B×I; h0 (and c0, for the LSTM and LLTM; nil for the GRU) B×H; w_ih G·H×I, w_hh G·H×H,
+-- b_ih and b_hh G·H (the LLTM: b_hh nil) in PyTorch's gate order. hs T×B×H is zero at the
+-- padded steps of a ragged batch; h_n and c_n are each sequence's state after its own last
+-- step. lengths: a list of B step counts; reverse: steps from T down to 1. d_hs, d_hn and d_cn
+-- may be nil (zero). rnn_backward_accumulate ADDS the weight and bias gradients into the
+-- tensors of `grads` ({d_w_ih, d_w_hh, d_b_ih, d_b_hh}) and returns d_xs, d_h0, d_c0. Backward
+-- writes over ctx's saved activations, so it runs once per forward. {out = {...}} as in
+-- lltm.lua; hs in out may be a view with a row stride (a direction's half of a wider output).
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+local lengths_ = require 'fused.functional.lengths'
+local args = require 'fused.functional.args'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local result, like = out_.result, out_.like
+local outs, expect_dims = args.outs, args.expect_dims
+local M = {}
+
+local CELLS = { lltm = C.FUSED_CELL_LLTM, lstm = C.FUSED_CELL_LSTM, gru = C.FUSED_CELL_GRU }
+local sizes = out_.sizes()
+
+local function cell_id(cell, fn)
+  local id = CELLS[cell]
+  if not id then
+    error(string.format("%s: argument 'cell' expected 'lstm', 'gru' or 'lltm', got %s", fn,
+                        tostring(cell)), 3)
+  end
+  return id
+end
+
+function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
+  local fn = 'rnn_forward'
+  local o = outs(opts, fn, { 'out', 'lengths', 'reverse' })
+  local id = cell_id(cell, fn)
+  expect_dims(xs, 3, fn, 'xs')
+  expect_dims(h0, 2, fn, 'h0')
+  expect(w_ih, fn, 'w_ih'); expect(w_hh, fn, 'w_hh'); expect(b_ih, fn, 'b_ih')
+  if b_hh ~= nil then expect(b_hh, fn, 'b_hh') end
+  if c0 ~= nil then expect(c0, fn, 'c0') end
+  local dtype, device = xs.scalar_type, xs.device_type
+  local T, B = tonumber(xs.sizes[0]), tonumber(xs.sizes[1])
+  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
+  local hs = result(fn, o[1], 3, sizes, dtype, device)
+  local h_n = like(fn, o[2], h0)
+  local c_n = c0 ~= nil and like(fn, o[3], h0) or nil
+  local ctx = o[4] or {}
+  sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
+  ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
+  ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn, 2)
+  ctx.reverse = opts and opts.reverse and 1 or 0
+  check(C.fused_rnn_forward(id, hs, h_n, c_n, ctx.saved, xs, h0, c0, w_ih, w_hh, b_ih, b_hh,
+                            ctx.lengths, ctx.reverse))
+  ctx.cell, ctx.xs, ctx.h0, ctx.w_ih, ctx.w_hh, ctx.b_hh = id, xs, h0, w_ih, w_hh, b_hh
+  ctx.has_c, ctx.consumed = c0 ~= nil, false
+  return hs, h_n, c_n, ctx
+end
+
+local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0, o_c0)
+  if type(ctx) ~= 'table' or not ctx.saved then
+    error(string.format("%s: argument 'ctx' expected the ctx returned by rnn_forward, got %s", fn,
+                        type(ctx)), 3)
+  end
+  if ctx.consumed then
+    error(fn .. ": the ctx was already gone back through (backward runs once per forward)", 3)
+  end
+  if d_hs ~= nil then expect(d_hs, fn, 'd_hs') end
+  if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
+  if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
+  local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
+  local d_c0 = ctx.has_c and like(fn, o_c0, ctx.h0) or nil
+  check(C.fused_rnn_backward(ctx.cell, d_xs, d_h0, d_c0, grads[1], grads[2], grads[3], grads[4],
+                             d_hs, d_hn, d_cn, ctx.saved, ctx.xs, ctx.w_ih, ctx.w_hh, ctx.lengths,
+                             ctx.reverse, accumulate))
+  ctx.consumed = true
+  return d_xs, d_h0, d_c0
+end
+
+function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts)
+  local fn = 'rnn_backward'
+  local o = outs(opts, fn)
+  local grads = {}
+  if type(ctx) == 'table' and ctx.saved then
+    grads[1], grads[2] = like(fn, o[2], ctx.w_ih), like(fn, o[3], ctx.w_hh)
+    sizes[0] = ctx.w_ih.sizes[0]
+    local dtype, device = ctx.w_ih.scalar_type, ctx.w_ih.device_type
+    grads[3] = result(fn, o[4], 1, sizes, dtype, device)
+    if ctx.b_hh ~= nil then grads[4] = result(fn, o[5], 1, sizes, dtype, device) end
+  end
+  local d_xs, d_h0, d_c0 = backward(fn, ctx, d_hs, d_hn, d_cn, grads, 0, o[1], o[6], o[7])
+  return d_xs, grads[1], grads[2], grads[3], grads[4], d_h0, d_c0
+end
+
+function M.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, grads, opts)
+  local fn = 'rnn_backward_accumulate'
+  local o = outs(opts, fn)
+  if type(grads) ~= 'table' then
+    error(string.format("%s: argument 'grads' expected a list {d_w_ih, d_w_hh, d_b_ih, d_b_hh}, "
+                        .. "got %s", fn, tensor.type_name(grads)), 2)
+  end
+  for i, name in ipairs({ 'd_w_ih', 'd_w_hh', 'd_b_ih' }) do expect(grads[i], fn, name) end
+  return backward(fn, ctx, d_hs, d_hn, d_cn, grads, 1, o[1], o[2], o[3])
+end
+
+return M

@@ -1,0 +1,135 @@
+-- Stacked, optionally bidirectional recurrent layers over one cell of the engine
+-- (functional/rnn.lua, docs/cells.md), the base of LSTM, GRU and LLTM, in PyTorch's layout:
+-- layer l + 1 takes layer l's outputs, both directions concatenated; the reverse direction
+-- runs the same kernels from T down to 1; a ragged batch (`lengths`) is zero at the padded
+-- steps, and h_n (c_n) holds each sequence's state after its own last step.
+--
+-- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
+-- parameters, via rnn_parameters.add), run_layer(k, x, h0, c0, lengths, reverse, out) and
+-- back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k (1-based, PyTorch's order).
+local Module = require 'fused.nn.Module'
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+local rnn_parameters = require 'fused.nn.rnn_parameters'
+local lengths_ = require 'fused.functional.lengths'
+
+local expect = tensor.expect
+local RNNBase = Module:extend('RNNBase')
+
+-- opts: num_layers (1), bidirectional (false), dtype, device.
+function RNNBase:__init(input_size, hidden_size, opts)
+  opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'dtype', 'device' }, 4)
+  self:check_size(input_size, 'input_size')
+  self:check_size(hidden_size, 'hidden_size')
+  local num_layers = opts.num_layers or 1
+  if type(num_layers) ~= 'number' or num_layers < 1 or num_layers ~= math.floor(num_layers) then
+    error(string.format("%s: option 'num_layers' expected a positive integer, got %s",
+                        self.__name, tostring(num_layers)), 3)
+  end
+  if opts.bidirectional ~= nil and type(opts.bidirectional) ~= 'boolean' then
+    error(string.format("%s: option 'bidirectional' expected a boolean, got %s", self.__name,
+                        type(opts.bidirectional)), 3)
+  end
+  local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
+  self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+  self.bidirectional = opts.bidirectional or false
+  self.directions = self.bidirectional and 2 or 1
+  for l = 0, num_layers - 1 do
+    for d = 1, self.directions do
+      self:add_layer(l, '_l' .. l .. (d == 2 and '_reverse' or ''),
+                     l == 0 and input_size or self.directions * hidden_size, topts)
+    end
+  end
+end
+
+RNNBase.named_parameters = rnn_parameters.named_parameters
+
+-- The states of every layer and direction: (L·D)×B×H; B×H is taken when L·D is 1.
+function RNNBase:state_view(t, k)
+  if t == nil or t.ndim == 2 then return t end
+  return t:select(1, k)
+end
+
+-- An h0 or c0 (arg) given as the user gave it: checked against (L·D)×B×H, or a B×H when L·D is
+-- 1 (the engine then checks B×H); nil gives zeros.
+function RNNBase:initial_state(t, arg, xs, B, fn)
+  local LD, H = self.num_layers * self.directions, self.hidden_size
+  if t == nil then return self:buffer_shaped('zeros', { B, H }, xs, true) end
+  expect(t, fn, arg)
+  local ok = t.ndim == 3 and t.sizes[0] == LD and t.sizes[1] == B and t.sizes[2] == H
+  if not ok and not (t.ndim == 2 and LD == 1) then
+    error(string.format("%s: argument '%s' expected shape [%d, %d, %d] (num_layers x directions, "
+                        .. "B from 'xs', hidden_size), got [%s]", fn, arg, LD, B, H,
+                        table.concat(t:shape(), ', ')), 4)
+  end
+  return self:unshared(t)
+end
+
+-- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1.
+function RNNBase:run(xs, h0, c0, lengths)
+  local fn = self.__name .. ':forward'
+  expect(xs, fn, 'xs')
+  if xs.ndim ~= 3 then
+    error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs.ndim), 3)
+  end
+  local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
+  local LD = self.num_layers * D
+  lengths_.check(lengths, T, B, fn, 2)
+  h0 = self:initial_state(h0, 'h0', xs, B, fn)
+  if self.has_c then c0 = self:initial_state(c0, 'c0', xs, B, fn) end
+  local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
+  local h_n = self:buffer_shaped('h_n', state, xs)
+  local c_n = self.has_c and self:buffer_shaped('c_n', state, xs) or nil
+  local saved = self.saved or { ctxs = {} }
+  saved.consumed, saved.lengths = false, lengths
+  local x = xs
+  for l = 0, self.num_layers - 1 do
+    local out = self:buffer_shaped('out' .. l, { T, B, D * H }, xs)
+    for d = 1, D do
+      local k = l * D + d
+      local hs = D == 1 and out or out:narrow(3, (d - 1) * H + 1, H)
+      saved.ctxs[k] = self:run_layer(k, x, h0.ndim == 2 and h0 or h0:select(1, k),
+        c0 and (c0.ndim == 2 and c0 or c0:select(1, k)), lengths, d == 2,
+        { hs, self:state_view(h_n, k), self:state_view(c_n, k), saved.ctxs[k] })
+    end
+    x = out
+  end
+  saved.xs = xs
+  self.saved = saved
+  return x, h_n, c_n
+end
+
+-- d_xs, d_h0 (and d_c0); parameter gradients accumulate.
+function RNNBase:run_backward(d_hs, d_hn, d_cn)
+  local s = self:expect_saved()
+  local fn = self.__name .. ':backward'
+  if s.consumed then
+    error(fn .. ': the latest forward was already gone back through (backward runs once per '
+          .. 'forward)', 3)
+  end
+  expect(d_hs, fn, 'd_hs')
+  if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
+  if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
+  local xs, H, D = s.xs, self.hidden_size, self.directions
+  local h_n = self.buffers.h_n
+  local d_h0 = self:buffer_shaped('d_h0', h_n:shape(), xs)
+  local d_c0 = self.has_c and self:buffer_shaped('d_c0', h_n:shape(), xs) or nil
+  local d_out = d_hs
+  for l = self.num_layers - 1, 0, -1 do
+    local d_in
+    for d = 1, D do
+      local k = l * D + d
+      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * H }
+      local d_x = self:buffer_shaped('d_in' .. k, in_shape, xs)
+      self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * H + 1, H),
+        self:state_view(d_hn, k), self:state_view(d_cn, k),
+        { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
+      if d_in then d_in:add_(d_x) else d_in = d_x end
+    end
+    d_out = d_in
+  end
+  s.consumed = true
+  return d_out, d_h0, d_c0
+end
+
+return RNNBase

@@ -1,0 +1,51 @@
+-- One step of a cell of the engine (LSTMCell, GRUCell): PyTorch's nn.LSTMCell and nn.GRUCell,
+-- run as a sequence of one step (functional.rnn_forward), with PyTorch's parameters weight_ih
+-- (G·H × I), weight_hh (G·H × H), bias_ih, bias_hh (G·H), uniform in ±1/sqrt(H), and their
+-- gradients grad_<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
+local Module = require 'fused.nn.Module'
+local functional = require 'fused.functional'
+local rnn_parameters = require 'fused.nn.rnn_parameters'
+local tensor = require 'fused.tensor'
+
+local RNNCellBase = Module:extend('RNNCellBase')
+
+function RNNCellBase:__init(input_size, hidden_size, opts)
+  opts = self:tensor_options(opts)
+  self:check_size(input_size, 'input_size')
+  self:check_size(hidden_size, 'hidden_size')
+  self.input_size, self.hidden_size = input_size, hidden_size
+  local GH = self.gates * hidden_size
+  for _, p in ipairs({ { 'weight_ih', { GH, input_size } }, { 'weight_hh', { GH, hidden_size } },
+                       { 'bias_ih', { GH } }, { 'bias_hh', { GH } } }) do
+    rnn_parameters.add(self, p[1], 'grad_' .. p[1], p[2], opts)
+  end
+end
+
+RNNCellBase.named_parameters = rnn_parameters.named_parameters
+
+-- x B×I, h (and c) B×H: the new h (and c). An h or c that is this cell's own output is copied.
+function RNNCellBase:step(x, h, c)
+  local fn = self.__name .. ':forward'
+  tensor.expect(x, fn, 'x')
+  if x.ndim ~= 2 then
+    error(string.format("%s: argument 'x' expected 2 dims (B x I), got %d", fn, x.ndim), 3)
+  end
+  local b = self.buffers
+  h, c = self:unshared(h), self:unshared(c)
+  local xs = x:view(1, tonumber(x.sizes[0]), tonumber(x.sizes[1]))
+  b.hs, b.new_h, b.new_c, self.saved = functional.rnn_forward(self.cell, xs, self.weight_ih,
+    self.weight_hh, self.bias_ih, self.bias_hh, h, c, { out = { self:buffer('hs', x),
+      self:buffer('new_h', x), self:buffer('new_c', x), self.saved } })
+  return b.new_h, b.new_c
+end
+
+-- d_x, d_h (and d_c) from the gradients at the new h (and c).
+function RNNCellBase:step_backward(grad_h, grad_c)
+  local ctx, b = self:expect_saved(), self.buffers
+  b.d_xs, b.d_h, b.d_c = functional.rnn_backward_accumulate(ctx, nil, grad_h, grad_c,
+    { self.grad_weight_ih, self.grad_weight_hh, self.grad_bias_ih, self.grad_bias_hh },
+    { out = { self:buffer('d_xs', ctx.xs), self:buffer('d_h', ctx.xs), self:buffer('d_c', ctx.xs) } })
+  return b.d_xs:select(1, 1), b.d_h, b.d_c
+end
+
+return RNNCellBase

@@ -1,0 +1,42 @@
+-- Comparisons into bool tensors: fused.lt(a, b), a:lt(b), and eq ne le gt ge; either operand
+-- may be a number, two tensors broadcast (ops/broadcast.lua). {out = t} last (a bool t).
+-- There is no in-place form: the result's dtype is bool, not the operands'.
+local lib = require 'fused.lib'
+local dt = require 'fused.dtype'
+local out_ = require 'fused.ops.out'
+local broadcast = require 'fused.ops.broadcast'
+
+local C, check = lib.C, lib.check
+local BOOL = dt.dtypes.bool
+local M = {}
+
+-- flipped: the op with its operands swapped (a < b is b > a), for a number a.
+local function compare_into(fn, op, flipped, out, a, b)
+  if type(a) == 'number' then a, b, op = broadcast.expect_operand(b, fn, 'b'), a, flipped end
+  broadcast.expect_operand(a, fn, 'a')
+  if type(b) == 'number' then
+    a = out_.contiguous(a)
+    out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
+    local dst = out_.dense(out)
+    check(C.fused_compare_scalar(op, dst, a, b))
+    return out_.finish(out, dst)
+  end
+  a, b = broadcast.operands(fn, out, a, broadcast.expect_operand(b, fn, 'b'))
+  out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
+  local dst = out_.dense(out)
+  check(C.fused_compare(op, dst, a, b))
+  return out_.finish(out, dst)
+end
+
+local compare_ops = {
+  eq = { C.FUSED_EQ, C.FUSED_EQ }, ne = { C.FUSED_NE, C.FUSED_NE },
+  lt = { C.FUSED_LT, C.FUSED_GT }, le = { C.FUSED_LE, C.FUSED_GE },
+  gt = { C.FUSED_GT, C.FUSED_LT }, ge = { C.FUSED_GE, C.FUSED_LE },
+}
+for name, ops in pairs(compare_ops) do
+  M[name] = function(a, b, opts)
+    return compare_into(name, ops[1], ops[2], out_.option(opts, name), a, b)
+  end
+end
+
+return M

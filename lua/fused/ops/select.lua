@@ -1,0 +1,98 @@
+-- Selection: fused.where(cond, a, b) (cond a bool tensor; a, b tensors or numbers; all three
+-- broadcast), t:masked_fill(mask, value) and masked_fill_, t:index_select(dim, index) and
+-- t:gather(dim, index), the indices int64 tensors (or Lua lists) counted from 1. {out = t} last.
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local dt = require 'fused.dtype'
+local out_ = require 'fused.ops.out'
+local broadcast = require 'fused.ops.broadcast'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local M = {}
+
+-- A number operand of where as a one-element tensor like the other operand (expanded later).
+local function operand(x, like, fn, arg)
+  if type(x) == 'boolean' then x = x and 1 or 0 end
+  if type(x) ~= 'number' then return expect(x, fn, arg, 4) end
+  local t = tensor.empty({ 1 }, { dtype = dt.dtype_names[like.scalar_type], device = dt.device_names[like.device_type] })
+  return t:fill_(x)
+end
+
+-- names: the arguments' names in fn ({'condition', 'a', 'b'} for where).
+local where_names = { 'condition', 'a', 'b' }
+local masked_fill_names = { 'mask', 'value', 'self' }
+local function where_into(fn, names, out, cond, a, b)
+  expect(cond, fn, names[1], 3)
+  if cond.scalar_type ~= dt.dtypes.bool then
+    error(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
+                        names[1], dt.dtype_names[cond.scalar_type]), 3)
+  end
+  if not tensor.is_tensor(a) and not tensor.is_tensor(b) then
+    error(string.format("%s: expected a tensor for '%s' or '%s', got %s and %s", fn, names[2],
+                        names[3], tensor.type_name(a), tensor.type_name(b)), 3)
+  end
+  a = operand(a, tensor.is_tensor(a) and a or b, fn, names[2])
+  b = operand(b, a, fn, names[3])
+  local shape = broadcast.shape(fn, names, { cond, a, b }, 3)
+  if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape, 3) end
+  cond, a, b = broadcast.expand(cond, shape), broadcast.expand(a, shape), broadcast.expand(b, shape)
+  out = out_.result(fn, out, a.ndim, a.sizes, a.scalar_type, a.device_type)
+  local dst = dense(out)
+  check(C.fused_where(dst, cond, a, b))
+  return finish(out, dst)
+end
+
+function M.where(cond, a, b, opts)
+  return where_into('where', where_names, out_.option(opts, 'where'), cond, a, b)
+end
+
+function M.masked_fill(t, mask, value, opts)
+  expect(t, 'masked_fill', 'self')
+  return where_into('masked_fill', masked_fill_names, out_.option(opts, 'masked_fill'), mask, value, t)
+end
+
+function M.masked_fill_(t, mask, value)
+  return where_into('masked_fill_', masked_fill_names, expect(t, 'masked_fill_', 'self'), mask, value, t)
+end
+
+-- An int64 index on t's device, from a tensor (converted) or a Lua list.
+local function as_index(index, t, fn)
+  if type(index) == 'table' then
+    return tensor.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
+  end
+  expect(index, fn, 'index', 4)
+  return contiguous(index:to('int64'))
+end
+
+local sizes = out_.sizes()
+
+function M.index_select(t, dim, index, opts)
+  t = contiguous(expect(t, 'index_select', 'input'))
+  dim = tensor.check_dim(t, dim, 'index_select')
+  index = as_index(index, t, 'index_select')
+  if index.ndim ~= 1 then
+    error(string.format("index_select: argument 'index' expected 1 dim, got %d", index.ndim), 2)
+  end
+  for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
+  sizes[dim - 1] = index.sizes[0]
+  local out = out_.result('index_select', out_.option(opts, 'index_select'), t.ndim, sizes,
+                          t.scalar_type, t.device_type)
+  local dst = dense(out)
+  check(C.fused_index_select(dst, t, dim - 1, index))
+  return finish(out, dst)
+end
+
+-- The result has index's shape, which is t's except along dim.
+function M.gather(t, dim, index, opts)
+  t = contiguous(expect(t, 'gather', 'input'))
+  dim = tensor.check_dim(t, dim, 'gather')
+  index = as_index(index, t, 'gather')
+  local out = out_.result('gather', out_.option(opts, 'gather'), index.ndim, index.sizes,
+                          t.scalar_type, t.device_type)
+  local dst = dense(out)
+  check(C.fused_gather(dst, t, dim - 1, index))
+  return finish(out, dst)
+end
+
+return M

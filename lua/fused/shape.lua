@@ -1,0 +1,120 @@
+-- Views that change the shape, as PyTorch's: unsqueeze, squeeze, permute, expand (a stride-0
+-- view: how a broadcast operand is made), flatten (a copy when the dims do not merge). Sizes
+-- and dims as a list or as numbers; dims are 1-based, negative from the end.
+local ffi = require 'ffi'
+local tensor = require 'fused.tensor'
+
+local Tensor, make_view, type_name = tensor.Tensor, tensor.make_view, tensor.type_name
+local sizes_buf, strides_buf = ffi.new('int64_t[8]'), ffi.new('int64_t[8]')
+local MAX_DIMS = 8
+
+-- A list from (list) or (n1, n2, ...).
+local function list_args(first, ...)
+  if type(first) == 'table' then return first end
+  return { first, ... }
+end
+
+-- t:unsqueeze(dim): a dim of size 1 inserted at dim (1..ndim+1).
+function Tensor.unsqueeze(t, dim)
+  local n = t.ndim
+  if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > n + 1 or dim < -n - 1 then
+    error(string.format("unsqueeze: argument 'dim' expected a dim in 1..%d, got %s", n + 1,
+                        type(dim) == 'number' and tostring(dim) or type_name(dim)), 2)
+  end
+  if n == MAX_DIMS then error(string.format("unsqueeze: expected fewer than %d dims, got %d", MAX_DIMS, n), 2) end
+  if dim < 0 then dim = n + dim + 2 end
+  local at = 0
+  for d = 0, n do
+    if d == dim - 1 then
+      sizes_buf[at] = 1
+      strides_buf[at] = d < n and t.sizes[d] * t.strides[d] or 1
+    else
+      local src = d < dim - 1 and d or d - 1
+      sizes_buf[at], strides_buf[at] = t.sizes[src], t.strides[src]
+    end
+    at = at + 1
+  end
+  return make_view(t, n + 1, sizes_buf, strides_buf, 0)
+end
+
+-- t:squeeze(): without its dims of size 1 (one is kept if all are); t:squeeze(dim): without
+-- dim if its size is 1, else t.
+function Tensor.squeeze(t, dim)
+  if dim ~= nil then
+    dim = tensor.check_dim(t, dim, 'squeeze')
+    if t.sizes[dim - 1] ~= 1 or t.ndim == 1 then return t end
+  end
+  local n = 0
+  for d = 0, t.ndim - 1 do
+    if t.sizes[d] ~= 1 or (dim ~= nil and d ~= dim - 1) then
+      sizes_buf[n], strides_buf[n] = t.sizes[d], t.strides[d]
+      n = n + 1
+    end
+  end
+  if n == 0 then sizes_buf[0], strides_buf[0], n = 1, 1, 1 end
+  return make_view(t, n, sizes_buf, strides_buf, 0)
+end
+
+-- t:permute(2, 1, 3) or t:permute({2, 1, 3}): dim d of the result is dim dims[d] of t.
+function Tensor.permute(t, ...)
+  local dims = list_args(...)
+  local n, seen = tensor.sequence_length(dims), {}
+  if n ~= t.ndim then
+    error(string.format("permute: argument 'dims' expected a permutation of 1..%d, got %s", t.ndim,
+                        tensor.show_list(dims)), 2)
+  end
+  for i = 1, n do
+    local d = tensor.check_dim(t, dims[i], 'permute', 'dims')
+    if seen[d] then
+      error(string.format("permute: argument 'dims' expected a permutation of 1..%d, got %s (dim %d twice)",
+                          t.ndim, tensor.show_list(dims), d), 2)
+    end
+    seen[d] = true
+    sizes_buf[i - 1], strides_buf[i - 1] = t.sizes[d - 1], t.strides[d - 1]
+  end
+  return make_view(t, n, sizes_buf, strides_buf, 0)
+end
+
+-- t:expand(sizes): a view of those sizes where t's dims of size 1 (and new leading dims)
+-- repeat with stride 0; -1 keeps a size. Writing into it writes the shared elements.
+function Tensor.expand(t, ...)
+  local shape = list_args(...)
+  local n = tensor.sequence_length(shape)
+  if not n or n < t.ndim or n > MAX_DIMS then
+    error(string.format("expand: argument 'sizes' expected %d to %d sizes, got %s", t.ndim, MAX_DIMS,
+                        type(shape) == 'table' and tensor.show_list(shape) or type_name(shape)), 2)
+  end
+  local lead = n - t.ndim
+  for i = 1, n do
+    local want, d = shape[i], i - lead - 1 -- d: t's dim, 0-based, negative for a new one
+    local size = d >= 0 and tonumber(t.sizes[d]) or 1
+    if want == -1 and d >= 0 then want = size end
+    if type(want) ~= 'number' or want < 1 or want ~= math.floor(want) or (size ~= 1 and want ~= size) then
+      error(string.format("expand: argument 'sizes' %s does not fit shape %s: size %s at position %d "
+                          .. "(only a size 1 repeats)", tensor.show_list(shape),
+                          tensor.show_list(t:shape()), tostring(want), i), 2)
+    end
+    sizes_buf[i - 1] = want
+    strides_buf[i - 1] = (d < 0 or (size == 1 and want ~= 1)) and 0 or t.strides[d]
+  end
+  return make_view(t, n, sizes_buf, strides_buf, 0)
+end
+
+-- t:flatten(start_dim, end_dim): dims start..end (default all) merged into one.
+function Tensor.flatten(t, start_dim, end_dim)
+  start_dim = tensor.check_dim(t, start_dim or 1, 'flatten', 'start_dim')
+  end_dim = tensor.check_dim(t, end_dim or -1, 'flatten', 'end_dim')
+  if start_dim > end_dim then
+    error(string.format("flatten: argument 'start_dim' (%d) expected at most 'end_dim' (%d)", start_dim, end_dim), 2)
+  end
+  local shape = t:shape()
+  local merged = 1
+  for d = start_dim, end_dim do merged = merged * shape[d] end
+  local result = {}
+  for d = 1, start_dim - 1 do result[#result + 1] = shape[d] end
+  result[#result + 1] = merged
+  for d = end_dim + 1, t.ndim do result[#result + 1] = shape[d] end
+  return t:reshape(result)
+end
+
+return {}

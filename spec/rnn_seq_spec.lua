@@ -1,0 +1,169 @@
+-- nn.LSTM and nn.GRU against PyTorch's own (spec/golden/lstm_seq, gru_seq: one layer, stacked,
+-- bidirectional, ragged), in float64 and float32; gradcheck of a 2-layer bidirectional ragged
+-- sequence; the LLTM with layers and directions; bad input.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local close, err = helper.assert_close, helper.assert_error
+
+local function read_config(path)
+  local f = assert(io.open(helper.golden .. '/' .. path .. '/config.json', 'rb'))
+  local config = require('fused.json').decode(f:read('*a'))
+  f:close()
+  return config
+end
+
+-- The module of a golden case with its parameters, and the case's tensors (loaded on use).
+local function from_golden(class, path, dtype)
+  local config = read_config(path)
+  local g = setmetatable({}, { __index = function(t, name)
+    t[name] = helper.load_golden(path, name, dtype)
+    return t[name]
+  end })
+  local m = fused.nn[class](config.input_size, config.hidden_size, {
+    num_layers = config.num_layers, bidirectional = config.bidirectional, dtype = dtype })
+  for name, p in m:named_parameters() do p:copy(g[name]) end
+  return m, g, config
+end
+
+describe('LSTM and GRU sequences', function()
+  for _, class in ipairs({ 'LSTM', 'GRU' }) do
+    local folder = class:lower() .. '_seq/'
+    for _, case in ipairs({ 'short', 'stacked', 'bidirectional', 'lengths' }) do
+      for _, dtype in ipairs({ 'float64', 'float32' }) do
+        it(string.format('%s matches PyTorch on %s in %s', class, case, dtype), function()
+          local path = folder .. case
+          local m, g, config = from_golden(class, path, dtype)
+          local function check(t, name)
+            close(t, g[name], helper.golden_tolerance(path, name, dtype), name)
+          end
+          local lstm = class == 'LSTM'
+          local hs, h_n, c_n
+          if lstm then hs, h_n, c_n = m:forward(g.xs, g.h0, g.c0, config.lengths)
+          else hs, h_n = m:forward(g.xs, g.h0, config.lengths) end
+          check(hs, 'hs'); check(h_n, 'h_n')
+          if lstm then check(c_n, 'c_n') end
+          local d_xs, d_h0, d_c0
+          if lstm then d_xs, d_h0, d_c0 = m:backward(g.r, g.s_h, g.s_c)
+          else d_xs, d_h0 = m:backward(g.r, g.s_h) end
+          check(d_xs, 'd_xs'); check(d_h0, 'd_h0')
+          if lstm then check(d_c0, 'd_c0') end
+          for name, _, grad in m:named_parameters() do
+            check(grad, "d_" .. name)
+          end
+        end)
+      end
+    end
+  end
+
+  -- 2 layers, both directions, a ragged batch, through the module, in float64: inputs xs, h0,
+  -- [c0], then every parameter in named_parameters order.
+  for _, class in ipairs({ 'LSTM', 'GRU', 'LLTM' }) do
+    it('gradcheck: ' .. class .. ', 2 layers, bidirectional, ragged', function()
+      fused.manual_seed(7)
+      local o = { dtype = 'float64' }
+      local T, B, I, H = 4, 3, 2, 3
+      local m = fused.nn[class](I, H, { num_layers = 2, bidirectional = true, dtype = 'float64' })
+      local lengths = { 2, 4, 1 }
+      local inputs = { fused.randn({ T, B, I }, o), fused.randn({ 4, B, H }, o) }
+      if m.has_c then inputs[#inputs + 1] = fused.randn({ 4, B, H }, o) end
+      local first = #inputs + 1
+      for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
+      local f = {
+        forward = function(xs, h0, ...)
+          local args = { ... }
+          local i = first - 3
+          for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
+          if m.has_c then return m:forward(xs, h0, args[1], lengths) end
+          return m:forward(xs, h0, lengths)
+        end,
+        backward = function(_, d_hs, d_hn, d_cn)
+          m:zeroGradParameters()
+          local g = { m:backward(d_hs, d_hn, d_cn) }
+          for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
+          return unpack(g)
+        end,
+      }
+      local ok, worst = fused.gradcheck(f, inputs)
+      assert.is_true(ok, worst and worst.message)
+    end)
+  end
+
+  it('names its parameters as PyTorch does, in its order', function()
+    local names = {}
+    for name in fused.nn.GRU(3, 4, { num_layers = 2, bidirectional = true }):named_parameters() do
+      names[#names + 1] = name
+    end
+    local want = {}
+    for _, suffix in ipairs({ '_l0', '_l0_reverse', '_l1', '_l1_reverse' }) do
+      for _, p in ipairs({ 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh' }) do
+        want[#want + 1] = p .. suffix
+      end
+    end
+    assert.are.same(want, names)
+    local lltm = {}
+    for name in fused.nn.LLTM(3, 4, { num_layers = 2 }):named_parameters() do
+      lltm[#lltm + 1] = name
+    end
+    assert.are.same({ 'weight', 'bias', 'weight_l1', 'bias_l1' }, lltm)
+  end)
+
+  it('loads a state_dict that PyTorch saved (a safetensors file, spec/fixtures)', function()
+    local tensors = fused.load(helper.golden .. '/../fixtures/lstm_stacked.safetensors')
+    local m = fused.nn.LSTM(4, 5, { num_layers = 2, dtype = 'float64' })
+    for name, p in m:named_parameters() do p:copy(tensors[name]) end
+    local g = setmetatable({}, { __index = function(t, name)
+      t[name] = helper.load_golden('lstm_seq/stacked', name, 'float64')
+      return t[name]
+    end })
+    local hs, h_n, c_n = m:forward(g.xs, g.h0, g.c0)
+    close(hs, g.hs, 1e-10, 'hs'); close(h_n, g.h_n, 1e-10, 'h_n'); close(c_n, g.c_n, 1e-10, 'c_n')
+  end)
+
+  describe('bad input', function()
+    local o = { dtype = 'float64' }
+    local xs = fused.randn({ 5, 3, 2 }, o)
+    local lstm = fused.nn.LSTM(2, 4, { num_layers = 2, dtype = 'float64' })
+    local gru = fused.nn.GRU(2, 4, { bidirectional = true, dtype = 'float64' })
+
+    it('lengths longer than T, zero, not integers, or the wrong count', function()
+      err(function() lstm:forward(xs, nil, nil, { 5, 6, 1 }) end, 'LSTM:forward', "'lengths'",
+          'integers 1 to 5', 'got 6 at position 2')
+      err(function() gru:forward(xs, nil, { 0, 1, 1 }) end, 'GRU:forward', "'lengths'",
+          'integers 1 to 5', 'got 0 at position 1')
+      err(function() gru:forward(xs, nil, { 1, 2.5, 1 }) end, 'GRU:forward', "'lengths'",
+          'got 2.5 at position 2')
+      err(function() lstm:forward(xs, nil, nil, { 1, 2 }) end, 'LSTM:forward', "'lengths'",
+          'expected 3 step counts', 'got 2')
+      err(function() lstm:forward(xs, nil, nil, 5) end, 'LSTM:forward', "'lengths'", 'got number')
+    end)
+
+    it('h0 or c0 with the wrong number of layers times directions', function()
+      err(function() lstm:forward(xs, fused.zeros({ 1, 3, 4 }, o)) end, 'LSTM:forward', "'h0'",
+          'expected shape [2, 3, 4]', 'got [1, 3, 4]')
+      err(function() gru:forward(xs, fused.zeros({ 3, 4 }, o)) end, 'GRU:forward', "'h0'",
+          'expected shape [2, 3, 4]', 'got [3, 4]')
+      err(function() lstm:forward(xs, nil, fused.zeros({ 2, 3, 5 }, o)) end, 'LSTM:forward',
+          "'c0'", 'got [2, 3, 5]')
+    end)
+
+    it('xs of the wrong input size or dtype, options of the wrong kind', function()
+      err(function() lstm:forward(fused.randn({ 5, 3, 3 }, o)) end, 'rnn_forward', "'w_ih'",
+          '[16, 3]', 'got [16, 2]')
+      err(function() gru:forward(xs:float()) end, 'rnn_forward', 'float32', 'float64')
+      err(function() fused.nn.LSTM(2, 4, { num_layers = 0 }) end, "LSTM: option 'num_layers'",
+          'positive integer', 'got 0')
+      err(function() fused.nn.GRU(2, 4, { bidirectional = 1 }) end, "GRU: option 'bidirectional'",
+          'boolean', 'got number')
+      err(function() fused.nn.GRU(2, 4, { layers = 2 }) end, 'GRU', "unknown option 'layers'")
+    end)
+
+    it('backward before forward, or twice', function()
+      err(function() fused.nn.GRU(2, 4):backward(fused.zeros({ 5, 3, 4 }, o)) end,
+          'GRU:backward', 'call forward first')
+      gru:forward(xs)
+      gru:backward(fused.zeros({ 5, 3, 8 }, o))
+      err(function() gru:backward(fused.zeros({ 5, 3, 8 }, o)) end, 'GRU:backward',
+          'backward runs once per forward')
+    end)
+  end)
+end)
