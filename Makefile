@@ -14,17 +14,28 @@ BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 # CFLAGS and LDFLAGS are the user's (luarocks passes its own); what the build needs is in
 # FUSED_CFLAGS and FUSED_LDFLAGS, which a command-line CFLAGS cannot drop.
 CFLAGS ?= -O3
-# The machine's own vector instructions, except in the valgrind build (valgrind has no AVX-512).
-ARCH ?= -march=native
 FUSED_CFLAGS = -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra \
   -Wno-unused-parameter
 FUSED_LDFLAGS = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
-LIBS = -lopenblas -lm
+# OpenBLAS on OpenMP, so that BLAS and our kernels share one thread pool (and BLAS runs on one
+# thread inside our parallel regions): Debian's libopenblas0-openmp, found by its directory,
+# since the system's default libopenblas.so.0 is the pthreads build. Elsewhere, the default.
+OPENBLAS_OPENMP ?= $(firstword $(wildcard /usr/lib/*/openblas-openmp))
+OPENBLAS_PATH = -L$(OPENBLAS_OPENMP) -Wl,-rpath,$(OPENBLAS_OPENMP)
+LIBS = $(if $(OPENBLAS_OPENMP),$(OPENBLAS_PATH)) -lopenblas -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 
-C_SOURCES = $(wildcard c/core/*.c c/ops/*.c c/cpu/*.c)
+# The CPU kernels (c/cpu/kernels_<dtype>.c) are compiled once per capability, each into its own
+# tables; c/cpu/capability.c picks the best set the CPU runs when the library loads. No
+# -march: one library runs on every x86-64 CPU.
+CPU_CAPABILITIES = avx512 avx2 default
+CAPABILITY_FLAGS_avx512 = -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma
+CAPABILITY_FLAGS_avx2 = -mavx2 -mfma
+CAPABILITY_FLAGS_default =
+KERNEL_SOURCES = $(wildcard c/cpu/kernels_*.c)
+C_SOURCES = $(filter-out $(KERNEL_SOURCES),$(wildcard c/core/*.c c/ops/*.c c/cpu/*.c))
 C_HEADERS = c/fused.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
@@ -37,16 +48,30 @@ SPECS ?= spec
 all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda) \
   mpi
 
-OBJECTS = $(C_SOURCES:%.c=$(BUILD)/obj/%.o)
-ASAN_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/asan/obj/%.o)
-VALGRIND_OBJECTS = $(C_SOURCES:%.c=$(BUILD)/valgrind/obj/%.o)
+# The objects of a build whose objects go under $(1): the kernels' under $(1)/<capability>/.
+objects = $(C_SOURCES:%.c=$(1)/%.o) \
+  $(foreach cap,$(CPU_CAPABILITIES),$(KERNEL_SOURCES:%.c=$(1)/$(cap)/%.o))
+OBJECTS = $(call objects,$(BUILD)/obj)
+ASAN_OBJECTS = $(call objects,$(BUILD)/asan/obj)
+VALGRIND_OBJECTS = $(call objects,$(BUILD)/valgrind/obj)
+
+# One rule per capability and build (plain, asan, valgrind: their extra flags).
+define KERNEL_RULE
+$(BUILD)/$(2)/$(1)/%.o: %.c $$(C_HEADERS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(FUSED_CFLAGS) $(3) $$(CAPABILITY_FLAGS_$(1)) -DFUSED_CPU_CAPABILITY=$(1) \
+	  -c $$< -o $$@
+endef
+$(foreach cap,$(CPU_CAPABILITIES),$(eval $(call KERNEL_RULE,$(cap),obj,)) \
+  $(eval $(call KERNEL_RULE,$(cap),asan/obj,$$(SANITIZE))) \
+  $(eval $(call KERNEL_RULE,$(cap),valgrind/obj,-g)))
 
 $(BUILD)/libfused.so: $(OBJECTS)
 	$(CC) $(OBJECTS) -o $@ $(LDFLAGS) $(FUSED_LDFLAGS) $(LIBS)
 
 $(BUILD)/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(ARCH) -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) -c $< -o $@
 
 $(BUILD)/valgrind/libfused.so: $(VALGRIND_OBJECTS)
 	$(CC) $(VALGRIND_OBJECTS) -o $@ $(LDFLAGS) $(FUSED_LDFLAGS) $(LIBS)
@@ -60,7 +85,7 @@ $(BUILD)/asan/libfused.so: $(ASAN_OBJECTS)
 
 $(BUILD)/asan/obj/%.o: %.c $(C_HEADERS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(ARCH) $(SANITIZE) -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSED_CFLAGS) $(SANITIZE) -c $< -o $@
 
 # The generator must not let an FMA change a rounding (see c/ops/random.c).
 $(BUILD)/obj/c/ops/random.o $(BUILD)/asan/obj/c/ops/random.o $(BUILD)/valgrind/obj/c/ops/random.o: \

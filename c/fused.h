@@ -99,6 +99,19 @@ void fused_set_device_unavailable(int32_t device, const char *reason);
 int fused_set_num_threads(int32_t n);
 int32_t fused_get_num_threads(void);
 
+/* The CPU kernels' vector path: "avx512", "avx2" or "default" (baseline x86-64, SSE2), and its
+ * width. The library picks the best the CPU runs when it loads; setting one the CPU cannot
+ * run is an error. Not while an op runs. */
+int fused_set_cpu_capability(const char *name);
+const char *fused_cpu_capability(void);
+int32_t fused_cpu_vector_bits(void);
+
+/* The OpenBLAS linked: its build line, the kernel family it runs on this CPU (Zen, Haswell,
+ * SkylakeX, ...) and its threading (0 none, 1 pthreads, 2 OpenMP). */
+const char *fused_blas_config(void);
+const char *fused_blas_core(void);
+int32_t fused_blas_threading(void);
+
 /* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
  * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
  * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */

@@ -18,6 +18,28 @@ function M.now_us()
   return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) * 1e-3
 end
 
+-- What every benchmark prints first: its title, the date, and the machine as fused.config()
+-- gives it (CPU, vector path, threads, OpenBLAS and its kernels).
+function M.header(title)
+  print('# ' .. title .. ', ' .. os.date('!%Y-%m-%d %H:%M UTC'))
+  print('# ' .. tostring(fused.config()))
+end
+
+-- PyTorch's side in the same run (../shared/bench/pytorch_lltm.py with args, or the script
+-- FUSED_PYTORCH_BENCH names) where PyTorch is installed; otherwise a line saying why not.
+function M.pytorch(args)
+  local script = os.getenv('FUSED_PYTORCH_BENCH') or '../shared/bench/pytorch_lltm.py'
+  local f = io.open(script, 'r')
+  if not f then return print('# PyTorch: ' .. script .. ' not found; its columns are left out') end
+  f:close()
+  if os.execute('/usr/bin/python3 -c "import torch" >/dev/null 2>&1') ~= 0 then
+    return print('# PyTorch: not installed here (python3 cannot import torch); its columns are left out')
+  end
+  print('# PyTorch: /usr/bin/python3 ' .. script .. ' ' .. args)
+  io.stdout:flush()
+  os.execute('/usr/bin/python3 ' .. script .. ' ' .. args)
+end
+
 -- Median and min of a list of samples (sorts it).
 function M.median_min(samples)
   table.sort(samples)

@@ -40,7 +40,7 @@ local threads_all = (function()
   return fused.get_num_threads()
 end)()
 
-print(string.format('# LLTM step, float32, µs; machine threads %d', threads_all))
+bench.header(string.format('LLTM step, float32, µs; machine threads %d', threads_all))
 local rows, limits = {}, {}
 for _, threads in ipairs({ 1, threads_all }) do
   fused.set_num_threads(threads)
@@ -81,3 +81,12 @@ for _, threads in ipairs({ 1, threads_all }) do
                         fused_us / l.limit, (k.fwd_min + k.bwd_min) / fused_us))
   end
 end
+
+print('\n# threads: LLTMCell forward + backward (min), 1 thread / ' .. threads_all .. ' threads')
+for _, cfg in ipairs(CONFIGS) do
+  local one, all = rows[table.concat(cfg, ',') .. '/1'].LLTMCell,
+                   rows[table.concat(cfg, ',') .. '/' .. threads_all].LLTMCell
+  print(string.format('%4d %5d %5d  %.2fx', cfg[1], cfg[2], cfg[3],
+                      (one.fwd_min + one.bwd_min) / (all.fwd_min + all.bwd_min)))
+end
+bench.pytorch('--device cpu --threads 1 --full-grad')

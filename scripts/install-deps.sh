@@ -6,6 +6,8 @@ set -e
 PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenblas-dev libreadline8 tmux"
 # Distributed training: Open MPI (libfused_mpi.so, the MPI specs); make finds it with pkg-config.
 PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev pkg-config"
+# libopenblas0-openmp: the OpenBLAS build that shares OpenMP's thread pool (the Makefile links it).
+PACKAGES="$PACKAGES libopenblas0-openmp"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

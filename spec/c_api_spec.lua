@@ -117,6 +117,8 @@ local CASES = {
   fused_embedding_forward = {
     function() return { t(2, 3), t(4, 3), fused.ones({ 2 }, I64) } end,
     null = { 'out', 'weight', 'indices' } },
+  fused_set_cpu_capability = { function() return { ffi.string(C.fused_cpu_capability()) } end,
+                              null = { 'name' }, released = {} },
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
@@ -154,7 +156,8 @@ local BY_HAND = {
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
-  'fused_write_file_atomic', 'fused_rnn_saved_blocks',
+  'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_cpu_capability',
+  'fused_cpu_vector_bits', 'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
 
 -- The functions declared between the header's ffi markers.

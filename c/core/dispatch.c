@@ -5,7 +5,7 @@
 #include "check.h"
 #include "error.h"
 
-extern const fused_device_ops fused_cpu_device;
+extern fused_device_ops fused_cpu_device; /* its tables set by c/cpu/capability.c */
 
 static const fused_device_ops *devices[FUSED_NUM_DEVICES] = {[FUSED_CPU] = &fused_cpu_device};
 static char unavailable[FUSED_NUM_DEVICES][512] = {

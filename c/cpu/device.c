@@ -1,15 +1,11 @@
-/* The CPU device: aligned host memory, copies, and the kernel tables (one per dtype). */
+/* The CPU device: aligned host memory, copies, and the kernel tables (one per dtype, of the
+ * capability capability.c chose). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/backend.h"
 #include "../core/dtypes.h"
 #include "../core/error.h"
-
-#define DECLARE_TABLE(id, ctype, name, npy, safetensors, floating) \
-  extern const fused_kernels fused_cpu_##name##_kernels;
-FUSED_DTYPES(DECLARE_TABLE)
-#undef DECLARE_TABLE
 
 /* 64-byte alignment lets the compiler's vector loads start on cache lines. */
 static void *cpu_alloc(size_t bytes) {
@@ -22,15 +18,12 @@ static void cpu_free(void *p) { free(p); }
 
 static int cpu_copy(fused_tensor *dst, const fused_tensor *src);
 
-#define TABLE(id, ctype, name, npy, safetensors, floating) [id] = &fused_cpu_##name##_kernels,
-const fused_device_ops fused_cpu_device = {
+fused_device_ops fused_cpu_device = {
     .name = "cpu",
     .alloc = cpu_alloc,
     .free = cpu_free,
     .copy = cpu_copy,
-    .kernels = {FUSED_DTYPES(TABLE)},
 };
-#undef TABLE
 
 /* A plain memmove where it can, else dst's convert kernel (generic/convert.h). */
 static int cpu_copy(fused_tensor *dst, const fused_tensor *src) {

@@ -7,7 +7,7 @@
  *   m_exp m_log m_sqrt m_pow m_abs m_copysign    any argument
  *   m_exp_nonpos m_expm1_nonpos                  arguments <= 0 only (sigmoid, tanh and ELU
  *                                                need no others, so nothing overflows)
- * The CPU gives libm's and its vectorisable exp (c/cpu/generic/lltm_math.h), CUDA its own. */
+ * The CPU gives libm's and its vector exp (c/cpu/simd_math.h), CUDA its own. */
 #ifndef FUSED_MATHS_HD_H
 #define FUSED_MATHS_HD_H
 

@@ -38,6 +38,15 @@ function fused.set_num_threads(n)
 end
 function fused.get_num_threads() return lib.C.fused_get_num_threads() end
 
+-- The CPU kernels' vector path: 'avx512', 'avx2' or 'default' (FUSED_CPU_CAPABILITY at load).
+function fused.set_cpu_capability(name)
+  if type(name) ~= 'string' then
+    error("set_cpu_capability: argument 'name' expected a string, got " .. type(name), 2)
+  end
+  lib.check(lib.C.fused_set_cpu_capability(name))
+end
+fused.config = require 'fused.config'
+
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,
 -- fused.save / fused.load.
 local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse',

@@ -26,6 +26,14 @@ end
 -- Kept in this table for the life of the program: ffi.gc finalizers point into it.
 lib.C = ffi.load(lib.path)
 
+-- FUSED_CPU_CAPABILITY=avx512|avx2|default runs that build of the CPU kernels instead of the
+-- best this CPU runs (c/cpu/capability.c); an unknown one, or one this CPU cannot run, is an
+-- error here rather than a silent fallback, so that a CI run asking for a path gets it.
+local capability = os.getenv('FUSED_CPU_CAPABILITY')
+if capability and capability ~= '' and lib.C.fused_set_cpu_capability(capability) ~= 0 then
+  error('fused: FUSED_CPU_CAPABILITY: ' .. ffi.string(lib.C.fused_last_error()), 2)
+end
+
 -- Raises the library's last error, blamed on the caller of the public function (level 3).
 function lib.check(rc)
   if rc ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end

@@ -20,16 +20,18 @@
 #include <cblas.h>
 #include <tgmath.h>
 
-/* The transcendental functions the shared maths calls (c/maths/hd.h). */
-#include "lltm_math.h"
+/* The vectors of the capability this file is compiled for, and the transcendental functions
+ * the shared maths calls (c/maths/hd.h). */
+#include "../simd.h"
+#include "../simd_math.h"
 #define m_exp exp
 #define m_log log
 #define m_sqrt sqrt
 #define m_pow pow
 #define m_abs fabs
 #define m_copysign copysign
-#define m_exp_nonpos lltm_exp
-#define m_expm1_nonpos lltm_expm1
+#define m_exp_nonpos exp_nonpos
+#define m_expm1_nonpos expm1_nonpos
 
 #include "pointwise.h"
 #include "addmm.h"
@@ -46,5 +48,11 @@
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
 #endif
 
+/* The table is CPU_KERNELS_<capability>, e.g. fused_cpu_float32_kernels_avx2: the Makefile
+ * compiles each kernels_<dtype>.c once per capability of c/cpu/capability.h with
+ * -DFUSED_CPU_CAPABILITY=<name>, and capability.c picks one set at load. */
+#define CPU_TABLE_NAME(table, capability) table##_##capability
+#define CPU_TABLE(table, capability) CPU_TABLE_NAME(table, capability)
 #define CPU_KERNEL_ENTRY(name, params) .name = name,
-const fused_kernels CPU_KERNELS = {CPU_KERNEL_LIST(CPU_KERNEL_ENTRY)};
+const fused_kernels CPU_TABLE(CPU_KERNELS, FUSED_CPU_CAPABILITY) = {
+    CPU_KERNEL_LIST(CPU_KERNEL_ENTRY)};

@@ -8,8 +8,6 @@
  * fast. saved is B×4H: [input_gate, output_gate, candidate, tanh(new_c)] per batch row. */
 #include <stdlib.h>
 
-#include "../../maths/lltm.h"
-
 /* dst[c * ld_dst + r] = src[r * ld_src + c] for a rows×cols src, in tiles that stay in cache. */
 static void lltm_transpose(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
                            int64_t rows, int64_t cols) {
@@ -41,39 +39,42 @@ static void lltm_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t 
 /* The forward's pointwise pass, in place over one row of saved (4H): the gate pre-activations
  * (3H, bias not yet added) on entry, [input_gate, output_gate, candidate, tanh(new_c)] on exit.
  * Each element is read before the same element is written, so no scratch copy of the gates is
- * needed. c and new_c may be the same memory. */
+ * needed. c and new_c may be the same memory. The maths is lltm_element_forward's
+ * (c/maths/lltm.h), operation for operation, over vectors (simd_math.h). */
 static inline void lltm_step_forward_row(int64_t H, scalar_t *s, const scalar_t *bias,
                                          const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
-#pragma omp simd
-  for (int64_t j = 0; j < H; j++) {
-    scalar_t input_gate, output_gate, candidate, tanh_cell, cell, h;
-    lltm_element_forward(s[j] + bias[j], s[H + j] + bias[H + j], s[2 * H + j] + bias[2 * H + j],
-                         c[j], &input_gate, &output_gate, &candidate, &tanh_cell, &cell, &h);
-    new_c[j] = cell;
-    new_h[j] = h;
-    s[j] = input_gate;
-    s[H + j] = output_gate;
-    s[2 * H + j] = candidate;
-    s[3 * H + j] = tanh_cell;
-  }
+  VEC_FOR(H, j, m, {
+    const vec input_gate = vsigmoid(vload(s + j, m) + vload(bias + j, m));
+    const vec output_gate = vsigmoid(vload(s + H + j, m) + vload(bias + H + j, m));
+    const vec candidate = velu(vload(s + 2 * H + j, m) + vload(bias + 2 * H + j, m), 1);
+    const vec cell = vload(c + j, m) + candidate * input_gate;
+    const vec tanh_cell = vtanh(cell);
+    vstore(new_c + j, cell, m);
+    vstore(new_h + j, tanh_cell * output_gate, m);
+    vstore(s + j, input_gate, m);
+    vstore(s + H + j, output_gate, m);
+    vstore(s + 2 * H + j, candidate, m);
+    vstore(s + 3 * H + j, tanh_cell, m);
+  })
 }
 
 /* The backward's pointwise pass over one row: d_gates (3H, with respect to the pre-activations)
- * and d_c from the gradients at new_h and new_c. d_gates may be the row of saved itself (each
- * element is read before it is written), and grad_c and d_c the same memory. */
+ * and d_c from the gradients at new_h and new_c, as lltm_element_backward computes them.
+ * d_gates may be the row of saved itself (each element is read before it is written), and
+ * grad_c and d_c the same memory. */
 static inline void lltm_step_backward_row(int64_t H, const scalar_t *grad_h,
                                           const scalar_t *grad_c, const scalar_t *s,
                                           scalar_t *dg, scalar_t *d_c) {
-#pragma omp simd
-  for (int64_t j = 0; j < H; j++) {
-    scalar_t d_input, d_output, d_candidate, d_cell;
-    lltm_element_backward(grad_h[j], grad_c[j], s[j], s[H + j], s[2 * H + j], s[3 * H + j],
-                          &d_input, &d_output, &d_candidate, &d_cell);
-    dg[j] = d_input;
-    dg[H + j] = d_output;
-    dg[2 * H + j] = d_candidate;
-    d_c[j] = d_cell;
-  }
+  VEC_FOR(H, j, m, {
+    const vec g_h = vload(grad_h + j, m), input_gate = vload(s + j, m);
+    const vec output_gate = vload(s + H + j, m), candidate = vload(s + 2 * H + j, m);
+    const vec tanh_cell = vload(s + 3 * H + j, m);
+    const vec d_cell = vload(grad_c + j, m) + g_h * output_gate * vd_tanh_from_output(tanh_cell);
+    vstore(dg + j, d_cell * candidate * vd_sigmoid_from_output(input_gate), m);
+    vstore(dg + H + j, g_h * tanh_cell * vd_sigmoid_from_output(output_gate), m);
+    vstore(dg + 2 * H + j, d_cell * input_gate * vd_elu_from_output(candidate), m);
+    vstore(d_c + j, d_cell, m);
+  })
 }
 
 /* The passes over B rows (saved's rows 4H apart, d_gates' ld_dg apart), on OpenMP threads only

@@ -11,6 +11,8 @@
  * GEMM each for d_xs, d_w_ih (from xs) and d_w_hh (from the h_prev blocks), and the bias sums.
  * A padded step of a sequence (t ≥ its length) carries its state and has zero gradients, so
  * the GEMMs over all rows need no masking. */
+#include <omp.h>
+
 #include "../../maths/cells.h"
 
 /* One batch row of one step (c/maths/cells.h), the switch outside the loops so that each
@@ -20,11 +22,50 @@
     _Pragma("omp simd") for (int64_t j = 0; j < H; j++) step(H, j, __VA_ARGS__);               \
   } while (0)
 
+/* The LLTM's rows over the CPU's vectors (simd.h), rnn_lltm_forward and rnn_lltm_backward
+ * operation for operation: the auto-vectoriser leaves RNN_ROW scalar under AVX2. */
+static inline void rnn_lltm_row_forward(int64_t H, scalar_t *s, const scalar_t *gh,
+                                        const scalar_t *b_ih, scalar_t *c, scalar_t *h_next,
+                                        scalar_t *out) {
+  VEC_FOR(H, j, m, {
+    const vec input_gate =
+        vsigmoid(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m));
+    const vec output_gate =
+        vsigmoid(vload(s + H + j, m) + vload(b_ih + H + j, m) + vload(gh + H + j, m));
+    const vec candidate = velu(
+        vload(s + 2 * H + j, m) + vload(b_ih + 2 * H + j, m) + vload(gh + 2 * H + j, m), 1);
+    const vec cell = vload(c + j, m) + candidate * input_gate;
+    const vec tanh_cell = vtanh(cell), h = tanh_cell * output_gate;
+    vstore(s + j, input_gate, m);
+    vstore(s + H + j, output_gate, m);
+    vstore(s + 2 * H + j, candidate, m);
+    vstore(s + 3 * H + j, tanh_cell, m);
+    vstore(c + j, cell, m);
+    vstore(h_next + j, h, m);
+    vstore(out + j, h, m);
+  })
+}
+
+static inline void rnn_lltm_row_backward(int64_t H, scalar_t *s, const scalar_t *d_out,
+                                         scalar_t *dh, scalar_t *dc) {
+  VEC_FOR(H, j, m, {
+    const vec g_h = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
+    const vec input_gate = vload(s + j, m), output_gate = vload(s + H + j, m);
+    const vec candidate = vload(s + 2 * H + j, m), tanh_cell = vload(s + 3 * H + j, m);
+    const vec d_cell = vload(dc + j, m) + g_h * output_gate * vd_tanh_from_output(tanh_cell);
+    vstore(s + j, d_cell * candidate * vd_sigmoid_from_output(input_gate), m);
+    vstore(s + H + j, g_h * tanh_cell * vd_sigmoid_from_output(output_gate), m);
+    vstore(s + 2 * H + j, d_cell * input_gate * vd_elu_from_output(candidate), m);
+    vstore(dc + j, d_cell, m);
+    vstore(dh + j, vsplat(0), m);
+  })
+}
+
 static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *gh,
                                    const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
                                    scalar_t *h_next, scalar_t *out) {
   switch (cell) {
-    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    case FUSED_CELL_LLTM: rnn_lltm_row_forward(H, s, gh, b_ih, c, h_next, out); break;
     case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
     case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
   }
@@ -33,7 +74,7 @@ static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const s
 static inline void rnn_row_backward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *d_out,
                                     scalar_t *dh, scalar_t *dc) {
   switch (cell) {
-    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_backward, s, d_out, dh, dc); break;
+    case FUSED_CELL_LLTM: rnn_lltm_row_backward(H, s, d_out, dh, dc); break;
     case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
     case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
   }
@@ -83,28 +124,23 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   }
 }
 
-/* The step's passes over B rows, on OpenMP threads only when large (see lltm.h). */
-static void rnn_step_forward(const rnn_step *p, scalar_t *st, const scalar_t *gh,
-                             const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
-                             scalar_t *h_next, int64_t ld_next, scalar_t *out, int64_t ld_out) {
-  if (p->B * p->H > PARALLEL_MIN_ELEMENTS) {
-#pragma omp parallel for
-    for (int64_t r = 0; r < p->B; r++)
-      rnn_forward_row(p, r, st, gh, b_ih, b_hh, c, h_next, ld_next, out, ld_out);
-  } else {
-    for (int64_t r = 0; r < p->B; r++)
-      rnn_forward_row(p, r, st, gh, b_ih, b_hh, c, h_next, ld_next, out, ld_out);
-  }
+/* Threads: the batch rows are split over OpenMP threads for the whole time loop (rows never
+ * meet in the recurrence, so no barrier is needed): each thread runs the per-step GEMM and
+ * pass of its rows, and OpenBLAS (its OpenMP build, see the Makefile) runs on one thread
+ * inside the region. With fewer than RNN_MIN_ROWS rows a thread, one thread runs the loop and
+ * the per-step GEMMs may use BLAS's threads; the GEMMs over all steps use them too. */
+#define RNN_MIN_ROWS 4
+
+static int rnn_threads(int64_t B) {
+  const int64_t most = B / RNN_MIN_ROWS, n = omp_in_parallel() ? 1 : omp_get_max_threads();
+  return (int)(most < 1 ? 1 : most < n ? most : n);
 }
 
-static void rnn_step_backward(const rnn_step *p, scalar_t *st, const scalar_t *d_out,
-                              int64_t ld_out, scalar_t *dh, scalar_t *dc) {
-  if (p->B * p->H > PARALLEL_MIN_ELEMENTS) {
-#pragma omp parallel for
-    for (int64_t r = 0; r < p->B; r++) rnn_backward_row(p, r, st, d_out, ld_out, dh, dc);
-  } else {
-    for (int64_t r = 0; r < p->B; r++) rnn_backward_row(p, r, st, d_out, ld_out, dh, dc);
-  }
+/* This thread's share [*r0, *r1) of B rows. */
+static void rnn_rows(int64_t B, int64_t *r0, int64_t *r1) {
+  const int64_t k = omp_get_thread_num(), n = omp_get_num_threads();
+  *r0 = B * k / n;
+  *r1 = B * (k + 1) / n;
 }
 
 static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
@@ -132,16 +168,23 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
   if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
-  rnn_step p = {cell, L, B, H, ld, lengths, 0};
-  for (int64_t k = 0, t = first; k < T; k++, t += step) {
-    scalar_t *st = s + t * B * ld;
-    const bool last = k == T - 1;
-    lltm_gemm(CblasNoTrans, CblasNoTrans, B, GH, H, st + L.h_prev * H, ld, wt_hh, GH, 0, gh, GH);
-    p.t = t;
-    rnn_step_forward(&p, st, gh, (const scalar_t *)b_ih->data,
-                     b_hh ? (const scalar_t *)b_hh->data : NULL, c,
-                     last ? (scalar_t *)h_n->data : s + (t + step) * B * ld + L.h_prev * H,
-                     last ? H : ld, (scalar_t *)hs->data + t * B * ld_hs, ld_hs);
+#pragma omp parallel num_threads(rnn_threads(B))
+  {
+    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    int64_t r0, r1;
+    rnn_rows(B, &r0, &r1);
+    for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
+      scalar_t *st = s + t * B * ld;
+      const bool last = k == T - 1;
+      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld,
+                wt_hh, GH, 0, gh + r0 * GH, GH);
+      p.t = t;
+      for (int64_t r = r0; r < r1; r++)
+        rnn_forward_row(&p, r, st, gh, (const scalar_t *)b_ih->data,
+                        b_hh ? (const scalar_t *)b_hh->data : NULL, c,
+                        last ? (scalar_t *)h_n->data : s + (t + step) * B * ld + L.h_prev * H,
+                        last ? H : ld, (scalar_t *)hs->data + t * B * ld_hs, ld_hs);
+    }
   }
   free(wt);
   return 0;
@@ -165,14 +208,20 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
   const scalar_t *w = (const scalar_t *)w_hh->data;
-  rnn_step p = {cell, L, B, H, ld, lengths, 0};
-  for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T; k++, t += reverse ? 1 : -1) {
-    scalar_t *st = s + t * B * ld;
-    p.t = t;
-    rnn_step_backward(&p, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
-                      ld_dhs, dh, dc);
-    lltm_gemm(CblasNoTrans, CblasNoTrans, B, H, GH, st + L.d_hh * H, ld, w, w_hh->strides[0], 1,
-              dh, H);
+#pragma omp parallel num_threads(rnn_threads(B))
+  {
+    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    int64_t r0, r1;
+    rnn_rows(B, &r0, &r1);
+    for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T && r1 > r0; k++, t += reverse ? 1 : -1) {
+      scalar_t *st = s + t * B * ld;
+      p.t = t;
+      for (int64_t r = r0; r < r1; r++)
+        rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
+                         ld_dhs, dh, dc);
+      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, w,
+                w_hh->strides[0], 1, dh + r0 * H, H);
+    }
   }
   const scalar_t beta = accumulate ? 1 : 0;
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;

@@ -1,0 +1,77 @@
+/* Which build of the CPU kernels runs: the Makefile compiles every c/cpu/kernels_<dtype>.c
+ * once per capability below (the tables fused_cpu_<dtype>_kernels_<capability>), and this
+ * file points the CPU device at the best set the CPU runs when the library loads, as
+ * OpenBLAS's DYNAMIC_ARCH does. fused_set_cpu_capability overrides it (lua/fused/init.lua
+ * passes FUSED_CPU_CAPABILITY). */
+#include <string.h>
+
+#include "../core/backend.h"
+#include "../core/dtypes.h"
+#include "../core/error.h"
+
+enum { CPU_AVX512, CPU_AVX2, CPU_DEFAULT, CPU_NUM_CAPABILITIES };
+
+#define DECLARE_TABLES(id, ctype, name, npy, safetensors, floating)                     \
+  extern const fused_kernels fused_cpu_##name##_kernels_avx512,                         \
+      fused_cpu_##name##_kernels_avx2, fused_cpu_##name##_kernels_default;
+FUSED_DTYPES(DECLARE_TABLES)
+#undef DECLARE_TABLES
+
+#define TABLES(id, ctype, name, npy, safetensors, floating)                              \
+  [id] = {[CPU_AVX512] = &fused_cpu_##name##_kernels_avx512,                            \
+          [CPU_AVX2] = &fused_cpu_##name##_kernels_avx2,                                \
+          [CPU_DEFAULT] = &fused_cpu_##name##_kernels_default},
+static const fused_kernels *const tables[FUSED_NUM_DTYPES][CPU_NUM_CAPABILITIES] = {
+    FUSED_DTYPES(TABLES)};
+#undef TABLES
+
+/* Best first; the flags are the Makefile's CAPABILITY_FLAGS. */
+static const struct {
+  const char *name;
+  int32_t vector_bits;
+} capabilities[CPU_NUM_CAPABILITIES] = {
+    [CPU_AVX512] = {"avx512", 512}, [CPU_AVX2] = {"avx2", 256}, [CPU_DEFAULT] = {"default", 128}};
+
+extern fused_device_ops fused_cpu_device;
+static int active = CPU_DEFAULT;
+
+/* __builtin_cpu_supports also checks that the OS saves the registers; valgrind hides
+ * AVX-512, so under it the avx2 build runs. */
+static int supported(int capability) {
+  __builtin_cpu_init();
+  switch (capability) {
+    case CPU_AVX512:
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+             supported(CPU_AVX2);
+    case CPU_AVX2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    default: return 1;
+  }
+}
+
+static void activate(int capability) {
+  active = capability;
+  for (int d = 0; d < FUSED_NUM_DTYPES; d++) fused_cpu_device.kernels[d] = tables[d][capability];
+}
+
+__attribute__((constructor)) static void choose_best(void) {
+  int best = 0;
+  while (!supported(best)) best++;
+  activate(best);
+}
+
+int fused_set_cpu_capability(const char *name) {
+  int c = 0;
+  while (c < CPU_NUM_CAPABILITIES && (!name || strcmp(name, capabilities[c].name) != 0)) c++;
+  if (c == CPU_NUM_CAPABILITIES)
+    return fused_error("set_cpu_capability: argument 'name' expected avx512, avx2 or default, "
+                       "got '%s'", name ? name : "NULL");
+  if (!supported(c))
+    return fused_error("set_cpu_capability: this CPU cannot run the %s kernels (it runs %s)",
+                       name, capabilities[active].name);
+  activate(c);
+  return 0;
+}
+
+const char *fused_cpu_capability(void) { return capabilities[active].name; }
+int32_t fused_cpu_vector_bits(void) { return capabilities[active].vector_bits; }

@@ -1,0 +1,39 @@
+-- fused.config(): what this process computes with, for banners and benchmark headers. A table
+-- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading, cuda:
+-- whether a GPU answers)
+-- that prints as one line.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+
+local C = lib.C
+local threading = { [0] = 'no threads', [1] = 'pthreads', [2] = 'OpenMP' }
+
+local function cpu_model()
+  local f = io.open('/proc/cpuinfo', 'r')
+  local model = f and f:read('*a'):match('model name%s*:%s*([^\n]+)')
+  if f then f:close() end
+  return model or 'unknown cpu'
+end
+
+local line = {
+  __tostring = function(c)
+    return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
+      .. 'OpenBLAS %s kernels, %s | %s', c.version, c.cpu, c.cpu_capability,
+      c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.cuda and 'CUDA' or 'no CUDA')
+  end,
+}
+
+return function()
+  local cuda = require 'fused.cuda'
+  return setmetatable({
+    version = 'scm-1',
+    cpu = cpu_model(),
+    cpu_capability = ffi.string(C.fused_cpu_capability()),
+    vector_bits = C.fused_cpu_vector_bits(),
+    threads = C.fused_get_num_threads(),
+    blas = ffi.string(C.fused_blas_config()),
+    blas_core = ffi.string(C.fused_blas_core()),
+    blas_threading = threading[C.fused_blas_threading()] or 'unknown',
+    cuda = cuda.is_available(),
+  }, line)
+end
