@@ -25,7 +25,7 @@ NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 
 C_SOURCES = $(wildcard c/core/*.c c/ops/*.c c/cpu/*.c)
-C_HEADERS = c/fused.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
+C_HEADERS = c/fused.h c/fused_ext.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'

@@ -13,35 +13,42 @@
  * the GEMMs over all rows need no masking. */
 #include "../../maths/cells.h"
 
-/* One batch row of one step (c/maths/cells.h), the switch outside the loops so that each
- * cell's loop vectorises. */
+/* The built-in cells' steps over one batch row (c/maths/cells.h), the fused_cell_def steps
+ * of c/ops/cells.c: one function per cell so that each loop vectorises. CPU_CELL_STEP adds
+ * the dtype's suffix (_f32, _f64). */
 #define RNN_ROW(step, ...)                                                                     \
   do {                                                                                         \
     _Pragma("omp simd") for (int64_t j = 0; j < H; j++) step(H, j, __VA_ARGS__);               \
   } while (0)
 
-static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *gh,
-                                   const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
-                                   scalar_t *h_next, scalar_t *out) {
-  switch (cell) {
-    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
-    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
-    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
-  }
-}
+#define RNN_FORWARD_ARGS                                                                       \
+  int64_t H, scalar_t *s, const scalar_t *gh, const scalar_t *b_ih, const scalar_t *b_hh,     \
+      scalar_t *c, scalar_t *h_next, scalar_t *out
+#define RNN_BACKWARD_ARGS int64_t H, scalar_t *s, const scalar_t *d_out, scalar_t *dh, scalar_t *dc
 
-static inline void rnn_row_backward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *d_out,
-                                    scalar_t *dh, scalar_t *dc) {
-  switch (cell) {
-    case FUSED_CELL_LLTM: RNN_ROW(rnn_lltm_backward, s, d_out, dh, dc); break;
-    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
-    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
-  }
+void CPU_CELL_STEP(fused_cpu_lltm_forward)(RNN_FORWARD_ARGS) {
+  RNN_ROW(rnn_lltm_forward, s, gh, b_ih, b_hh, c, h_next, out);
+}
+void CPU_CELL_STEP(fused_cpu_lstm_forward)(RNN_FORWARD_ARGS) {
+  RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out);
+}
+void CPU_CELL_STEP(fused_cpu_gru_forward)(RNN_FORWARD_ARGS) {
+  RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out);
+}
+void CPU_CELL_STEP(fused_cpu_lltm_backward)(RNN_BACKWARD_ARGS) {
+  RNN_ROW(rnn_lltm_backward, s, d_out, dh, dc);
+}
+void CPU_CELL_STEP(fused_cpu_lstm_backward)(RNN_BACKWARD_ARGS) {
+  RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc);
+}
+void CPU_CELL_STEP(fused_cpu_gru_backward)(RNN_BACKWARD_ARGS) {
+  RNN_ROW(rnn_gru_backward, s, d_out, dh, dc);
 }
 
 /* The arguments of one step's pass over the batch rows. */
 typedef struct {
-  int32_t cell;
+  void (*forward)(RNN_FORWARD_ARGS);
+  void (*backward)(RNN_BACKWARD_ARGS);
   cell_layout L;
   int64_t B, H, ld;           /* ld: saved's row stride, S·H */
   const int64_t *lengths;     /* NULL: every row runs every step */
@@ -61,7 +68,7 @@ static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, c
   scalar_t *s = st + r * p->ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
   scalar_t *cr = c ? c + r * H : NULL;
   if (rnn_active(p, r)) {
-    rnn_row_forward(p->cell, H, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
+    p->forward(H, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
   } else {
     memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
     memset(o, 0, (size_t)H * sizeof(scalar_t));
@@ -75,8 +82,7 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   const int64_t H = p->H, GH = p->L.gates * H;
   scalar_t *s = st + r * p->ld;
   if (rnn_active(p, r)) {
-    rnn_row_backward(p->cell, H, s, d_out ? d_out + r * ld_out : NULL, dh + r * H,
-                     dc ? dc + r * H : NULL);
+    p->backward(H, s, d_out ? d_out + r * ld_out : NULL, dh + r * H, dc ? dc + r * H : NULL);
   } else {
     memset(s + p->L.d_ih * H, 0, (size_t)GH * sizeof(scalar_t));
     memset(s + p->L.d_hh * H, 0, (size_t)GH * sizeof(scalar_t));
@@ -132,7 +138,8 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
   if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
-  rnn_step p = {cell, L, B, H, ld, lengths, 0};
+  const fused_cell_def *def = fused_rnn_cell(cell);
+  rnn_step p = {def->CELL_FORWARD, def->CELL_BACKWARD, L, B, H, ld, lengths, 0};
   for (int64_t k = 0, t = first; k < T; k++, t += step) {
     scalar_t *st = s + t * B * ld;
     const bool last = k == T - 1;
@@ -165,7 +172,8 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
   const scalar_t *w = (const scalar_t *)w_hh->data;
-  rnn_step p = {cell, L, B, H, ld, lengths, 0};
+  const fused_cell_def *def = fused_rnn_cell(cell);
+  rnn_step p = {def->CELL_FORWARD, def->CELL_BACKWARD, L, B, H, ld, lengths, 0};
   for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T; k++, t += reverse ? 1 : -1) {
     scalar_t *st = s + t * B * ld;
     p.t = t;
