@@ -39,9 +39,10 @@ end
 function fused.get_num_threads() return lib.C.fused_get_num_threads() end
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,
+-- fused.ext,
 -- fused.save / fused.load.
 local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse',
-               distributed = 'fused.distributed' }
+               distributed = 'fused.distributed', ext = 'fused.ext' }
 function fused.save(...) return require('fused.safetensors').save(...) end
 function fused.load(...) return require('fused.safetensors').load(...) end
 
