@@ -18,11 +18,14 @@ int fused_check_dtype(const char *fn, const char *arg, const fused_tensor *t, in
 
 int fused_check_device(const char *fn, const char *arg, const fused_tensor *t, int32_t device) {
   FUSED_TRY(check_tensor(fn, arg, t));
+  /* Where the device is missing, say so rather than blame the tensor. */
+  if (!fused_device_available(device))
+    return fused_error("%s: argument '%s' expected a %s tensor, but no %s device is present: %s",
+                       fn, arg, device_name(device), device_name(device),
+                       fused_device_unavailable_reason(device));
   if (t->device_type != device)
     return fused_error("%s: argument '%s' expected a %s tensor, got %s", fn, arg,
                        device_name(device), device_name(t->device_type));
-  if (!fused_device_available(device))
-    return fused_error("%s: argument '%s': %s", fn, arg, fused_device_unavailable_reason(device));
   return 0;
 }
 

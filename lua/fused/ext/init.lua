@@ -92,6 +92,10 @@ local function load(fn, opts)
         error(string.format("%s: source '%s' needs nvcc, which was not found (set NVCC, or put "
                             .. "it on the PATH)", fn, src), 4)
       end
+      if not toolchain.version(compiler) then
+        error(string.format("%s: source '%s' needs %s, which does not run (`%s --version` "
+                            .. "failed)", fn, src, compiler, compiler), 4)
+      end
       local flags = kind == 'c' and { '-O3', '-fPIC', '-std=gnu11', '-fopenmp-simd', inc }
         or { '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_90,code=sm_90', '-gencode',
              'arch=compute_90,code=compute_90', inc }
@@ -99,7 +103,7 @@ local function load(fn, opts)
       has_cuda = has_cuda or kind == 'cu'
       objects[#objects + 1] = build.object(fn, dir, { path = path, compiler = compiler, flags = flags,
         -- a new compiler or a new fused is a new build
-        version = (toolchain.version(compiler) or '') .. '\0' .. fused_key }, say)
+        version = toolchain.version(compiler) .. '\0' .. fused_key }, say)
     else
       error(string.format("%s: source '%s' expected a .c, .cu or .h file", fn, src), 4)
     end
@@ -200,6 +204,9 @@ function M.cell(opts)
   end
   return { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
 end
+
+-- Whether .cu sources can be built here.
+function M.has_nvcc() return toolchain.nvcc() ~= nil end
 
 -- Raises fused_last_error() when an extension's function returned a status other than 0.
 function M.check(rc)
