@@ -3,6 +3,7 @@ PREFIX ?= /usr/local
 LUADIR ?= $(PREFIX)/share/lua/5.1
 LIBDIR ?= $(PREFIX)/lib/lua/5.1
 BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include/fused
 BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -167,11 +168,14 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
+	# The extension headers (docs/extending.md), and where fused.ext finds them.
+	mkdir -p $(DESTDIR)$(INCLUDEDIR) && cp c/fused.h c/fused_ext.h $(DESTDIR)$(INCLUDEDIR)/
+	echo "return '$(INCLUDEDIR)'" > $(DESTDIR)$(LUADIR)/fused/ext/include_dir.lua
 
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so \
 	  $(DESTDIR)$(LIBDIR)/libfused_mpi.so $(DESTDIR)$(LIBDIR)/libfused_nccl.so $(DESTDIR)$(LUADIR)/fused \
-	  $(DESTDIR)$(BINDIR)/fused
+	  $(DESTDIR)$(BINDIR)/fused $(DESTDIR)$(INCLUDEDIR)
 
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all

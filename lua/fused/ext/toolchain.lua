@@ -45,14 +45,14 @@ local function exists(path)
   return f ~= nil
 end
 
--- The folder holding fused_ext.h: $FUSED_INCLUDE, the checkout's c/, else the installed
--- $(PREFIX)/include/fused beside $(PREFIX)/lib/lua/5.1/libfused.so.
+-- The folder holding fused_ext.h: $FUSED_INCLUDE, the checkout's c/, else where `make install`
+-- (or luarocks) put it, which it wrote into fused/ext/include_dir.lua.
 function M.include_dir()
   local env = os.getenv('FUSED_INCLUDE')
   if env and env ~= '' then return env end
-  for _, dir in ipairs({ here .. '../../../c', (lib.path:match('^(.*)/') or '.') .. '/../../../include/fused' }) do
-    if exists(dir .. '/fused_ext.h') then return dir end
-  end
+  if exists(here .. '../../../c/fused_ext.h') then return here .. '../../../c' end
+  local ok, installed = pcall(require, 'fused.ext.include_dir')
+  if ok and exists(installed .. '/fused_ext.h') then return installed end
   error("fused.ext: fused_ext.h not found (set FUSED_INCLUDE to its folder)", 3)
 end
 
