@@ -191,6 +191,11 @@ bench: deps all
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
 
+# fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
+.PHONY: bench-ext
+bench-ext: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_ext.lua
+
 # GraphConv, sparse against dense, against PyTorch where it is installed (docs/graph.md).
 .PHONY: bench-gc
 bench-gc: deps all
