@@ -116,11 +116,11 @@ local function load(fn, opts)
     cdefs[#cdefs + 1] = opts.cdef
   end
   local libdir = toolchain.lib_dir()
-  local link = { '-L' .. libdir, '-lfused', '-Wl,-rpath,' .. libdir, '-Wl,-z,nodelete' }
+  local link = { '-L' .. libdir, '-lfused', '-lm', '-Wl,-rpath,' .. libdir, '-Wl,-z,nodelete' }
   local linker = toolchain.cc()
   if has_cuda then
     linker = toolchain.nvcc()
-    link = { '-L' .. libdir, '-lfused_cuda', '-lfused', '-Xlinker', '-rpath,' .. libdir,
+    link = { '-L' .. libdir, '-lfused_cuda', '-lfused', '-lm', '-Xlinker', '-rpath,' .. libdir,
              '-Xlinker', '-z,nodelete' }
   end
   local so = build.library(fn, dir, name, objects, linker, link, say)
