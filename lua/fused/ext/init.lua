@@ -18,6 +18,7 @@ local lib = require 'fused.lib'
 local options = require 'fused.options'
 local toolchain = require 'fused.ext.toolchain'
 local build = require 'fused.ext.build'
+local hash = require 'fused.ext.hash'
 
 local M = {}
 
@@ -83,7 +84,7 @@ local function load(fn, opts)
     local path = absolute(src)
     local kind = path:match('%.([%w]+)$')
     if kind == 'h' then
-      local text = require('fused.ext.hash').read(path)
+      local text = hash.read(path)
       if not text then error(string.format("%s: source '%s' cannot be read", fn, src), 4) end
       cdefs[#cdefs + 1] = declarations(text)
     elseif kind == 'c' or kind == 'cu' then

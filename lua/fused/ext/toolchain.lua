@@ -5,11 +5,12 @@ local hash = require 'fused.ext.hash'
 
 local M = {}
 
-local function first_line(command)
+-- What command prints (stderr dropped).
+local function output(command)
   local p = io.popen(command .. ' 2>/dev/null')
   local out = p:read('*a') or ''
   p:close()
-  return out:match('[^\n]*')
+  return out
 end
 
 local versions = {}
@@ -17,9 +18,7 @@ local versions = {}
 -- not run.
 function M.version(compiler)
   if versions[compiler] == nil then
-    local p = io.popen(compiler .. ' --version 2>/dev/null')
-    local out = p:read('*a') or ''
-    p:close()
+    local out = output(compiler .. ' --version')
     versions[compiler] = out ~= '' and (compiler:match('nvcc') and out:gsub('%s+$', '')
                                         :match('[^\n]*$') or out:match('[^\n]*')) or false
   end
@@ -32,8 +31,8 @@ function M.cc() return os.getenv('CC') or 'cc' end
 function M.nvcc()
   local nvcc = os.getenv('NVCC')
   if nvcc and nvcc ~= '' then return nvcc end
-  local found = first_line('command -v nvcc')
-  if found and found ~= '' then return found end
+  local found = output('command -v nvcc'):match('[^\n]+')
+  if found then return found end
   local f = io.open('/usr/local/cuda/bin/nvcc', 'rb')
   if f then f:close(); return '/usr/local/cuda/bin/nvcc' end
 end
