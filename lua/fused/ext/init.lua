@@ -120,9 +120,14 @@ local function load(fn, opts)
   local link = { '-L' .. libdir, '-lfused', '-lm', '-Wl,-rpath,' .. libdir, '-Wl,-z,nodelete' }
   local linker = toolchain.cc()
   if has_cuda then
+    local cuda_dir = toolchain.cuda_lib_dir()
+    if not cuda_dir then
+      error(string.format("%s: the .cu sources need libfused_cuda.so, which was not found (run "
+                          .. "`make` where nvcc is)", fn), 3)
+    end
     linker = toolchain.nvcc()
-    link = { '-L' .. libdir, '-lfused_cuda', '-lfused', '-lm', '-Xlinker', '-rpath,' .. libdir,
-             '-Xlinker', '-z,nodelete' }
+    link = { '-L' .. libdir, '-L' .. cuda_dir, '-lfused_cuda', '-lfused', '-lm', '-Xlinker',
+             '-rpath,' .. libdir .. ':' .. cuda_dir, '-Xlinker', '-z,nodelete' }
   end
   local so = build.library(fn, dir, name, objects, linker, link, say)
   for _, text in ipairs(cdefs) do
@@ -206,8 +211,11 @@ function M.cell(opts)
   return { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
 end
 
--- Whether .cu sources can be built here.
-function M.has_nvcc() return toolchain.nvcc() ~= nil end
+-- Whether .cu sources can be built and used here: nvcc and libfused_cuda.so are found, and
+-- FUSED_NO_CUDA (fused without its CUDA library, as the sanitizer runs are) is not set.
+function M.has_nvcc()
+  return toolchain.nvcc() ~= nil and toolchain.cuda_lib_dir() ~= nil and not os.getenv('FUSED_NO_CUDA')
+end
 
 -- Raises fused_last_error() when an extension's function returned a status other than 0.
 function M.check(rc)

@@ -55,8 +55,12 @@ function M.include_dir()
   error("fused.ext: fused_ext.h not found (set FUSED_INCLUDE to its folder)", 3)
 end
 
--- libfused's folder, for -L and the rpath.
+-- libfused's folder, for -L and the rpath; libfused_cuda's, nil without one.
 function M.lib_dir() return lib.path:match('^(.*)/') or '.' end
+function M.cuda_lib_dir()
+  local path = lib.find('libfused_cuda', 'FUSED_CUDA_LIB')
+  return path and (path:match('^(.*)/') or '.')
+end
 
 -- fused's version and its two headers: a build against other headers is another build.
 function M.fused_key(version)
