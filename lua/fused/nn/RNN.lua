@@ -25,6 +25,11 @@ function RNN:__init(input_size, hidden_size, opts)
   RNNBase.__init(self, input_size, hidden_size, rest)
 end
 
+-- tostring: 'fused.nn.RNN(input_size=2, hidden_size=32, cell=mgu)'.
+function RNN:extra_repr()
+  return RNNBase.extra_repr(self):gsub('%)$', ', cell=' .. self.cell.name .. ')')
+end
+
 function RNN:forward(xs, h0, c0, lengths) return self:run(xs, h0, c0, lengths) end
 function RNN:backward(d_hs, d_hn, d_cn) return self:run_backward(d_hs, d_hn, d_cn) end
 
