@@ -3,6 +3,7 @@ PREFIX ?= /usr/local
 LUADIR ?= $(PREFIX)/share/lua/5.1
 LIBDIR ?= $(PREFIX)/lib/lua/5.1
 BINDIR ?= $(PREFIX)/bin
+INCLUDEDIR ?= $(PREFIX)/include/fused
 BUILD ?= build
 CC ?= cc
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
@@ -36,7 +37,7 @@ CAPABILITY_FLAGS_avx2 = -mavx2 -mfma
 CAPABILITY_FLAGS_default =
 KERNEL_SOURCES = $(wildcard c/cpu/kernels_*.c)
 C_SOURCES = $(filter-out $(KERNEL_SOURCES),$(wildcard c/core/*.c c/ops/*.c c/cpu/*.c))
-C_HEADERS = c/fused.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
+C_HEADERS = c/fused.h c/fused_ext.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
@@ -192,11 +193,14 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
+	# The extension headers (docs/extending.md), and where fused.ext finds them.
+	mkdir -p $(DESTDIR)$(INCLUDEDIR) && cp c/fused.h c/fused_ext.h $(DESTDIR)$(INCLUDEDIR)/
+	echo "return '$(INCLUDEDIR)'" > $(DESTDIR)$(LUADIR)/fused/ext/include_dir.lua
 
 uninstall:
 	rm -rf $(DESTDIR)$(LIBDIR)/libfused.so $(DESTDIR)$(LIBDIR)/libfused_cuda.so \
 	  $(DESTDIR)$(LIBDIR)/libfused_mpi.so $(DESTDIR)$(LIBDIR)/libfused_nccl.so $(DESTDIR)$(LUADIR)/fused \
-	  $(DESTDIR)$(BINDIR)/fused
+	  $(DESTDIR)$(BINDIR)/fused $(DESTDIR)$(INCLUDEDIR)
 
 # luarocks make into a scratch tree, then require 'fused' from elsewhere.
 rock-check: all
@@ -211,6 +215,11 @@ bench: deps all
 
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
+
+# fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
+.PHONY: bench-ext
+bench-ext: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_ext.lua
 
 # GraphConv, sparse against dense, against PyTorch where it is installed (docs/graph.md).
 .PHONY: bench-gc

@@ -127,3 +127,7 @@ extern "C" int fused_cuda_set_tf32(int32_t enabled) {
                          cublasSetMathMode(cuda_blas, enabled ? CUBLAS_TF32_TENSOR_OP_MATH
                                                               : CUBLAS_DEFAULT_MATH));
 }
+
+/* For extensions (c/fused_ext.h): their kernels and cuBLAS calls go where fused's do. */
+extern "C" void *fused_cuda_stream(void) { return cuda_stream; }
+extern "C" void *fused_cuda_blas(void) { return cuda_blas; }

@@ -31,5 +31,6 @@ build = {
     LIBDIR = "$(LIBDIR)",
     LUADIR = "$(LUADIR)",
     BINDIR = "$(BINDIR)",
+    INCLUDEDIR = "$(PREFIX)/include/fused", -- fused_ext.h, for extensions (docs/extending.md)
   },
 }

@@ -156,8 +156,9 @@ local BY_HAND = {
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
-  'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_cpu_capability',
-  'fused_cpu_vector_bits', 'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
+  'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
+  'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_blas_config', 'fused_blas_core',
+  'fused_blas_threading',
 }
 
 -- The functions declared between the header's ffi markers.
@@ -252,8 +253,15 @@ describe('the C API', function()
     assert.truthy(last_error():find("write_file_atomic: arguments 'chunks' and 'sizes' expected arrays of 1 entries, got NULL", 1, true), last_error())
     assert.are.same({ 5, 7, 7 }, { C.fused_rnn_saved_blocks(C.FUSED_CELL_LLTM),
       C.fused_rnn_saved_blocks(C.FUSED_CELL_LSTM), C.fused_rnn_saved_blocks(C.FUSED_CELL_GRU) })
-    assert.are.equal(-1, C.fused_rnn_saved_blocks(3))
-    assert.truthy(last_error():find('rnn_saved_blocks: unknown cell 3', 1, true), last_error())
+    assert.are.equal(-1, C.fused_rnn_saved_blocks(1000))
+    assert.truthy(last_error():find('rnn_saved_blocks: unknown cell 1000', 1, true), last_error())
+    assert.are.equal('gru', ffi.string(C.fused_rnn_cell(C.FUSED_CELL_GRU).name))
+    assert.is_true(C.fused_rnn_cell(1000) == nil)
+    assert.are.equal(-1, C.fused_rnn_register_cell(nil))
+    assert.truthy(last_error():find("argument 'def' expected", 1, true), last_error())
+    local def = ffi.new('fused_cell_def', { name = 'bad', gates = 2, saved = 2 })
+    assert.are.equal(-1, C.fused_rnn_register_cell(def))
+    assert.truthy(last_error():find("field 'saved' expected 3..256", 1, true), last_error())
   end)
 
   it('a view into its own source struct keeps one reference: no leak', function()

@@ -2,5 +2,8 @@
 #define scalar_t float
 #define SCALAR_IS_FLOATING 1
 #define cblas_gemm cblas_sgemm
+/* A registered cell's steps in this dtype (fused_cell_def, c/ops/cells.c). */
+#define CELL_FORWARD forward_f32
+#define CELL_BACKWARD backward_f32
 #define CPU_KERNELS fused_cpu_float32_kernels
 #include "generic/kernels.h"

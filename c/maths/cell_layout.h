@@ -1,5 +1,6 @@
 /* What the sequence engine (fused_rnn_forward/backward) keeps per cell, in blocks of H per
- * batch row and step of `saved`, shared by the argument checks and both backends.
+ * batch row and step of `saved`, shared by the argument checks and both backends; each cell's
+ * numbers are its fused_cell_def (c/ops/cells.c holds the built-in ones and the registered).
  *
  * Forward writes the gate activations (and what else backward reads) from block 0 and the
  * state the step started from at block h_prev; backward writes the gradients at the input
@@ -22,12 +23,9 @@ typedef struct {
 
 /* {0} (gates 0) for an unknown cell. */
 static inline cell_layout cell_layout_of(int32_t cell) {
-  switch (cell) {
-    case FUSED_CELL_LLTM: return (cell_layout){3, 5, 1, 0, 0, 4};
-    case FUSED_CELL_LSTM: return (cell_layout){4, 7, 1, 0, 0, 6};
-    case FUSED_CELL_GRU: return (cell_layout){3, 7, 0, 3, 0, 6};
-    default: return (cell_layout){0, 0, 0, 0, 0, 0};
-  }
+  const fused_cell_def *d = fused_rnn_cell(cell);
+  if (!d) return (cell_layout){0, 0, 0, 0, 0, 0};
+  return (cell_layout){d->gates, d->saved, d->has_c, d->d_ih, d->d_hh, d->h_prev};
 }
 
 #endif

@@ -7,8 +7,6 @@
 #include "../core/error.h"
 #include "../maths/cell_layout.h"
 
-static const char *const CELL_NAMES[] = {"lltm", "lstm", "gru"};
-
 int32_t fused_rnn_saved_blocks(int32_t cell) {
   const cell_layout L = cell_layout_of(cell);
   if (!L.gates) return fused_error("rnn_saved_blocks: unknown cell %d", cell);
@@ -43,8 +41,8 @@ static int check_part(const char *fn, const char *arg, const fused_tensor *t,
 static int check_state_c(const char *fn, const char *arg, const fused_tensor *t,
                          const fused_tensor *xs, const rnn_dims *d, int optional) {
   if (!d->L.has_c) {
-    if (t) return fused_error("%s: argument '%s' expected NULL (the %s has no cell state)", fn,
-                              arg, "GRU");
+    if (t) return fused_error("%s: argument '%s' expected NULL (the %s cell has no cell state)",
+                              fn, arg, fused_rnn_cell(d->cell)->name);
     return 0;
   }
   if (!t && optional) return 0;
@@ -58,11 +56,16 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   d->cell = cell;
   d->L = cell_layout_of(cell);
   if (!d->L.gates)
-    return fused_error("%s: argument 'cell' expected FUSED_CELL_LLTM, _LSTM or _GRU, got %d", fn,
-                       cell);
+    return fused_error("%s: argument 'cell' expected FUSED_CELL_LLTM, _LSTM, _GRU or a registered "
+                       "cell's id, got %d", fn, cell);
   FUSED_TRY(check_tensor(fn, "xs", xs));
   FUSED_TRY(check_ndim(fn, "xs", xs, 3));
   FUSED_TRY(check_contiguous(fn, "xs", xs));
+  /* A registered cell's steps are host functions. */
+  if (cell > FUSED_CELL_GRU && xs->device_type != FUSED_CPU)
+    return fused_error("%s: the %s cell expected CPU tensors (a custom cell runs on the CPU "
+                       "only), got 'xs' on %s", fn, fused_rnn_cell(cell)->name,
+                       device_name(xs->device_type));
   d->T = xs->sizes[0], d->B = xs->sizes[1], d->In = xs->sizes[2];
   FUSED_TRY(check_tensor(fn, h_arg, h));
   FUSED_TRY(check_ndim(fn, h_arg, h, 2));
@@ -71,9 +74,9 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   const int64_t GH = d->L.gates * d->H;
   char why[96];
   snprintf(why, sizeof why, "%d H x I for the %s, I from 'xs'", (int)d->L.gates,
-           CELL_NAMES[cell]);
+           fused_rnn_cell(cell)->name);
   FUSED_TRY(check_part(fn, "w_ih", w_ih, xs, 2, (int64_t[]){GH, d->In}, 1, why));
-  snprintf(why, sizeof why, "%d H x H for the %s", (int)d->L.gates, CELL_NAMES[cell]);
+  snprintf(why, sizeof why, "%d H x H for the %s", (int)d->L.gates, fused_rnn_cell(cell)->name);
   FUSED_TRY(check_part(fn, "w_hh", w_hh, xs, 2, (int64_t[]){GH, d->H}, 1, why));
   if (lengths) FUSED_TRY(check_indices(fn, "lengths", "step counts", lengths, d->B, d->T));
   /* The largest GEMM operands must fit BLAS's int: T·B rows of S·H, and the weights. */

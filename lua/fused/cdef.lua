@@ -214,7 +214,8 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
  * and d_cn may be NULL (zero). It writes over saved, so it runs once per forward. Of the
  * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). */
 typedef enum { FUSED_CELL_LLTM = 0, FUSED_CELL_LSTM = 1, FUSED_CELL_GRU = 2 } fused_cell;
-/* S, the blocks of H that saved holds per batch row and step; -1 for an unknown cell. */
+/* S, the blocks of H that saved holds per batch row and step; -1 for an unknown cell. A cell
+ * registered with fused_rnn_register_cell below runs here too. */
 int32_t fused_rnn_saved_blocks(int32_t cell);
 int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
                       fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
@@ -227,6 +228,37 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
                        const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
                        const fused_tensor *w_ih, const fused_tensor *w_hh,
                        const int64_t *lengths, int32_t reverse, int32_t accumulate);
+/* A cell of the engine, as the built-in ones are described (docs/extending.md): G gate blocks,
+ * S saved blocks per row (cell_layout.h explains d_ih, d_hh and h_prev), a cell state c or
+ * not, and its pointwise steps over one batch row of one step in each dtype. forward: s is the
+ * row of saved (the input projection, no bias, in blocks 0..G-1, the old h at block h_prev),
+ * gh the recurrent projection (G·H, no bias), c the cell state (in and out; NULL without
+ * one); it writes what backward needs over s and the new h to h_next and out. backward: dh
+ * and dc hold the gradients at the new state (dh without d_out, the step's output gradient,
+ * NULL for none); it writes the gate gradients at blocks d_ih and d_hh and replaces dh by the
+ * part of the old h's gradient that bypasses w_hh, dc by the old c's. */
+typedef void (*fused_cell_forward_f32)(int64_t H, float *s, const float *gh, const float *b_ih,
+                                       const float *b_hh, float *c, float *h_next, float *out);
+typedef void (*fused_cell_forward_f64)(int64_t H, double *s, const double *gh,
+                                       const double *b_ih, const double *b_hh, double *c,
+                                       double *h_next, double *out);
+typedef void (*fused_cell_backward_f32)(int64_t H, float *s, const float *d_out, float *dh,
+                                        float *dc);
+typedef void (*fused_cell_backward_f64)(int64_t H, double *s, const double *d_out, double *dh,
+                                        double *dc);
+typedef struct fused_cell_def {
+  const char *name;
+  int32_t gates, saved, has_c, d_ih, d_hh, h_prev;
+  fused_cell_forward_f32 forward_f32;
+  fused_cell_backward_f32 backward_f32;
+  fused_cell_forward_f64 forward_f64;
+  fused_cell_backward_f64 backward_f64;
+} fused_cell_def;
+/* Adds a cell (copied, its name too) and returns its id for fused_rnn_forward/backward, or -1
+ * with the error saying which field is wrong. Custom cells take both biases; CPU only. */
+int32_t fused_rnn_register_cell(const fused_cell_def *def);
+/* The cell's description, or NULL for an unknown id. */
+const fused_cell_def *fused_rnn_cell(int32_t cell);
 /* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is
  * written in place; grad and the state buffers have its shape, dtype and device; all are
  * contiguous. weight_decay adds weight_decay * param to the gradient g (L2), as PyTorch does.

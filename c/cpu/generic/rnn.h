@@ -61,33 +61,40 @@ static inline void rnn_lltm_row_backward(int64_t H, scalar_t *s, const scalar_t 
   })
 }
 
-static inline void rnn_row_forward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *gh,
-                                   const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
-                                   scalar_t *h_next, scalar_t *out) {
-  switch (cell) {
-    case FUSED_CELL_LLTM: rnn_lltm_row_forward(H, s, gh, b_ih, c, h_next, out); break;
-    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
-    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
-  }
-}
-
-static inline void rnn_row_backward(int32_t cell, int64_t H, scalar_t *s, const scalar_t *d_out,
-                                    scalar_t *dh, scalar_t *dc) {
-  switch (cell) {
-    case FUSED_CELL_LLTM: rnn_lltm_row_backward(H, s, d_out, dh, dc); break;
-    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
-    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
-  }
-}
-
 /* The arguments of one step's pass over the batch rows. */
 typedef struct {
   int32_t cell;
+  const fused_cell_def *def; /* a registered cell's steps (c/ops/cells.c) */
   cell_layout L;
   int64_t B, H, ld;           /* ld: saved's row stride, S·H */
   const int64_t *lengths;     /* NULL: every row runs every step */
   int64_t t;                  /* the step, 0-based in time */
 } rnn_step;
+
+/* The built-in cells' rows are compiled here, for this file's vector capability; a registered
+ * cell's come from its extension through fused_cell_def. */
+static inline void rnn_row_forward(const rnn_step *p, scalar_t *s, const scalar_t *gh,
+                                   const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
+                                   scalar_t *h_next, scalar_t *out) {
+  const int64_t H = p->H;
+  switch (p->cell) {
+    case FUSED_CELL_LLTM: rnn_lltm_row_forward(H, s, gh, b_ih, c, h_next, out); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_forward, s, gh, b_ih, b_hh, c, h_next, out); break;
+    default: p->def->CELL_FORWARD(H, s, gh, b_ih, b_hh, c, h_next, out);
+  }
+}
+
+static inline void rnn_row_backward(const rnn_step *p, scalar_t *s, const scalar_t *d_out,
+                                    scalar_t *dh, scalar_t *dc) {
+  const int64_t H = p->H;
+  switch (p->cell) {
+    case FUSED_CELL_LLTM: rnn_lltm_row_backward(H, s, d_out, dh, dc); break;
+    case FUSED_CELL_LSTM: RNN_ROW(rnn_lstm_backward, s, d_out, dh, dc); break;
+    case FUSED_CELL_GRU: RNN_ROW(rnn_gru_backward, s, d_out, dh, dc); break;
+    default: p->def->CELL_BACKWARD(H, s, d_out, dh, dc);
+  }
+}
 
 static inline bool rnn_active(const rnn_step *p, int64_t r) {
   return !p->lengths || p->t < p->lengths[r];
@@ -102,7 +109,7 @@ static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, c
   scalar_t *s = st + r * p->ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
   scalar_t *cr = c ? c + r * H : NULL;
   if (rnn_active(p, r)) {
-    rnn_row_forward(p->cell, H, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
+    rnn_row_forward(p, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
   } else {
     memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
     memset(o, 0, (size_t)H * sizeof(scalar_t));
@@ -116,7 +123,7 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   const int64_t H = p->H, GH = p->L.gates * H;
   scalar_t *s = st + r * p->ld;
   if (rnn_active(p, r)) {
-    rnn_row_backward(p->cell, H, s, d_out ? d_out + r * ld_out : NULL, dh + r * H,
+    rnn_row_backward(p, s, d_out ? d_out + r * ld_out : NULL, dh + r * H,
                      dc ? dc + r * H : NULL);
   } else {
     memset(s + p->L.d_ih * H, 0, (size_t)GH * sizeof(scalar_t));
@@ -170,7 +177,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
 #pragma omp parallel num_threads(rnn_threads(B))
   {
-    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
     int64_t r0, r1;
     rnn_rows(B, &r0, &r1);
     for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
@@ -210,7 +217,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const scalar_t *w = (const scalar_t *)w_hh->data;
 #pragma omp parallel num_threads(rnn_threads(B))
   {
-    rnn_step p = {cell, L, B, H, ld, lengths, 0};
+    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
     int64_t r0, r1;
     rnn_rows(B, &r0, &r1);
     for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T && r1 > r0; k++, t += reverse ? 1 : -1) {

@@ -1,4 +1,5 @@
--- The cell engine as functions: one recurrent cell ('lstm', 'gru' or 'lltm') over a sequence,
+-- The cell engine as functions: one recurrent cell ('lstm', 'gru', 'lltm' or a cell from
+-- fused.ext.cell) over a sequence,
 -- one layer in one direction (nn.LSTM, nn.GRU and nn.LLTM stack them; docs/cells.md).
 --
 --   local hs, h_n, c_n, ctx = fused.functional.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh,
@@ -28,10 +29,12 @@ local M = {}
 local CELLS = { lltm = C.FUSED_CELL_LLTM, lstm = C.FUSED_CELL_LSTM, gru = C.FUSED_CELL_GRU }
 local sizes = out_.sizes()
 
+-- A built-in cell's name, or a spec from fused.ext.cell.
 local function cell_id(cell, fn)
-  local id = CELLS[cell]
+  local id = type(cell) == 'table' and cell.id or CELLS[cell]
   if not id then
-    error(string.format("%s: argument 'cell' expected 'lstm', 'gru' or 'lltm', got %s", fn,
+    error(string.format("%s: argument 'cell' expected 'lstm', 'gru', 'lltm' or a fused.ext.cell, "
+                        .. "got %s", fn,
                         tostring(cell)), 3)
   end
   return id

@@ -1,0 +1,62 @@
+/* The cells of the sequence engine: the built-in ones (their steps are c/cpu/generic/rnn.h's)
+ * and those registered by extensions (docs/extending.md). */
+#include <string.h>
+
+#include "../core/error.h"
+#include "../fused.h"
+
+enum { MAX_CELLS = 64, NAME_LEN = 32 };
+
+/* In fused_cell's order; the numbers are cell_layout.h's. The built-in cells have no step
+ * pointers: the CPU driver compiles their rows for each vector capability (generic/rnn.h). */
+static fused_cell_def cells[MAX_CELLS] = {
+    {"lltm", 3, 5, 1, 0, 0, 4, NULL, NULL, NULL, NULL},
+    {"lstm", 4, 7, 1, 0, 0, 6, NULL, NULL, NULL, NULL},
+    {"gru", 3, 7, 0, 3, 0, 6, NULL, NULL, NULL, NULL},
+};
+static char names[MAX_CELLS][NAME_LEN];
+static int32_t count = FUSED_CELL_GRU + 1;
+
+const fused_cell_def *fused_rnn_cell(int32_t cell) {
+  if (cell < 0 || cell >= __atomic_load_n(&count, __ATOMIC_ACQUIRE)) return NULL;
+  return &cells[cell];
+}
+
+/* A block window [at, at + n) inside the row of S blocks. */
+static int check_block(const char *field, int32_t at, int32_t n, int32_t S) {
+  if (at < 0 || at + n > S)
+    return fused_error("rnn_register_cell: field '%s' expected a block in 0..%d (gates blocks "
+                       "from it inside saved = %d), got %d", field, S - n, S, at);
+  return 0;
+}
+
+int32_t fused_rnn_register_cell(const fused_cell_def *def) {
+  const char *fn = "rnn_register_cell";
+  if (!def) return fused_error("%s: argument 'def' expected a fused_cell_def, got NULL", fn);
+  if (!def->name || !def->name[0] || strlen(def->name) >= NAME_LEN)
+    return fused_error("%s: field 'name' expected a name of 1 to %d characters", fn,
+                       NAME_LEN - 1);
+  if (def->gates < 1 || def->gates > 64)
+    return fused_error("%s: field 'gates' expected 1..64, got %d", fn, def->gates);
+  if (def->saved <= def->gates || def->saved > 256)
+    return fused_error("%s: field 'saved' expected %d..256 (the gates and h_prev at least), "
+                       "got %d", fn, def->gates + 1, def->saved);
+  if (def->has_c != 0 && def->has_c != 1)
+    return fused_error("%s: field 'has_c' expected 0 or 1, got %d", fn, def->has_c);
+  FUSED_TRY(check_block("h_prev", def->h_prev, 1, def->saved));
+  FUSED_TRY(check_block("d_ih", def->d_ih, def->gates, def->saved));
+  FUSED_TRY(check_block("d_hh", def->d_hh, def->gates, def->saved));
+  if (def->h_prev < def->gates)
+    return fused_error("%s: field 'h_prev' expected a block after the %d gate blocks, got %d",
+                       fn, def->gates, def->h_prev);
+  if (!def->forward_f32 || !def->backward_f32 || !def->forward_f64 || !def->backward_f64)
+    return fused_error("%s: the fields forward_f32, backward_f32, forward_f64 and backward_f64 "
+                       "expected functions, got NULL", fn);
+  const int32_t id = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
+  if (id >= MAX_CELLS) return fused_error("%s: already %d cells registered", fn, MAX_CELLS);
+  cells[id] = *def;
+  strcpy(names[id], def->name);
+  cells[id].name = names[id];
+  __atomic_store_n(&count, id + 1, __ATOMIC_RELEASE);
+  return id;
+}

@@ -1,0 +1,225 @@
+-- fused.ext: your own ops and cells in C (and CUDA), compiled on the fly into a cached shared
+-- library and bound through the FFI (docs/extending.md).
+--
+--   local ext = fused.ext.load{name = 'softplus', sources = {'softplus.c', 'softplus.h'},
+--                              cflags = {...}, cuda_cflags = {...}, cache_dir =, verbose =}
+--   fused.ext.check(ext.softplus_forward(y, x))     -- raises fused_last_error() on -1
+--   local mgu = fused.ext.cell{name = 'mgu', sources = {'mgu.c'}, gates = 2, state = 'h',
+--                              saved = 6, h_prev = 5, d_ih = 3, d_hh = 0}
+--   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = mgu, num_layers = 2})
+--
+-- .c sources compile with $CC (cc), .cu ones with nvcc, into one library linked to libfused
+-- (and libfused_cuda for .cu); a .h source is not compiled: its text between
+-- /* ffi-begin */ and /* ffi-end */ (or all of it) is given to ffi.cdef, as `cdef` is. The cache
+-- is opts.cache_dir, else $FUSED_EXT_CACHE, else $XDG_CACHE_HOME/fused/ext, else
+-- ~/.cache/fused/ext, one folder per name.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local options = require 'fused.options'
+local toolchain = require 'fused.ext.toolchain'
+local build = require 'fused.ext.build'
+local hash = require 'fused.ext.hash'
+
+local M = {}
+
+pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);')
+
+local function cache_root(opts)
+  if opts.cache_dir then return opts.cache_dir end
+  local env = os.getenv('FUSED_EXT_CACHE')
+  if env and env ~= '' then return env end
+  local xdg = os.getenv('XDG_CACHE_HOME')
+  if xdg and xdg ~= '' then return xdg .. '/fused/ext' end
+  return (os.getenv('HOME') or '.') .. '/.cache/fused/ext'
+end
+
+local function absolute(path)
+  if path:sub(1, 1) == '/' then return path end
+  local buf = ffi.new('char[4096]')
+  return (ffi.C.getcwd(buf, 4096) ~= nil and ffi.string(buf) or '.') .. '/' .. path
+end
+
+local function expect_list(fn, name, v, optional)
+  if v == nil and optional then return {} end
+  if type(v) ~= 'table' or (#v == 0 and not optional) then
+    error(string.format("%s: option '%s' expected a list of strings, got %s", fn, name,
+                        type(v) == 'table' and 'an empty table' or type(v)), 4)
+  end
+  for i, s in ipairs(v) do
+    if type(s) ~= 'string' then
+      error(string.format("%s: option '%s' expected strings, got %s at %d", fn, name, type(s), i), 4)
+    end
+  end
+  return v
+end
+
+-- The declarations of a header: between the ffi markers when it has them, else all of it.
+local function declarations(text)
+  return text:match('/%*%s*ffi%-begin%s*%*/(.-)/%*%s*ffi%-end%s*%*/') or text
+end
+
+local declared = {} -- cdef texts already given: LuaJIT refuses to declare a name twice
+
+local LOAD_OPTIONS = { 'name', 'sources', 'cdef', 'cflags', 'cuda_cflags', 'cache_dir', 'verbose' }
+
+-- Returns the loaded library (its namespace) and its path.
+local function load(fn, opts)
+  local name = opts.name
+  if type(name) ~= 'string' or not name:match('^[%w_]+$') then
+    error(string.format("%s: option 'name' expected a name of letters, digits and _, got %s", fn,
+                        type(name) == 'string' and string.format('%q', name) or type(name)), 4)
+  end
+  local sources = expect_list(fn, 'sources', opts.sources)
+  local cflags = expect_list(fn, 'cflags', opts.cflags, true)
+  local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
+  local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
+    or function() end
+  local dir = cache_root(opts) .. '/' .. name
+  build.mkdir(fn, dir)
+  say('cache %s', dir)
+  local inc = '-I' .. toolchain.include_dir()
+  local fused_key = toolchain.fused_key(require('fused').version)
+  local objects, cdefs, has_cuda = {}, {}, false
+  for _, src in ipairs(sources) do
+    local path = absolute(src)
+    local kind = path:match('%.([%w]+)$')
+    if kind == 'h' then
+      local text = hash.read(path)
+      if not text then error(string.format("%s: source '%s' cannot be read", fn, src), 4) end
+      cdefs[#cdefs + 1] = declarations(text)
+    elseif kind == 'c' or kind == 'cu' then
+      local compiler = kind == 'c' and toolchain.cc() or toolchain.nvcc()
+      if not compiler then
+        error(string.format("%s: source '%s' needs nvcc, which was not found (set NVCC, or put "
+                            .. "it on the PATH)", fn, src), 4)
+      end
+      if not toolchain.version(compiler) then
+        error(string.format("%s: source '%s' needs %s, which does not run (`%s --version` "
+                            .. "failed)", fn, src, compiler, compiler), 4)
+      end
+      local flags = kind == 'c' and { '-O3', '-fPIC', '-std=gnu11', '-fopenmp-simd', inc }
+        or { '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_90,code=sm_90', '-gencode',
+             'arch=compute_90,code=compute_90', inc }
+      for _, f in ipairs(kind == 'c' and cflags or cuda_cflags) do flags[#flags + 1] = f end
+      has_cuda = has_cuda or kind == 'cu'
+      objects[#objects + 1] = build.object(fn, dir, { path = path, compiler = compiler, flags = flags,
+        -- a new compiler or a new fused is a new build
+        version = toolchain.version(compiler) .. '\0' .. fused_key }, say)
+    else
+      error(string.format("%s: source '%s' expected a .c, .cu or .h file", fn, src), 4)
+    end
+  end
+  if #objects == 0 then error(string.format("%s: option 'sources' has no .c or .cu file", fn), 4) end
+  if opts.cdef ~= nil then
+    if type(opts.cdef) ~= 'string' then
+      error(string.format("%s: option 'cdef' expected a string, got %s", fn, type(opts.cdef)), 4)
+    end
+    cdefs[#cdefs + 1] = opts.cdef
+  end
+  local libdir = toolchain.lib_dir()
+  local link = { '-L' .. libdir, '-lfused', '-lm', '-Wl,-rpath,' .. libdir, '-Wl,-z,nodelete' }
+  local linker = toolchain.cc()
+  if has_cuda then
+    local cuda_dir = toolchain.cuda_lib_dir()
+    if not cuda_dir then
+      error(string.format("%s: the .cu sources need libfused_cuda.so, which was not found (run "
+                          .. "`make` where nvcc is)", fn), 3)
+    end
+    linker = toolchain.nvcc()
+    link = { '-L' .. libdir, '-L' .. cuda_dir, '-lfused_cuda', '-lfused', '-lm', '-Xlinker',
+             '-rpath,' .. libdir .. ':' .. cuda_dir, '-Xlinker', '-z,nodelete' }
+  end
+  local so = build.library(fn, dir, name, objects, linker, link, say)
+  for _, text in ipairs(cdefs) do
+    if not declared[text] then
+      ffi.cdef(text)
+      declared[text] = true
+    end
+  end
+  say('loading %s', so)
+  return ffi.load(so), so
+end
+
+local loaded = {} -- kept for the life of the program, as lib.C is
+
+function M.load(opts)
+  local fn = 'fused.ext.load'
+  opts = options.check(opts, fn, LOAD_OPTIONS, 3)
+  local namespace = load(fn, opts)
+  loaded[#loaded + 1] = namespace
+  return namespace
+end
+
+local STEP_CDEF = [[
+void %s_forward_f32(int64_t H, float *s, const float *gh, const float *b_ih, const float *b_hh,
+                    float *c, float *h_next, float *out);
+void %s_forward_f64(int64_t H, double *s, const double *gh, const double *b_ih,
+                    const double *b_hh, double *c, double *h_next, double *out);
+void %s_backward_f32(int64_t H, float *s, const float *d_out, float *dh, float *dc);
+void %s_backward_f64(int64_t H, double *s, const double *d_out, double *dh, double *dc);
+]]
+
+local CELL_OPTIONS = { 'name', 'sources', 'cflags', 'cache_dir', 'verbose', 'gates', 'state',
+                       'saved', 'h_prev', 'd_ih', 'd_hh', 'step' }
+local registered = {} -- library path and step -> cell id: one registration per build
+
+-- A cell of the engine from C steps (FUSED_CELL_FORWARD/BACKWARD in fused_ext.h): gates G,
+-- state 'h' or 'hc', its saved row layout (saved blocks, h_prev, d_ih, d_hh: cell_layout.h;
+-- defaults G + 1 blocks with h_prev last and d_ih = d_hh = 0) and step, the name its steps
+-- were defined under (default: name). Returns the spec that functional.rnn_forward and
+-- fused.nn.RNN take as their cell.
+function M.cell(opts)
+  local fn = 'fused.ext.cell'
+  opts = options.check(opts, fn, CELL_OPTIONS, 3)
+  local step = opts.step or opts.name
+  if type(step) ~= 'string' or not step:match('^[%a_][%w_]*$') then
+    error(string.format("%s: option 'step' expected a C name, got %s", fn, tostring(step)), 2)
+  end
+  local function int(key, default, low)
+    local v = opts[key] == nil and default or opts[key]
+    if type(v) ~= 'number' or v ~= math.floor(v) or v < low then
+      error(string.format("%s: option '%s' expected an integer >= %d, got %s", fn, key, low,
+                          tostring(v)), 3)
+    end
+    return v
+  end
+  local gates = int('gates', nil, 1)
+  local saved = int('saved', gates + 1, gates + 1)
+  if opts.state ~= 'h' and opts.state ~= 'hc' then
+    error(string.format("%s: option 'state' expected 'h' or 'hc', got %s", fn, tostring(opts.state)), 2)
+  end
+  local namespace, so = load(fn, { name = opts.name, sources = opts.sources, cflags = opts.cflags,
+    cache_dir = opts.cache_dir, verbose = opts.verbose, cdef = STEP_CDEF:gsub('%%s', step) })
+  loaded[#loaded + 1] = namespace
+  local key = so .. '\0' .. step
+  if not registered[key] then
+    local def = ffi.new('fused_cell_def', {
+      name = opts.name, gates = gates, saved = saved, has_c = opts.state == 'hc' and 1 or 0,
+      h_prev = int('h_prev', saved - 1, 0), d_ih = int('d_ih', 0, 0), d_hh = int('d_hh', 0, 0) })
+    for _, f in ipairs({ 'forward_f32', 'backward_f32', 'forward_f64', 'backward_f64' }) do
+      local ok, sym = pcall(function() return namespace[step .. '_' .. f] end)
+      if not ok then
+        error(string.format("%s: %s defines no %s_%s (FUSED_CELL_FORWARD/BACKWARD(%s, ...) in "
+                            .. "fused_ext.h)", fn, opts.name, step, f, step), 2)
+      end
+      def[f] = sym
+    end
+    local id = lib.C.fused_rnn_register_cell(def)
+    if id < 0 then error(fn .. ': ' .. ffi.string(lib.C.fused_last_error()), 2) end
+    registered[key] = id
+  end
+  return { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
+end
+
+-- Whether .cu sources can be built and used here: nvcc and libfused_cuda.so are found, and
+-- FUSED_NO_CUDA (fused without its CUDA library, as the sanitizer runs are) is not set.
+function M.has_nvcc()
+  return toolchain.nvcc() ~= nil and toolchain.cuda_lib_dir() ~= nil and not os.getenv('FUSED_NO_CUDA')
+end
+
+-- Raises fused_last_error() when an extension's function returned a status other than 0.
+function M.check(rc)
+  if rc ~= 0 then error(ffi.string(lib.C.fused_last_error()), 2) end
+end
+
+return M

@@ -1,0 +1,75 @@
+-- The compilers and the fused headers an extension builds with (fused.ext.load): their
+-- commands, versions and flags, found once per process.
+local lib = require 'fused.lib'
+local hash = require 'fused.ext.hash'
+
+local M = {}
+
+-- What command prints (stderr dropped).
+local function output(command)
+  local p = io.popen(command .. ' 2>/dev/null')
+  local out = p:read('*a') or ''
+  p:close()
+  return out
+end
+
+local versions = {}
+-- `cc --version`'s first line (nvcc: its last, which names the release); nil when it does
+-- not run.
+function M.version(compiler)
+  if versions[compiler] == nil then
+    local out = output(compiler .. ' --version')
+    versions[compiler] = out ~= '' and (compiler:match('nvcc') and out:gsub('%s+$', '')
+                                        :match('[^\n]*$') or out:match('[^\n]*')) or false
+  end
+  return versions[compiler] or nil
+end
+
+function M.cc() return os.getenv('CC') or 'cc' end
+
+-- nvcc from $NVCC, the PATH, then /usr/local/cuda/bin; nil when none is found.
+function M.nvcc()
+  local nvcc = os.getenv('NVCC')
+  if nvcc and nvcc ~= '' then return nvcc end
+  local found = output('command -v nvcc'):match('[^\n]+')
+  if found then return found end
+  local f = io.open('/usr/local/cuda/bin/nvcc', 'rb')
+  if f then f:close(); return '/usr/local/cuda/bin/nvcc' end
+end
+
+local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+local function exists(path)
+  local f = io.open(path, 'rb')
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- The folder holding fused_ext.h: $FUSED_INCLUDE, the checkout's c/, else where `make install`
+-- (or luarocks) put it, which it wrote into fused/ext/include_dir.lua.
+function M.include_dir()
+  local env = os.getenv('FUSED_INCLUDE')
+  if env and env ~= '' then return env end
+  if exists(here .. '../../../c/fused_ext.h') then return here .. '../../../c' end
+  local ok, installed = pcall(require, 'fused.ext.include_dir')
+  if ok and exists(installed .. '/fused_ext.h') then return installed end
+  error("fused.ext: fused_ext.h not found (set FUSED_INCLUDE to its folder)", 3)
+end
+
+-- libfused's folder, for -L and the rpath; libfused_cuda's, nil without one.
+function M.lib_dir() return lib.path:match('^(.*)/') or '.' end
+function M.cuda_lib_dir()
+  local path = lib.find('libfused_cuda', 'FUSED_CUDA_LIB')
+  return path and (path:match('^(.*)/') or '.')
+end
+
+-- fused's version and its two headers: a build against other headers is another build.
+function M.fused_key(version)
+  local dir = M.include_dir()
+  local h = hash.add(nil, version)
+  for _, name in ipairs({ 'fused.h', 'fused_ext.h' }) do
+    h = hash.add(h, hash.read(dir .. '/' .. name) or '')
+  end
+  return hash.hex(h)
+end
+
+return M

@@ -1,0 +1,36 @@
+-- A recurrent layer over a cell of your own (fused.ext.cell, docs/extending.md), with what
+-- nn.LSTM has: stacked and bidirectional layers, ragged batches, PyTorch's parameter names.
+--
+--   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = spec, num_layers =,
+--                                                      bidirectional =, dtype =, device =})
+--   local hs, h_n, c_n = rnn:forward(xs, h0, c0, lengths)  -- c0 and c_n: cells with state 'hc'
+--   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hn, d_cn)
+--
+-- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H), bias_ih_l0, bias_hh_l0 (G·H), ...
+local RNNBase = require 'fused.nn.RNNBase'
+local gated = require 'fused.nn.gated_layer'
+
+local RNN = RNNBase:extend('RNN')
+RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
+
+function RNN:__init(input_size, hidden_size, opts)
+  local spec = type(opts) == 'table' and opts.cell
+  if type(spec) ~= 'table' or not spec.id then
+    error(string.format("RNN: option 'cell' expected a cell from fused.ext.cell, got %s",
+                        type(spec)), 3)
+  end
+  local rest = {}
+  for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
+  self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
+  RNNBase.__init(self, input_size, hidden_size, rest)
+end
+
+-- tostring: 'fused.nn.RNN(input_size=2, hidden_size=32, cell=mgu)'.
+function RNN:extra_repr()
+  return RNNBase.extra_repr(self):gsub('%)$', ', cell=' .. self.cell.name .. ')')
+end
+
+function RNN:forward(xs, h0, c0, lengths) return self:run(xs, h0, c0, lengths) end
+function RNN:backward(d_hs, d_hn, d_cn) return self:run_backward(d_hs, d_hn, d_cn) end
+
+return RNN
