@@ -118,4 +118,18 @@ function helper.gpu_it(name, f)
   end)
 end
 
+-- A copy of t (a CPU float tensor) with its k-th element (from 0, row-major) set to v.
+function helper.with_element(t, k, v)
+  local u = t:clone()
+  require('ffi').cast(u.dtype == 'float64' and 'double*' or 'float*', u.data)[k] = v
+  return u
+end
+
+-- "1" where t is NaN, "." elsewhere, row-major: where NaN went, comparable as a string.
+function helper.nan_mask(t)
+  local m = {}
+  for i, v in ipairs(t:contiguous():view(-1):totable()) do m[i] = v ~= v and '1' or '.' end
+  return table.concat(m)
+end
+
 return helper

@@ -144,20 +144,8 @@ describe('LLTM cell', function()
   end)
 
   describe('NaN and infinities', function()
-    local ffi = require 'ffi'
     local nan, inf = 0 / 0, math.huge
-    -- A copy of t with its k-th element (from 0, row-major) set to v.
-    local function with(t, k, v)
-      local u = t:clone()
-      ffi.cast(u.dtype == 'float64' and 'double*' or 'float*', u.data)[k] = v
-      return u
-    end
-    -- "1" where t is NaN, "." elsewhere, row-major.
-    local function nan_mask(t)
-      local m = {}
-      for i, v in ipairs(t:contiguous():view(-1):totable()) do m[i] = v ~= v and '1' or '.' end
-      return table.concat(m)
-    end
+    local with, nan_mask = helper.with_element, helper.nan_mask
 
     for _, dtype in ipairs({ 'float32', 'float64' }) do
       -- B 3, I 2, H 4: the NaN goes into row 2 of x or h, one element of c, a candidate row of

@@ -116,17 +116,8 @@ describe('LLTM sequence', function()
   end)
 
   describe('NaN', function()
-    local ffi = require 'ffi'
-    local function with_nan(t, k)
-      local u = t:clone()
-      ffi.cast(u.dtype == 'float64' and 'double*' or 'float*', u.data)[k] = 0 / 0
-      return u
-    end
-    local function nan_mask(t)
-      local m = {}
-      for i, v in ipairs(t:contiguous():view(-1):totable()) do m[i] = v ~= v and '1' or '.' end
-      return table.concat(m)
-    end
+    local nan_mask = helper.nan_mask
+    local function with_nan(t, k) return helper.with_element(t, k, 0 / 0) end
 
     for _, dtype in ipairs({ 'float32', 'float64' }) do
       -- T 3, B 2, I 2, H 3: the NaN goes into step 2 of xs, h0, c0 or a candidate row of W.
