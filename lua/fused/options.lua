@@ -11,10 +11,9 @@ local NONE = setmetatable({}, { __newindex = function() error('fused.options: th
 function M.check(opts, fn, accepted, level)
   level = level or 3
   if opts == nil then return NONE end
-  local names = table.concat(accepted, ', ')
   if type(opts) ~= 'table' then
-    error(string.format("%s: argument 'opts' expected a table of options (%s), got %s", fn, names,
-                        type(opts)), level)
+    error(string.format("%s: argument 'opts' expected a table of options (%s), got %s", fn,
+                        table.concat(accepted, ', '), type(opts)), level)
   end
   for k in pairs(opts) do
     local known = false
@@ -23,7 +22,8 @@ function M.check(opts, fn, accepted, level)
     end
     if not known then
       local key = type(k) == 'string' and "'" .. k .. "'" or '[' .. tostring(k) .. ']'
-      error(string.format("%s: unknown option %s (expected one of: %s)", fn, key, names), level)
+      error(string.format("%s: unknown option %s (expected one of: %s)", fn, key,
+                          table.concat(accepted, ', ')), level)
     end
   end
   return opts
