@@ -48,12 +48,22 @@ static inline int64_t vlanes(int64_t i, int64_t n) {
   return n - i < VEC_LANES ? n - i : VEC_LANES;
 }
 
-/* for (i = 0; i < n; i += VEC_LANES) { body }, with m the lanes in use (vlanes); the body is
- * the variadic part so that its commas need no parentheses. */
-#define VEC_FOR(n, i, m, ...)                                   \
-  for (int64_t i = 0; i < (n); i += VEC_LANES) {                \
-    const int64_t m = vlanes(i, (n));                           \
-    __VA_ARGS__                                                 \
+/* for (i = 0; i < n; i += VEC_LANES) { body }, with m the lanes in use (vlanes): the whole
+ * vectors in one loop, where m is the constant VEC_LANES and every vload and vstore one
+ * instruction, then the partial one, if any. The body is the variadic part so that its commas
+ * need no parentheses. */
+#define VEC_FOR(n, i, m, ...)                                 \
+  {                                                           \
+    const int64_t vec_for_n_ = (n);                           \
+    int64_t i = 0;                                            \
+    for (; i + VEC_LANES <= vec_for_n_; i += VEC_LANES) {     \
+      const int64_t m = VEC_LANES;                            \
+      __VA_ARGS__                                             \
+    }                                                         \
+    if (i < vec_for_n_) {                                     \
+      const int64_t m = vec_for_n_ - i;                       \
+      __VA_ARGS__                                             \
+    }                                                         \
   }
 
 /* mask ? a : b per lane. */
