@@ -1,11 +1,13 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
  * c/maths/cell_layout.h, on the GEMM helpers of lltm.h.
  *
- * Forward: the weights are transposed once (w_ihᵀ I×GH, w_hhᵀ H×GH) so that every product is
- * "NN", the fast form at small shapes (docs/lltm.md); the input projection of all T steps is
- * one GEMM written straight into saved's gate blocks (rows S·H apart); each step is one GEMM
- * from the h_prev block of its rows of saved into gh (B×GH) and one pointwise pass, which
- * writes the new state into the next step's h_prev block (h_n after the last step).
+ * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
+ * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
+ * every per-step product, forward and backward, with no repacking. The input projection of
+ * all T steps is one GEMM written straight into saved's gate blocks (rows S·H apart); each
+ * step is one GEMM from the h_prev block of its rows of saved into gh (B×GH) and one
+ * pointwise pass, which writes the new state into the next step's h_prev block (h_n after
+ * the last step).
  * Backward, steps in the opposite order: one pointwise pass writing the gate gradients over
  * saved and the direct part of d_h_prev, then d_h_prev += d_gates_hh·w_hh; after the loop one
  * GEMM each for d_xs, d_w_ih (from xs) and d_w_hh (from the h_prev blocks), and the bias sums.
@@ -164,12 +166,12 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
-  scalar_t *wt = lltm_scratch("rnn_forward", (In + H + B) * GH);
+  scalar_t *wt = lltm_scratch("rnn_forward", (In + B) * GH + packed_gemm_size(H, GH));
   if (!wt) return -1;
-  scalar_t *wt_hh = wt + In * GH, *gh = wt_hh + H * GH, *s = (scalar_t *)saved->data;
+  scalar_t *gh = wt + In * GH, *w_hh_packed = gh + B * GH, *s = (scalar_t *)saved->data;
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
   lltm_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
-  lltm_transpose(wt_hh, GH, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H);
+  packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
   lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0,
             s, ld);
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
@@ -183,8 +185,8 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
-      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld,
-                wt_hh, GH, 0, gh + r0 * GH, GH);
+      packed_gemm(r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld, w_hh_packed, false,
+                  gh + r0 * GH, GH);
       p.t = t;
       for (int64_t r = r0; r < r1; r++)
         rnn_forward_row(&p, r, st, gh, (const scalar_t *)b_ih->data,
@@ -214,7 +216,9 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
-  const scalar_t *w = (const scalar_t *)w_hh->data;
+  scalar_t *w_hh_packed = lltm_scratch("rnn_backward", packed_gemm_size(GH, H));
+  if (!w_hh_packed) return -1;
+  packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
 #pragma omp parallel num_threads(rnn_threads(B))
   {
     rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
@@ -226,10 +230,11 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
       for (int64_t r = r0; r < r1; r++)
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
-      lltm_gemm(CblasNoTrans, CblasNoTrans, r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, w,
-                w_hh->strides[0], 1, dh + r0 * H, H);
+      packed_gemm(r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, w_hh_packed, true,
+                  dh + r0 * H, H);
     }
   }
+  free(w_hh_packed);
   const scalar_t beta = accumulate ? 1 : 0;
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data,
