@@ -12,8 +12,12 @@
  * The packed form: panels of PG_NR = 2 vectors of columns, each panel k rows of PG_NR
  * contiguous elements, the columns past n zero. A tile of PG_MR rows by one panel keeps its
  * 2·PG_MR accumulators in registers (12 of AVX2's 16) and reads each element of A once. */
+#include <omp.h>
+
 #define PG_NR (2 * VEC_LANES)
 #define PG_MR 6
+/* Below this many multiply-adds per block of k, one thread. */
+#define PG_PARALLEL_FLOPS (1 << 20)
 
 /* Elements of the packed form of a k×n B. */
 static inline int64_t packed_gemm_size(int64_t k, int64_t n) {
@@ -32,16 +36,17 @@ static void packed_gemm_pack(scalar_t *bp, const scalar_t *b, int64_t ldb, int64
       }
 }
 
-/* rows (1 to PG_MR, a constant once inlined) rows of C by the first cols columns of a panel. */
+/* rows (1 to PG_MR, a constant once inlined) rows of C by the first cols columns of a panel,
+ * over k: element (i, kk) of A is a[i·rs + kk·ks]. */
 __attribute__((always_inline)) static inline void packed_gemm_tile(
-    const int rows, int64_t k, const scalar_t *a, int64_t lda, const scalar_t *panel, bool add,
-    scalar_t *c, int64_t ldc, int64_t cols) {
+    const int rows, int64_t k, const scalar_t *a, int64_t rs, int64_t ks, const scalar_t *panel,
+    bool add, scalar_t *c, int64_t ldc, int64_t cols) {
   vec acc0[PG_MR] = {}, acc1[PG_MR] = {};
   for (int64_t kk = 0; kk < k; kk++) {
     const vec b0 = vload(panel + kk * PG_NR, VEC_LANES);
     const vec b1 = vload(panel + kk * PG_NR + VEC_LANES, VEC_LANES);
     for (int i = 0; i < rows; i++) {
-      const vec ai = vsplat(a[i * lda + kk]);
+      const vec ai = vsplat(a[i * rs + kk * ks]);
       acc0[i] += ai * b0;
       acc1[i] += ai * b1;
     }
@@ -54,23 +59,35 @@ __attribute__((always_inline)) static inline void packed_gemm_tile(
   }
 }
 
-/* C (m×n, ldc) = A (m×k, lda) · B, or C += A·B with add; bp is B packed by packed_gemm_pack. */
-static void packed_gemm(int64_t m, int64_t n, int64_t k, const scalar_t *a, int64_t lda,
-                        const scalar_t *bp, bool add, scalar_t *c, int64_t ldc) {
-  for (int64_t j0 = 0; j0 < n; j0 += PG_NR) {
-    const scalar_t *panel = bp + j0 * k;
-    const int64_t cols = n - j0 < PG_NR ? n - j0 : PG_NR;
-    int64_t i = 0;
-    for (; i + PG_MR <= m; i += PG_MR)
-      packed_gemm_tile(PG_MR, k, a + i * lda, lda, panel, add, c + i * ldc + j0, ldc, cols);
-    const scalar_t *ai = a + i * lda;
-    scalar_t *ci = c + i * ldc + j0;
-    switch (m - i) {
-      case 5: packed_gemm_tile(5, k, ai, lda, panel, add, ci, ldc, cols); break;
-      case 4: packed_gemm_tile(4, k, ai, lda, panel, add, ci, ldc, cols); break;
-      case 3: packed_gemm_tile(3, k, ai, lda, panel, add, ci, ldc, cols); break;
-      case 2: packed_gemm_tile(2, k, ai, lda, panel, add, ci, ldc, cols); break;
-      case 1: packed_gemm_tile(1, k, ai, lda, panel, add, ci, ldc, cols); break;
+/* C (m×n, ldc) = A·B, or C += A·B with add, for the m×k A of element (i, kk) at
+ * a[i·rs + kk·ks] (rs = lda, ks = 1 for a row-major A; rs = 1, ks = lda for the transpose of
+ * a row-major k×m) and bp, B packed by packed_gemm_pack. k in blocks of PG_KC, so that a
+ * panel's block stays in the L1 cache for all the tiles that read it; the panels on OpenMP
+ * threads when outside a parallel region and there are enough. */
+#define PG_KC 256
+
+static void packed_gemm(int64_t m, int64_t n, int64_t k, const scalar_t *a, int64_t rs,
+                        int64_t ks, const scalar_t *bp, bool add, scalar_t *c, int64_t ldc) {
+  for (int64_t k0 = 0; k0 < k; k0 += PG_KC) {
+    const int64_t kc = k - k0 < PG_KC ? k - k0 : PG_KC;
+    const bool acc = add || k0 > 0;
+    const scalar_t *ak = a + k0 * ks;
+#pragma omp parallel for if (!omp_in_parallel() && m * n * kc > PG_PARALLEL_FLOPS)
+    for (int64_t j0 = 0; j0 < n; j0 += PG_NR) {
+      const scalar_t *panel = bp + j0 * k + k0 * PG_NR;
+      const int64_t cols = n - j0 < PG_NR ? n - j0 : PG_NR;
+      int64_t i = 0;
+      for (; i + PG_MR <= m; i += PG_MR)
+        packed_gemm_tile(PG_MR, kc, ak + i * rs, rs, ks, panel, acc, c + i * ldc + j0, ldc, cols);
+      const scalar_t *ai = ak + i * rs;
+      scalar_t *ci = c + i * ldc + j0;
+      switch (m - i) {
+        case 5: packed_gemm_tile(5, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
+        case 4: packed_gemm_tile(4, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
+        case 3: packed_gemm_tile(3, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
+        case 2: packed_gemm_tile(2, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
+        case 1: packed_gemm_tile(1, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
+      }
     }
   }
 }

@@ -185,7 +185,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
-      packed_gemm(r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld, w_hh_packed, false,
+      packed_gemm(r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld, 1, w_hh_packed, false,
                   gh + r0 * GH, GH);
       p.t = t;
       for (int64_t r = r0; r < r1; r++)
@@ -196,6 +196,30 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     }
   }
   free(wt);
+  return 0;
+}
+
+/* d_w (GH×n, ldw) = d_gatesᵀ·x over k rows (d_gates' rows ld_g apart, x's ldx), or += with
+ * accumulate. OpenBLAS runs such a product with a small d_w and a long k at a third of its
+ * rate (AMD EPYC, AVX2, one thread, float32: (GH, n, k) = (192, 64, 6400), the default
+ * training run's d_w_hh, 11 GFLOP/s; (384, 128, 1600) 11) where packed_gemm.h, packing x,
+ * runs at 28 and 31; from a d_w of (1536, 256) OpenBLAS is the faster (35 against 28), and
+ * below a panel's width (n = 2: 7 against 3). */
+#define RNN_PACKED_GRAD_MAX (1 << 16)
+
+static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
+                           const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
+                           int64_t ldw) {
+  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX) {
+    lltm_gemm(CblasTrans, CblasNoTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w,
+              ldw);
+    return 0;
+  }
+  scalar_t *x_packed = lltm_scratch("rnn_backward", packed_gemm_size(k, n));
+  if (!x_packed) return -1;
+  packed_gemm_pack(x_packed, x, ldx, k, n, false);
+  packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
+  free(x_packed);
   return 0;
 }
 
@@ -230,19 +254,19 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
       for (int64_t r = r0; r < r1; r++)
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
-      packed_gemm(r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, w_hh_packed, true,
+      packed_gemm(r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, 1, w_hh_packed, true,
                   dh + r0 * H, H);
     }
   }
   free(w_hh_packed);
-  const scalar_t beta = accumulate ? 1 : 0;
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data,
             w_ih->strides[0], 0, (scalar_t *)d_xs->data, In);
-  lltm_gemm(CblasTrans, CblasNoTrans, GH, In, T * B, d_ih, ld, (const scalar_t *)xs->data, In,
-            beta, (scalar_t *)d_w_ih->data, d_w_ih->strides[0]);
-  lltm_gemm(CblasTrans, CblasNoTrans, GH, H, T * B, d_hh, ld, s + L.h_prev * H, ld, beta,
-            (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+  if (rnn_weight_grad(T * B, GH, In, d_ih, ld, (const scalar_t *)xs->data, In, accumulate,
+                      (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
+      rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
+                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]))
+    return -1;
   lltm_bias_grad((scalar_t *)d_b_ih->data, d_ih, T * B, GH, ld, accumulate);
   if (d_b_hh) lltm_bias_grad((scalar_t *)d_b_hh->data, d_hh, T * B, GH, ld, accumulate);
   return 0;
