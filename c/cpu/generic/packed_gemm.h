@@ -66,28 +66,32 @@ __attribute__((always_inline)) static inline void packed_gemm_tile(
  * threads when outside a parallel region and there are enough. */
 #define PG_KC 256
 
+/* One panel's columns of C over k (the tiles of PG_MR rows, then the rest). */
+static void packed_gemm_panel(int64_t m, int64_t k, const scalar_t *a, int64_t rs, int64_t ks,
+                              const scalar_t *panel, bool add, scalar_t *c, int64_t ldc,
+                              int64_t cols) {
+  int64_t i = 0;
+  for (; i + PG_MR <= m; i += PG_MR)
+    packed_gemm_tile(PG_MR, k, a + i * rs, rs, ks, panel, add, c + i * ldc, ldc, cols);
+  a += i * rs, c += i * ldc;
+  switch (m - i) {
+    case 5: packed_gemm_tile(5, k, a, rs, ks, panel, add, c, ldc, cols); break;
+    case 4: packed_gemm_tile(4, k, a, rs, ks, panel, add, c, ldc, cols); break;
+    case 3: packed_gemm_tile(3, k, a, rs, ks, panel, add, c, ldc, cols); break;
+    case 2: packed_gemm_tile(2, k, a, rs, ks, panel, add, c, ldc, cols); break;
+    case 1: packed_gemm_tile(1, k, a, rs, ks, panel, add, c, ldc, cols); break;
+  }
+}
+
 static void packed_gemm(int64_t m, int64_t n, int64_t k, const scalar_t *a, int64_t rs,
                         int64_t ks, const scalar_t *bp, bool add, scalar_t *c, int64_t ldc) {
   for (int64_t k0 = 0; k0 < k; k0 += PG_KC) {
     const int64_t kc = k - k0 < PG_KC ? k - k0 : PG_KC;
     const bool acc = add || k0 > 0;
-    const scalar_t *ak = a + k0 * ks;
-#pragma omp parallel for if (!omp_in_parallel() && m * n * kc > PG_PARALLEL_FLOPS)
-    for (int64_t j0 = 0; j0 < n; j0 += PG_NR) {
-      const scalar_t *panel = bp + j0 * k + k0 * PG_NR;
-      const int64_t cols = n - j0 < PG_NR ? n - j0 : PG_NR;
-      int64_t i = 0;
-      for (; i + PG_MR <= m; i += PG_MR)
-        packed_gemm_tile(PG_MR, kc, ak + i * rs, rs, ks, panel, acc, c + i * ldc + j0, ldc, cols);
-      const scalar_t *ai = ak + i * rs;
-      scalar_t *ci = c + i * ldc + j0;
-      switch (m - i) {
-        case 5: packed_gemm_tile(5, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
-        case 4: packed_gemm_tile(4, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
-        case 3: packed_gemm_tile(3, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
-        case 2: packed_gemm_tile(2, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
-        case 1: packed_gemm_tile(1, kc, ai, rs, ks, panel, acc, ci, ldc, cols); break;
-      }
-    }
+    const bool threads = !omp_in_parallel() && m * n * kc > PG_PARALLEL_FLOPS;
+#pragma omp parallel for if (threads)
+    for (int64_t j0 = 0; j0 < n; j0 += PG_NR)
+      packed_gemm_panel(m, kc, a + k0 * ks, rs, ks, bp + j0 * k + k0 * PG_NR, acc, c + j0, ldc,
+                        n - j0 < PG_NR ? n - j0 : PG_NR);
   }
 }
