@@ -202,10 +202,11 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
 /* d_w (GH×n, ldw) = d_gatesᵀ·x over k rows (d_gates' rows ld_g apart, x's ldx), or += with
  * accumulate. OpenBLAS runs such a product with a small d_w and a long k at a third of its
  * rate (AMD EPYC, AVX2, one thread, float32: (GH, n, k) = (192, 64, 6400), the default
- * training run's d_w_hh, 11 GFLOP/s; (384, 128, 1600) 11) where packed_gemm.h, packing x,
- * runs at 28 and 31; from a d_w of (1536, 256) OpenBLAS is the faster (35 against 28), and
- * below a panel's width (n = 2: 7 against 3). */
-#define RNN_PACKED_GRAD_MAX (1 << 16)
+ * training run's d_w_hh, 11 GFLOP/s) where packed_gemm.h, packing x, runs at 28: the default
+ * run's step took 13% less time. At (384, 128, 1600) the same comparison alone gave 11 against
+ * 31, yet the whole sequence ran 4% slower, and from a d_w of (1536, 256) OpenBLAS is the
+ * faster (35 against 28); below a panel's width (n = 2) too (7 against 3). */
+#define RNN_PACKED_GRAD_MAX (1 << 14)
 
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
