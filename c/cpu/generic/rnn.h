@@ -102,8 +102,9 @@ static inline bool rnn_active(const rnn_step *p, int64_t r) {
   return !p->lengths || p->t < p->lengths[r];
 }
 
-/* Forward over row r: a padded row carries h and c and outputs zero. */
-static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, const scalar_t *gh,
+/* Forward over row r, g its recurrent projection: a padded row carries h and c and outputs
+ * zero. */
+static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, const scalar_t *g,
                                    const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
                                    scalar_t *h_next, int64_t ld_next, scalar_t *out,
                                    int64_t ld_out) {
@@ -111,7 +112,7 @@ static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, c
   scalar_t *s = st + r * p->ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
   scalar_t *cr = c ? c + r * H : NULL;
   if (rnn_active(p, r)) {
-    rnn_row_forward(p, s, gh + r * p->L.gates * H, b_ih, b_hh, cr, hn, o);
+    rnn_row_forward(p, s, g, b_ih, b_hh, cr, hn, o);
   } else {
     memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
     memset(o, 0, (size_t)H * sizeof(scalar_t));
@@ -152,6 +153,51 @@ static void rnn_rows(int64_t B, int64_t *r0, int64_t *r1) {
   *r1 = B * (k + 1) / n;
 }
 
+/* How many rows of [r0, r1) run step p->t. */
+static int64_t rnn_active_count(const rnn_step *p, int64_t r0, int64_t r1) {
+  int64_t n = 0;
+  for (int64_t r = r0; r < r1; r++) n += rnn_active(p, r);
+  return n;
+}
+
+/* The recurrent products of step p->t for rows [r0, r1) of st (the step's rows of saved):
+ * gh's rows, in order, get h_prev·w_hhᵀ of the rows that run the step. In a ragged batch those
+ * rows are gathered into buf first, so that the product skips the padded ones. */
+static void rnn_forward_product(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
+                                const scalar_t *w_hh_packed, scalar_t *buf, scalar_t *gh) {
+  const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, n = rnn_active_count(p, r0, r1);
+  const scalar_t *h_prev = st + p->L.h_prev * H;
+  if (n == r1 - r0) {
+    packed_gemm(n, GH, H, h_prev + r0 * ld, ld, 1, w_hh_packed, false, gh, GH);
+    return;
+  }
+  for (int64_t r = r0, i = 0; r < r1; r++)
+    if (rnn_active(p, r)) memcpy(buf + i++ * H, h_prev + r * ld, (size_t)H * sizeof(scalar_t));
+  packed_gemm(n, GH, H, buf, H, 1, w_hh_packed, false, gh, GH);
+}
+
+/* dh += d_gates_hh·w_hh for rows [r0, r1) of step p->t; a padded row's d_gates_hh are zero,
+ * so a ragged batch gathers the other rows into buf and adds their products from prod. */
+static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
+                                 const scalar_t *w_hh_packed, scalar_t *buf, scalar_t *prod,
+                                 scalar_t *dh) {
+  const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, n = rnn_active_count(p, r0, r1);
+  const scalar_t *d_hh = st + p->L.d_hh * H;
+  if (n == r1 - r0) {
+    packed_gemm(n, H, GH, d_hh + r0 * ld, ld, 1, w_hh_packed, true, dh + r0 * H, H);
+    return;
+  }
+  for (int64_t r = r0, i = 0; r < r1; r++)
+    if (rnn_active(p, r)) memcpy(buf + i++ * GH, d_hh + r * ld, (size_t)GH * sizeof(scalar_t));
+  packed_gemm(n, H, GH, buf, GH, 1, w_hh_packed, false, prod, H);
+  for (int64_t r = r0, i = 0; r < r1; r++)
+    if (rnn_active(p, r)) {
+      scalar_t *d = dh + r * H;
+      const scalar_t *q = prod + i++ * H;
+      VEC_FOR(H, j, m, vstore(d + j, vload(d + j, m) + vload(q + j, m), m);)
+    }
+}
+
 static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
                       int64_t rows, int64_t cols) {
   for (int64_t r = 0; r < rows; r++)
@@ -166,9 +212,10 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
-  scalar_t *wt = lltm_scratch("rnn_forward", (In + B) * GH + packed_gemm_size(H, GH));
+  scalar_t *wt = lltm_scratch("rnn_forward", (In + B) * GH + B * H + packed_gemm_size(H, GH));
   if (!wt) return -1;
-  scalar_t *gh = wt + In * GH, *w_hh_packed = gh + B * GH, *s = (scalar_t *)saved->data;
+  scalar_t *gh = wt + In * GH, *buf = gh + B * GH, *w_hh_packed = buf + B * H;
+  scalar_t *s = (scalar_t *)saved->data;
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
   lltm_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
   packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
@@ -185,11 +232,11 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
-      packed_gemm(r1 - r0, GH, H, st + r0 * ld + L.h_prev * H, ld, 1, w_hh_packed, false,
-                  gh + r0 * GH, GH);
       p.t = t;
-      for (int64_t r = r0; r < r1; r++)
-        rnn_forward_row(&p, r, st, gh, (const scalar_t *)b_ih->data,
+      rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
+      for (int64_t r = r0, i = r0; r < r1; r++)
+        rnn_forward_row(&p, r, st, gh + (rnn_active(&p, r) ? i++ : i) * GH,
+                        (const scalar_t *)b_ih->data,
                         b_hh ? (const scalar_t *)b_hh->data : NULL, c,
                         last ? (scalar_t *)h_n->data : s + (t + step) * B * ld + L.h_prev * H,
                         last ? H : ld, (scalar_t *)hs->data + t * B * ld_hs, ld_hs);
@@ -241,8 +288,9 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
-  scalar_t *w_hh_packed = lltm_scratch("rnn_backward", packed_gemm_size(GH, H));
-  if (!w_hh_packed) return -1;
+  scalar_t *buf = lltm_scratch("rnn_backward", B * (GH + H) + packed_gemm_size(GH, H));
+  if (!buf) return -1;
+  scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H;
   packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
 #pragma omp parallel num_threads(rnn_threads(B))
   {
@@ -255,11 +303,10 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
       for (int64_t r = r0; r < r1; r++)
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
-      packed_gemm(r1 - r0, H, GH, st + r0 * ld + L.d_hh * H, ld, 1, w_hh_packed, true,
-                  dh + r0 * H, H);
+      rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
-  free(w_hh_packed);
+  free(buf);
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   lltm_gemm(CblasNoTrans, CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data,
             w_ih->strides[0], 0, (scalar_t *)d_xs->data, In);
