@@ -28,7 +28,8 @@ typedef __typeof__((vec){} < (vec){}) vmask;
 
 #define VEC_SIGN ((lane_bits)1 << (8 * sizeof(scalar_t) - 1))
 
-#define vsplat(s) ((vec){} + (scalar_t)(s))
+/* s − 0 is s for every s (0 + s is not, for −0): GCC then broadcasts s with no add. */
+#define vsplat(s) ((scalar_t)(s) - (vec){})
 
 /* The first n (1 to VEC_LANES) elements at p; the other lanes are zero. A whole vector is one
  * unaligned load: a memcpy of variable size is a byte loop, 1.4x the instructions of the
