@@ -1,5 +1,6 @@
 -- nn.LSTMCell and nn.GRUCell against PyTorch's own (spec/golden/lstm_cell, gru_cell), in
--- float64 and float32; gradcheck of every cell of the engine in float64.
+-- float64 and float32; gradcheck of every cell of the engine in float64, and its backward
+-- without d_hs.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local close = helper.assert_close
@@ -95,5 +96,28 @@ describe('LSTMCell and GRUCell', function()
         assert.is_true(ok, worst and worst.message)
       end)
     end
+  end
+
+  -- No d_hs (NULL to the engine, no gradient at the outputs) is the same as zeros; H = 11 gives
+  -- the rows whole vectors and a partial one.
+  for _, cell in ipairs({ 'lstm', 'gru', 'lltm' }) do
+    it(string.format('the %s cell without d_hs goes back as with zeros', cell), function()
+      fused.manual_seed(12)
+      local F = fused.functional
+      local T, B, I, H = 3, 2, 4, 11
+      local GH = (cell == 'lstm' and 4 or 3) * H
+      local xs, h0, d_hn = fused.randn({ T, B, I }), fused.randn({ B, H }), fused.randn({ B, H })
+      local c0 = cell ~= 'gru' and fused.randn({ B, H }) or nil
+      local w_ih, w_hh, b_ih = fused.randn({ GH, I }), fused.randn({ GH, H }), fused.randn({ GH })
+      local b_hh = cell ~= 'lltm' and fused.randn({ GH }) or nil
+      local function grads(d_hs)
+        local _, _, _, ctx = F.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0)
+        return { F.rnn_backward(ctx, d_hs, d_hn) }
+      end
+      local want, got = grads(fused.zeros({ T, B, H })), grads(nil)
+      for i = 1, 7 do -- d_xs, d_w_ih, d_w_hh, d_b_ih, [d_b_hh], d_h0, [d_c0]
+        if want[i] then close(got[i], want[i], 0, 'gradient ' .. i) end
+      end
+    end)
   end
 end)
