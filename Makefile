@@ -35,9 +35,12 @@ CPU_CAPABILITIES = avx512 avx2 default
 CAPABILITY_FLAGS_avx512 = -mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma
 CAPABILITY_FLAGS_avx2 = -mavx2 -mfma
 CAPABILITY_FLAGS_default =
+# capability.c returns them (fused_cpu_capability_flags), for fused.ext to compile with.
+$(foreach build,obj asan/obj valgrind/obj,$(BUILD)/$(build)/c/cpu/capability.o): FUSED_CFLAGS += \
+  $(foreach cap,$(CPU_CAPABILITIES),-DCAPABILITY_FLAGS_$(cap)='"$(CAPABILITY_FLAGS_$(cap))"')
 KERNEL_SOURCES = $(wildcard c/cpu/kernels_*.c)
 C_SOURCES = $(filter-out $(KERNEL_SOURCES),$(wildcard c/core/*.c c/ops/*.c c/cpu/*.c))
-C_HEADERS = c/fused.h c/fused_ext.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
+C_HEADERS = c/fused.h c/fused_ext.h c/fused_simd.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
@@ -194,7 +197,8 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
 	# The extension headers (docs/extending.md), and where fused.ext finds them.
-	mkdir -p $(DESTDIR)$(INCLUDEDIR) && cp c/fused.h c/fused_ext.h $(DESTDIR)$(INCLUDEDIR)/
+	mkdir -p $(DESTDIR)$(INCLUDEDIR)/cpu && cp c/fused.h c/fused_ext.h c/fused_simd.h $(DESTDIR)$(INCLUDEDIR)/
+	cp c/cpu/simd.h c/cpu/simd_math.h $(DESTDIR)$(INCLUDEDIR)/cpu/
 	echo "return '$(INCLUDEDIR)'" > $(DESTDIR)$(LUADIR)/fused/ext/include_dir.lua
 
 uninstall:

@@ -99,12 +99,14 @@ void fused_set_device_unavailable(int32_t device, const char *reason);
 int fused_set_num_threads(int32_t n);
 int32_t fused_get_num_threads(void);
 
-/* The CPU kernels' vector path: "avx512", "avx2" or "default" (baseline x86-64, SSE2), and its
- * width. The library picks the best the CPU runs when it loads; setting one the CPU cannot
- * run is an error. Not while an op runs. */
+/* The CPU kernels' vector path: "avx512", "avx2" or "default" (baseline x86-64, SSE2), its
+ * width and the compiler flags its kernels were built with ("-mavx2 -mfma", ...). The library
+ * picks the best the CPU runs when it loads; setting one the CPU cannot run is an error. Not
+ * while an op runs. */
 int fused_set_cpu_capability(const char *name);
 const char *fused_cpu_capability(void);
 int32_t fused_cpu_vector_bits(void);
+const char *fused_cpu_capability_flags(void);
 
 /* The OpenBLAS linked: its build line, the kernel family it runs on this CPU (Zen, Haswell,
  * SkylakeX, ...) and its threading (0 none, 1 pthreads, 2 OpenMP). */

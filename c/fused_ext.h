@@ -8,6 +8,9 @@
 #define FUSED_EXT_H
 
 #include "fused.h"
+#ifndef __cplusplus
+#include "fused_simd.h" /* vec, vload, vsigmoid, ...: the vector maths of fused's own cells */
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,28 +64,32 @@ static inline int64_t fused_stride(const fused_tensor *t, int32_t dim) { return 
     }                                                                                          \
   } while (0)
 
-/* A custom cell's steps (fused_cell_def in fused.h), one body for both dtypes over scalar_t
- * and the parameters H, s, gh, b_ih, b_hh, c, h_next, out (forward) or H, s, d_out, dh, dc
- * (backward): defines name_forward_f32/_f64 and name_backward_f32/_f64, the symbols that
- * fused.ext.cell looks up. Include <tgmath.h> for exp and tanh in both dtypes. */
+/* A custom cell's steps (fused_cell_def in fused.h), one body for both dtypes over scalar_t,
+ * its vector `vec` (fused_simd.h) and the parameters H, s, gh, b_ih, b_hh, c, h_next, out
+ * (forward) or H, s, d_out, dh, dc (backward): defines name_forward_f32/_f64 and
+ * name_backward_f32/_f64, the symbols that fused.ext.cell looks up. */
 #define FUSED_CELL_FORWARD(name, ...)                                                          \
   void name##_forward_f32(int64_t H, float *s, const float *gh, const float *b_ih,             \
                           const float *b_hh, float *c, float *h_next, float *out) {            \
     typedef float scalar_t;                                                                    \
+    typedef vec_f32 vec __attribute__((unused));                                               \
     __VA_ARGS__                                                                                \
   }                                                                                            \
   void name##_forward_f64(int64_t H, double *s, const double *gh, const double *b_ih,          \
                           const double *b_hh, double *c, double *h_next, double *out) {        \
     typedef double scalar_t;                                                                   \
+    typedef vec_f64 vec __attribute__((unused));                                               \
     __VA_ARGS__                                                                                \
   }
 #define FUSED_CELL_BACKWARD(name, ...)                                                         \
   void name##_backward_f32(int64_t H, float *s, const float *d_out, float *dh, float *dc) {    \
     typedef float scalar_t;                                                                    \
+    typedef vec_f32 vec __attribute__((unused));                                               \
     __VA_ARGS__                                                                                \
   }                                                                                            \
   void name##_backward_f64(int64_t H, double *s, const double *d_out, double *dh, double *dc) { \
     typedef double scalar_t;                                                                   \
+    typedef vec_f64 vec __attribute__((unused));                                               \
     __VA_ARGS__                                                                                \
   }
 

@@ -157,8 +157,8 @@ local BY_HAND = {
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
   'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
-  'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_blas_config', 'fused_blas_core',
-  'fused_blas_threading',
+  'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
+  'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
 
 -- The functions declared between the header's ffi markers.

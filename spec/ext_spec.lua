@@ -131,13 +131,15 @@ describe('fused.ext.load', function()
     assert.is_true(make:close() ~= nil, made)
     assert.truthy(io.open(prefix .. '/include/fused/fused_ext.h'), 'fused_ext.h not installed')
     write(src .. 'uses.c', '#include <fused_ext.h>\nint ext_uses(void) { '
-                         .. 'return fused_check_tensor("ext_uses", "t", 0); }\n')
+                         .. 'return fused_check_tensor("ext_uses", "t", 0); }\n'
+                         .. 'double ext_exp(double x) { return exp_nonpos(x); }\n')
     local code = string.format([[
       local fused = require 'fused'
       assert(not package.loaded['fused.lib'].path:find('%s', 1, true), 'the checkout was loaded')
       local ext = fused.ext.load{name = 'uses', sources = {'%suses.c'}, cache_dir = '%s',
-                                 cdef = 'int ext_uses(void);'}
-      print('status ' .. ext.ext_uses() .. ': ' .. require('ffi').string(fused.C.fused_last_error()))]],
+                                 cdef = 'int ext_uses(void); double ext_exp(double x);'}
+      print('status ' .. ext.ext_uses() .. ': ' .. require('ffi').string(fused.C.fused_last_error()))
+      print(string.format('exp(-1) %%.15f', ext.ext_exp(-1)))]],
       root, src, cache)
     -- FUSED_LIB (the sanitizer run's) would point back into the checkout.
     local p = io.popen(string.format("cd %s && FUSED_LIB= LUA_PATH='%s/share/lua/5.1/?.lua;%s/share/lua/5.1/?/init.lua;;' "
@@ -146,6 +148,30 @@ describe('fused.ext.load', function()
     local out = p:read('*a')
     p:close()
     assert.truthy(out:find("status -1: ext_uses: argument 't' expected a tensor, got nil", 1, true), out)
+    assert.truthy(out:find('exp(-1) 0.367879441171442', 1, true), out) -- fused_simd.h's
+  end)
+
+  it('compiles C sources with the vector flags of the CPU capability, one build for each', function()
+    local flags = { avx512 = '-mavx512f -mavx512dq -mavx512vl -mavx512bw -mavx2 -mfma',
+                    avx2 = '-mavx2 -mfma', default = 'no vector flags' } -- the Makefile's
+    local before, runs = fused.config().cpu_capability, {}
+    for _, name in ipairs({ 'avx512', 'avx2', 'default' }) do
+      if pcall(fused.set_cpu_capability, name) then runs[#runs + 1] = name end
+    end
+    fused.set_cpu_capability(before)
+    local fresh = dir .. '/cache3'
+    local function load(capability)
+      return luajit(LOAD:format(src, src, fresh), 'FUSED_CPU_CAPABILITY=' .. capability)
+    end
+    for _, name in ipairs(runs) do
+      local out = load(name)
+      assert.truthy(out:find('cpu capability ' .. name .. ': C sources compile with ' .. flags[name]
+                             .. '\n', 1, true), out)
+      assert.are.equal(2, count(out, 'compiling '), out)
+    end
+    local again = load(runs[1])
+    assert.are.equal(0, count(again, 'compiling '), again)
+    assert.truthy(again:find('value 10 20', 1, true), again)
   end)
 
   it('rejects bad options naming them', function()

@@ -88,6 +88,51 @@ describe('LSTM and GRU sequences', function()
     end)
   end
 
+  -- Each sequence of a ragged batch, split over two threads, against the same sequence run
+  -- alone for its own length: the engine multiplies only the rows that run a step, and the
+  -- threads share the rows. Sizes with partial vector panels and row tiles.
+  for _, class in ipairs({ 'LSTM', 'GRU', 'LLTM' }) do
+    it(class .. ': a ragged batch on two threads gives each sequence alone', function()
+      local o = { dtype = 'float64' }
+      local T, B, I, H = 9, 13, 5, 21
+      local lengths = { 9, 3, 1, 7, 9, 2, 5, 8, 4, 6, 1, 9, 3 }
+      fused.manual_seed(3)
+      local m = fused.nn[class](I, H, o)
+      local function forward(xs, lens)
+        if m.has_c then return m:forward(xs, nil, nil, lens) end
+        return m:forward(xs, nil, lens)
+      end
+      local function grads()
+        local g = {}
+        for name, _, grad in m:named_parameters() do g[name] = grad:clone() end
+        return g
+      end
+      local xs, d_hs = fused.randn({ T, B, I }, o), fused.randn({ T, B, H }, o)
+      local threads = fused.get_num_threads()
+      fused.set_num_threads(2)
+      local hs, h_n = forward(xs, lengths)
+      hs, h_n = hs:clone(), h_n:clone()
+      m:zeroGradParameters()
+      local d_xs = m:backward(d_hs):clone()
+      local batch_grads = grads()
+      fused.set_num_threads(threads)
+      m:zeroGradParameters()
+      for b = 1, B do
+        local n, what = lengths[b], ' of sequence ' .. b
+        local hs_b, h_b = forward(xs:narrow(1, 1, n):narrow(2, b, 1):contiguous())
+        close(hs_b, hs:narrow(1, 1, n):narrow(2, b, 1), 1e-12, 'hs' .. what)
+        -- h_n is (layers·directions)×B×H, the LLTM's B×H
+        close(h_b, h_n:narrow(h_n:dim() - 1, b, 1), 1e-12, 'h_n' .. what)
+        if n < T then
+          assert.are.equal(0, hs:narrow(1, n + 1, T - n):narrow(2, b, 1):abs():max())
+        end
+        close(m:backward(d_hs:narrow(1, 1, n):narrow(2, b, 1):contiguous()),
+              d_xs:narrow(1, 1, n):narrow(2, b, 1), 1e-12, 'd_xs' .. what)
+      end
+      for name, grad in pairs(grads()) do close(grad, batch_grads[name], 1e-12, name) end
+    end)
+  end
+
   it('names its parameters as PyTorch does, in its order', function()
     local names = {}
     for name in fused.nn.GRU(3, 4, { num_layers = 2, bidirectional = true }):named_parameters() do

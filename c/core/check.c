@@ -189,8 +189,9 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
 int check_rows(const char *fn, const char *arg, const fused_tensor *t) {
   const int32_t n = t->ndim;
   int ok = t->strides[n - 1] == 1 && (n < 2 || t->strides[n - 2] >= t->sizes[n - 1]);
+  /* A dim of size 1 is never stepped along: its stride is free (a view narrowed to one). */
   for (int32_t d = 0; ok && d + 2 < n; d++)
-    ok = t->strides[d] == t->sizes[d + 1] * t->strides[d + 1];
+    ok = t->sizes[d] == 1 || t->strides[d] == t->sizes[d + 1] * t->strides[d + 1];
   if (ok) return 0;
   char sizes[160], strides[160];
   return fused_error("%s: argument '%s' expected rows of unit stride, evenly spaced, got sizes %s "

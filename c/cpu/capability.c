@@ -25,12 +25,16 @@ static const fused_kernels *const tables[FUSED_NUM_DTYPES][CPU_NUM_CAPABILITIES]
     FUSED_DTYPES(TABLES)};
 #undef TABLES
 
-/* Best first; the flags are the Makefile's CAPABILITY_FLAGS. */
+/* Best first, with the Makefile's CAPABILITY_FLAGS that each set was compiled with (the
+ * Makefile defines them for this file): fused.ext compiles extensions with them too. */
 static const struct {
   const char *name;
   int32_t vector_bits;
+  const char *flags;
 } capabilities[CPU_NUM_CAPABILITIES] = {
-    [CPU_AVX512] = {"avx512", 512}, [CPU_AVX2] = {"avx2", 256}, [CPU_DEFAULT] = {"default", 128}};
+    [CPU_AVX512] = {"avx512", 512, CAPABILITY_FLAGS_avx512},
+    [CPU_AVX2] = {"avx2", 256, CAPABILITY_FLAGS_avx2},
+    [CPU_DEFAULT] = {"default", 128, CAPABILITY_FLAGS_default}};
 
 extern fused_device_ops fused_cpu_device;
 static int active = CPU_DEFAULT;
@@ -75,3 +79,4 @@ int fused_set_cpu_capability(const char *name) {
 
 const char *fused_cpu_capability(void) { return capabilities[active].name; }
 int32_t fused_cpu_vector_bits(void) { return capabilities[active].vector_bits; }
+const char *fused_cpu_capability_flags(void) { return capabilities[active].flags; }

@@ -4,7 +4,9 @@
  * by construction rather than by the auto-vectoriser, which gave up on every loop with a
  * select in it under AVX2 (it may not speculate a trapping float operation without AVX-512's
  * masks). The Makefile compiles the kernel files once per capability (c/cpu/capability.c).
- * Included by generic/kernels.h once per floating dtype, after scalar_t. */
+ * Included by generic/kernels.h once per floating dtype, after scalar_t, and by fused_simd.h
+ * for both in one file (an extension's). vsplat and vlanes are macros over the `vec` and
+ * scalar_t in scope, so that they serve either way. */
 #include <stdint.h>
 #include <string.h>
 
@@ -26,7 +28,8 @@ typedef __typeof__((vec){} < (vec){}) vmask;
 
 #define VEC_SIGN ((lane_bits)1 << (8 * sizeof(scalar_t) - 1))
 
-static inline vec vsplat(scalar_t s) { return (vec){} + s; }
+/* s − 0 is s for every s (0 + s is not, for −0): GCC then broadcasts s with no add. */
+#define vsplat(s) ((scalar_t)(s) - (vec){})
 
 /* The first n (1 to VEC_LANES) elements at p; the other lanes are zero. A whole vector is one
  * unaligned load: a memcpy of variable size is a byte loop, 1.4x the instructions of the
@@ -44,9 +47,7 @@ static inline void vstore(scalar_t *p, vec v, int64_t n) {
 }
 
 /* How many lanes the step at element i of n uses: all but in the last. */
-static inline int64_t vlanes(int64_t i, int64_t n) {
-  return n - i < VEC_LANES ? n - i : VEC_LANES;
-}
+#define vlanes(i, n) ((n) - (i) < VEC_LANES ? (n) - (i) : VEC_LANES)
 
 /* for (i = 0; i < n; i += VEC_LANES) { body }, with m the lanes in use (vlanes): the whole
  * vectors in one loop, where m is the constant VEC_LANES and every vload and vstore one

@@ -6,29 +6,34 @@
  * backward writes the input projection's gradients at blocks 3-4 (d_ih = 3) and the
  * recurrent one's, whose n block is f·d_n, at 0-1 (d_hh = 0).
  * Register with gates = 2, state = 'h', saved = 6, d_ih = 3. */
-#include <tgmath.h>
-
 #include <fused_ext.h>
 
 FUSED_CELL_FORWARD(mgu, {
-  _Pragma("omp simd") for (int64_t j = 0; j < H; j++) {
-    const scalar_t h = s[5 * H + j];
-    const scalar_t f = 1 / (1 + exp(-(s[j] + b_ih[j] + gh[j] + b_hh[j])));
-    const scalar_t h_n = gh[H + j] + b_hh[H + j];
-    const scalar_t n = tanh(s[H + j] + b_ih[H + j] + f * h_n);
-    s[j] = f, s[H + j] = n, s[2 * H + j] = h_n;
-    h_next[j] = h + f * (n - h), out[j] = h + f * (n - h);
-  }
+  VEC_FOR(H, j, m, {
+    const vec h = vload(s + 5 * H + j, m);
+    const vec f = vsigmoid(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m) +
+                           vload(b_hh + j, m));
+    const vec h_n = vload(gh + H + j, m) + vload(b_hh + H + j, m);
+    const vec n = vtanh(vload(s + H + j, m) + vload(b_ih + H + j, m) + f * h_n);
+    vstore(s + j, f, m);
+    vstore(s + H + j, n, m);
+    vstore(s + 2 * H + j, h_n, m);
+    vstore(h_next + j, h + f * (n - h), m);
+    vstore(out + j, h + f * (n - h), m);
+  })
 })
 
 FUSED_CELL_BACKWARD(mgu, {
-  _Pragma("omp simd") for (int64_t j = 0; j < H; j++) {
-    const scalar_t g = dh[j] + (d_out ? d_out[j] : 0);
-    const scalar_t f = s[j], n = s[H + j], h_n = s[2 * H + j], h = s[5 * H + j];
-    const scalar_t d_n = g * f * (1 - n * n);
-    const scalar_t d_f = (g * (n - h) + d_n * h_n) * f * (1 - f);
-    s[3 * H + j] = d_f, s[4 * H + j] = d_n;
-    s[j] = d_f, s[H + j] = f * d_n;
-    dh[j] = g * (1 - f);
-  }
+  VEC_FOR(H, j, m, {
+    const vec g = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
+    const vec f = vload(s + j, m), n = vload(s + H + j, m);
+    const vec h_n = vload(s + 2 * H + j, m), h = vload(s + 5 * H + j, m);
+    const vec d_n = g * f * vd_tanh_from_output(n);
+    const vec d_f = (g * (n - h) + d_n * h_n) * vd_sigmoid_from_output(f);
+    vstore(s + 3 * H + j, d_f, m);
+    vstore(s + 4 * H + j, d_n, m);
+    vstore(s + j, d_f, m);
+    vstore(s + H + j, f * d_n, m);
+    vstore(dh + j, g * (1 - f), m);
+  })
 })

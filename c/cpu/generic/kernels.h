@@ -41,6 +41,7 @@
 #include "loss.h"
 #include "embedding.h"
 #include "lltm.h"
+#include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS

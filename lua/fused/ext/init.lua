@@ -8,7 +8,8 @@
 --                              saved = 6, h_prev = 5, d_ih = 3, d_hh = 0}
 --   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = mgu, num_layers = 2})
 --
--- .c sources compile with $CC (cc), .cu ones with nvcc, into one library linked to libfused
+-- .c sources compile with $CC (cc) and the vector flags of the CPU capability fused runs (an
+-- object per capability), .cu ones with nvcc, into one library linked to libfused
 -- (and libfused_cuda for .cu); a .h source is not compiled: its text between
 -- /* ffi-begin */ and /* ffi-end */ (or all of it) is given to ffi.cdef, as `cdef` is. The cache
 -- is opts.cache_dir, else $FUSED_EXT_CACHE, else $XDG_CACHE_HOME/fused/ext, else
@@ -78,6 +79,9 @@ local function load(fn, opts)
   build.mkdir(fn, dir)
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()
+  local capability, vector_flags = toolchain.vector_flags()
+  say('cpu capability %s: C sources compile with %s', capability,
+      #vector_flags > 0 and table.concat(vector_flags, ' ') or 'no vector flags')
   local fused_key = toolchain.fused_key(require('fused').version)
   local objects, cdefs, has_cuda = {}, {}, false
   for _, src in ipairs(sources) do
@@ -97,7 +101,8 @@ local function load(fn, opts)
         error(string.format("%s: source '%s' needs %s, which does not run (`%s --version` "
                             .. "failed)", fn, src, compiler, compiler), 4)
       end
-      local flags = kind == 'c' and { '-O3', '-fPIC', '-std=gnu11', '-fopenmp-simd', inc }
+      local flags = kind == 'c'
+        and { '-O3', '-fPIC', '-std=gnu11', '-fopenmp-simd', inc, unpack(vector_flags) }
         or { '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_90,code=sm_90', '-gencode',
              'arch=compute_90,code=compute_90', inc }
       for _, f in ipairs(kind == 'c' and cflags or cuda_cflags) do flags[#flags + 1] = f end

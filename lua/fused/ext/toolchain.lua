@@ -1,5 +1,6 @@
 -- The compilers and the fused headers an extension builds with (fused.ext.load): their
 -- commands, versions and flags, found once per process.
+local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local hash = require 'fused.ext.hash'
 
@@ -53,6 +54,15 @@ function M.include_dir()
   local ok, installed = pcall(require, 'fused.ext.include_dir')
   if ok and exists(installed .. '/fused_ext.h') then return installed end
   error("fused.ext: fused_ext.h not found (set FUSED_INCLUDE to its folder)", 3)
+end
+
+-- The CPU capability fused runs now and the flags its kernels were compiled with
+-- (fused_cpu_capability_flags: the Makefile's CAPABILITY_FLAGS), as a list: C sources compile
+-- with them, so that their vectors (fused_simd.h) are as wide as fused's own.
+function M.vector_flags()
+  local flags = {}
+  for f in ffi.string(lib.C.fused_cpu_capability_flags()):gmatch('%S+') do flags[#flags + 1] = f end
+  return ffi.string(lib.C.fused_cpu_capability()), flags
 end
 
 -- libfused's folder, for -L and the rpath; libfused_cuda's, nil without one.
