@@ -1,5 +1,5 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
- * c/maths/cell_layout.h, on the GEMM helpers of lltm.h.
+ * c/maths/cell_layout.h, on the GEMM helpers of lltm.h (OpenBLAS) and packed_gemm.h.
  *
  * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
  * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
