@@ -16,14 +16,19 @@ end
 
 local function q(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
--- A tmux server of each test's own, its socket in the test's home, so that no one else's
--- sessions are touched and nothing is left behind.
-local socket
-local function tmux(args) return output('tmux -S ' .. q(socket) .. ' ' .. args .. ' 2>&1') end
+-- A tmux server of each terminal's own, its socket in the test's home, so that no one else's
+-- sessions are touched and nothing is left behind. Not one server for the test: a terminal whose
+-- REPL quits takes its server down, and a terminal started while that server exits is lost.
+local sockets = {}
+local function tmux_on(socket, args)
+  return output('tmux -S ' .. q(socket) .. ' ' .. args .. ' 2>&1')
+end
 
 -- A terminal running bin/fused with env (a string of NAME=value words) and a home of its own.
 local function terminal(home, env)
-  tmux(string.format('kill-session -t repl'))
+  local socket = string.format('%s/tmux-%d.socket', home, #sockets + 1)
+  sockets[#sockets + 1] = socket
+  local function tmux(args) return tmux_on(socket, args) end
   tmux(string.format('new-session -d -x 120 -y 40 -s repl -c %s %s', q(os.getenv('PWD') or '.'),
                      q(string.format('env HOME=%s XDG_STATE_HOME= TERM=xterm %s bin/fused', home, env or ''))))
   local term = {}
@@ -53,6 +58,14 @@ local function terminal(home, env)
     end
     error('no prompt; the screen shows:\n' .. term.screen(), 2)
   end
+  -- Waits (up to 10 s) until the REPL has quit and its terminal closed.
+  function term.closed()
+    for _ = 1, 100 do
+      if tmux('has-session -t repl') ~= '' then return end
+      os.execute('sleep 0.1')
+    end
+    error('the REPL did not quit; the screen shows:\n' .. term.screen(), 2)
+  end
   -- Types a line at the next prompt.
   function term.line(text)
     term.prompt()
@@ -66,10 +79,10 @@ describe('bin/fused in a terminal', function()
   local home
   before_each(function()
     home = output('mktemp -d'):gsub('%s', '')
-    socket = home .. '/tmux.socket'
   end)
   after_each(function()
-    tmux('kill-server')
+    for _, socket in ipairs(sockets) do tmux_on(socket, 'kill-server') end
+    sockets = {}
     os.execute('rm -rf ' .. q(home))
   end)
 
@@ -119,6 +132,7 @@ describe('bin/fused in a terminal', function()
     t.wait_for('> z\n123\n')
     t.prompt()
     t.type('C-d')
+    t.closed() -- its history is written by then
     local again = terminal(home)
     again.type('Up')
     again.wait_for('> z\n') -- the last line of the first session
