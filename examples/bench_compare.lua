@@ -1,11 +1,13 @@
 -- One round of the speed comparison between two checkouts (scripts/bench-compare.sh): the
 -- LLTM cell step (forward + backward, nn.LLTMCell) and a sequence training step (nn.LLTM,
--- T = 100, forward + backward), float32, one thread, min µs. It uses only the module API both
--- checkouts share, so the same file times either; the tree is chosen by LUA_PATH.
+-- T = 100, forward + backward; nn.LSTM and nn.GRU too), float32, min µs, on one thread or on
+-- THREADS (an environment variable). It uses only the module API both checkouts share, so the
+-- same file times either; the tree is chosen by LUA_PATH.
 local fused = require 'fused'
 local bench = require 'examples.bench_common'
 
-fused.set_num_threads(1)
+local threads = tonumber(os.getenv('THREADS') or 1)
+fused.set_num_threads(threads)
 local ROUNDS = tonumber(arg[1]) or 200
 
 local function cell_step(B, I, H, n)
@@ -19,9 +21,9 @@ local function cell_step(B, I, H, n)
   end)
 end
 
-local function seq_step(T, B, I, H, n)
+local function seq_step(T, B, I, H, n, cell)
   fused.manual_seed(0)
-  local rnn = fused.nn.LLTM(I, H)
+  local rnn = fused.nn[cell or 'LLTM'](I, H)
   local xs, d_hs = fused.randn({ T, B, I }), fused.randn({ T, B, H })
   return bench.best_of(2, n, function()
     rnn:forward(xs)
@@ -29,6 +31,9 @@ local function seq_step(T, B, I, H, n)
   end)
 end
 
-print(string.format('cell(16,32,128) %.1f cell(64,256,512) %.1f seq(100,16,32,128) %.1f',
+local n = math.floor(ROUNDS / 20)
+print(string.format('thr %d cell(16,32,128) %.1f cell(64,256,512) %.1f seq(100,16,32,128) %.1f '
+                    .. 'lstm(100,16,32,128) %.1f gru(100,16,32,128) %.1f', threads,
                     cell_step(16, 32, 128, ROUNDS), cell_step(64, 256, 512, math.floor(ROUNDS / 10)),
-                    seq_step(100, 16, 32, 128, math.floor(ROUNDS / 20))))
+                    seq_step(100, 16, 32, 128, n), seq_step(100, 16, 32, 128, n, 'LSTM'),
+                    seq_step(100, 16, 32, 128, n, 'GRU')))
