@@ -218,6 +218,32 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   }
 }
 
+/* The bias gradients are the column sums of the gate gradients over every row and step; each
+ * thread adds its rows' into d_b (GH: at d_ih's blocks; GH more at d_hh's where those are
+ * apart) while the step's gradients are still in its cache. Summed after the loop, over the
+ * whole saved, they took 4% of an LSTM's training step ((16, 32, 128), one thread). */
+static void rnn_bias_rows(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
+                          bool hh_apart, scalar_t *d_b) {
+  const int64_t H = p->H, GH = p->L.gates * H;
+  for (int64_t r = r0; r < r1; r++) {
+    if (!rnn_active(p, r)) continue;
+    const scalar_t *d_ih = st + r * p->ld + p->L.d_ih * H, *d_hh = st + r * p->ld + p->L.d_hh * H;
+    VEC_FOR(GH, j, m, vstore(d_b + j, vload(d_b + j, m) + vload(d_ih + j, m), m);)
+    if (hh_apart)
+      VEC_FOR(GH, j, m, vstore(d_b + GH + j, vload(d_b + GH + j, m) + vload(d_hh + j, m), m);)
+  }
+}
+
+/* d_b (+)= the threads' sums, n elements each, parts apart, in thread order. */
+static void rnn_bias_sum(scalar_t *d_b, const scalar_t *sums, int threads, int64_t n,
+                         int64_t apart, int32_t accumulate) {
+  for (int64_t j = 0; j < n; j++) {
+    scalar_t v = accumulate ? d_b[j] : 0;
+    for (int k = 0; k < threads; k++) v += sums[k * apart + j];
+    d_b[j] = v;
+  }
+}
+
 /* Threads: the batch rows are split over OpenMP threads for the whole time loop (rows never
  * meet in the recurrence, so no barrier is needed): each thread runs the per-step GEMM and
  * pass of its rows, and OpenBLAS (its OpenMP build, see the Makefile) runs on one thread
@@ -395,24 +421,34 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
-  scalar_t *buf = lltm_scratch("rnn_backward", B * (GH + H) + packed_gemm_size(GH, H));
+  const int threads = rnn_threads(B);
+  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
+  const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = packed_gemm_size(GH, H);
+  scalar_t *buf = lltm_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
   if (!buf) return -1;
-  scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H;
+  scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
   packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
-#pragma omp parallel num_threads(rnn_threads(B))
+  memset(sums, 0, (size_t)(threads * sums_n) * sizeof(scalar_t));
+#pragma omp parallel num_threads(threads)
   {
     rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
     int64_t r0, r1;
     rnn_rows(B, &r0, &r1);
+    scalar_t *d_b = sums + omp_get_thread_num() * sums_n;
     for (int64_t k = 0, t = reverse ? 0 : T - 1; k < T && r1 > r0; k++, t += reverse ? 1 : -1) {
       scalar_t *st = s + t * B * ld;
       p.t = t;
       for (int64_t r = r0; r < r1; r++)
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
+      rnn_bias_rows(&p, r0, r1, st, hh_apart, d_b);
       rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
+  rnn_bias_sum((scalar_t *)d_b_ih->data, sums, threads, GH, sums_n, accumulate);
+  if (d_b_hh)
+    rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, GH, sums_n,
+                 accumulate);
   free(buf);
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data, w_ih->strides[0],
@@ -422,7 +458,5 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
       rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
                       (scalar_t *)d_w_hh->data, d_w_hh->strides[0]))
     return -1;
-  lltm_bias_grad((scalar_t *)d_b_ih->data, d_ih, T * B, GH, ld, accumulate);
-  if (d_b_hh) lltm_bias_grad((scalar_t *)d_b_hh->data, d_hh, T * B, GH, ld, accumulate);
   return 0;
 }
