@@ -82,6 +82,20 @@ local ROUNDING = 2e-6
 -- In float64 the LSTM and GRU differ by 2.2e-16 (measured).
 local ROUNDING_FLOAT64 = 1e-13
 
+-- Asserts that results() under every runnable path is within bound of its default result;
+-- what names the case in the message.
+local function agrees_with_default(what, bound, results)
+  local base = under('default', results)
+  for _, path in ipairs(runnable()) do
+    local got = under(path, results)
+    for i = 1, #base do
+      local e = helper.rel_error(got[i], base[i])
+      assert(e <= bound, string.format('%s output %d under %s: %.3g from default', what, i, path,
+                                       e))
+    end
+  end
+end
+
 describe('CPU vector paths', function()
   it('fused.config() names the path, its width, the threads and the BLAS', function()
     local c = fused.config()
@@ -108,15 +122,7 @@ describe('CPU vector paths', function()
     local what, results, cases = kind[1], kind[2], kind[3]
     it(what .. ': every path gives the baseline results within float32 rounding', function()
       for _, case in ipairs(cases) do
-        local base = under('default', function() return results(case) end)
-        for _, path in ipairs(runnable()) do
-          local got = under(path, function() return results(case) end)
-          for i = 1, #base do
-            local e = helper.rel_error(got[i], base[i])
-            assert(e <= ROUNDING, string.format('%s %s output %d under %s: %.3g from default',
-                                                what, case, i, path, e))
-          end
-        end
+        agrees_with_default(what .. ' ' .. case, ROUNDING, function() return results(case) end)
       end
     end)
   end
@@ -124,16 +130,9 @@ describe('CPU vector paths', function()
   it('LSTM and GRU: every path gives the baseline results within rounding', function()
     for _, class in ipairs({ 'LSTM', 'GRU' }) do
       for _, dtype in ipairs({ 'float32', 'float64' }) do
-        local base = under('default', function() return gated_results(class, dtype) end)
         local bound = dtype == 'float64' and ROUNDING_FLOAT64 or ROUNDING
-        for _, path in ipairs(runnable()) do
-          local got = under(path, function() return gated_results(class, dtype) end)
-          for i = 1, #base do
-            local e = helper.rel_error(got[i], base[i])
-            assert(e <= bound, string.format('%s %s output %d under %s: %.3g from default',
-                                             class, dtype, i, path, e))
-          end
-        end
+        agrees_with_default(class .. ' ' .. dtype, bound,
+                            function() return gated_results(class, dtype) end)
       end
     end
   end)

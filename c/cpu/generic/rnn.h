@@ -218,6 +218,11 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   }
 }
 
+/* d[0..n) += q[0..n). */
+static inline void rnn_add(scalar_t *d, const scalar_t *q, int64_t n) {
+  VEC_FOR(n, j, m, vstore(d + j, vload(d + j, m) + vload(q + j, m), m);)
+}
+
 /* The bias gradients are the column sums of the gate gradients over every row and step; each
  * thread adds its rows' into d_b (GH: at d_ih's blocks; GH more at d_hh's where those are
  * apart) while the step's gradients are still in its cache. Summed after the loop, over the
@@ -227,10 +232,9 @@ static void rnn_bias_rows(const rnn_step *p, int64_t r0, int64_t r1, const scala
   const int64_t H = p->H, GH = p->L.gates * H;
   for (int64_t r = r0; r < r1; r++) {
     if (!rnn_active(p, r)) continue;
-    const scalar_t *d_ih = st + r * p->ld + p->L.d_ih * H, *d_hh = st + r * p->ld + p->L.d_hh * H;
-    VEC_FOR(GH, j, m, vstore(d_b + j, vload(d_b + j, m) + vload(d_ih + j, m), m);)
-    if (hh_apart)
-      VEC_FOR(GH, j, m, vstore(d_b + GH + j, vload(d_b + GH + j, m) + vload(d_hh + j, m), m);)
+    const scalar_t *row = st + r * p->ld;
+    rnn_add(d_b, row + p->L.d_ih * H, GH);
+    if (hh_apart) rnn_add(d_b + GH, row + p->L.d_hh * H, GH);
   }
 }
 
@@ -301,11 +305,7 @@ static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, cons
     if (rnn_active(p, r)) memcpy(buf + i++ * GH, d_hh + r * ld, (size_t)GH * sizeof(scalar_t));
   packed_gemm(n, H, GH, buf, GH, 1, w_hh_packed, false, prod, H);
   for (int64_t r = r0, i = 0; r < r1; r++)
-    if (rnn_active(p, r)) {
-      scalar_t *d = dh + r * H;
-      const scalar_t *q = prod + i++ * H;
-      VEC_FOR(H, j, m, vstore(d + j, vload(d + j, m) + vload(q + j, m), m);)
-    }
+    if (rnn_active(p, r)) rnn_add(dh + r * H, prod + i++ * H, H);
 }
 
 /* C = op(A)·op(B) + beta·C for the products over all steps, the rows of C split over the
