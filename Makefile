@@ -40,17 +40,17 @@ $(foreach build,obj asan/obj valgrind/obj,$(BUILD)/$(build)/c/cpu/capability.o):
   $(foreach cap,$(CPU_CAPABILITIES),-DCAPABILITY_FLAGS_$(cap)='"$(CAPABILITY_FLAGS_$(cap))"')
 KERNEL_SOURCES = $(wildcard c/cpu/kernels_*.c)
 C_SOURCES = $(filter-out $(KERNEL_SOURCES),$(wildcard c/core/*.c c/ops/*.c c/cpu/*.c))
-C_HEADERS = c/fused.h c/fused_ext.h c/fused_simd.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
+C_HEADERS = c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
 SPECS ?= spec
 
-.PHONY: all cuda test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
+.PHONY: all cuda emu test test-asan test-valgrind fuzz check-cdef deps install uninstall rock-check \
         bench bench-ffi bench-seq bench-compare bench-dist soak demo clean mpi mpi-asan
 
 all: $(BUILD)/libfused.so lua/fused/cdef.lua lua/fused/cuda_cdef.lua $(if $(and $(NVCC),$(CU_SOURCES)),cuda) \
-  mpi
+  emu mpi
 
 # The objects of a build whose objects go under $(1): the kernels' under $(1)/<capability>/.
 objects = $(C_SOURCES:%.c=$(1)/%.o) \
@@ -108,6 +108,43 @@ $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
+# The CUDA emulator (cuda/emu/, docs/cuda.md): the same cuda/*.cu, built by the host C++
+# compiler against the emulator's CUDA runtime, cuBLAS and cuSPARSE, into
+# libfused_cuda_emu.so, which fused loads as the cuda device where no GPU answers and
+# FUSED_CUDA_EMULATOR=1 is set (make test sets it). Built everywhere: it needs no nvcc.
+EMU_SOURCES = $(wildcard cuda/emu/*.cpp)
+EMU_HEADERS = $(wildcard cuda/emu/*.h)
+EMU_FLAGS = -std=c++17 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter -Icuda/emu
+emu_objects = $(CU_SOURCES:%.cu=$(1)/%.o) $(EMU_SOURCES:%.cpp=$(1)/%.o)
+EMU_OBJECTS = $(call emu_objects,$(BUILD)/emu)
+ASAN_EMU_OBJECTS = $(call emu_objects,$(BUILD)/asan/emu)
+EMU_LINK = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused_cuda_emu.so -lfused $(LIBS) \
+  -Wl,-rpath,'$$ORIGIN'
+
+emu: $(BUILD)/libfused_cuda_emu.so
+
+$(BUILD)/libfused_cuda_emu.so: $(EMU_OBJECTS) $(BUILD)/libfused.so
+	$(CXX) $(EMU_OBJECTS) -o $@ $(LDFLAGS) -L$(BUILD) $(EMU_LINK)
+
+$(BUILD)/asan/libfused_cuda_emu.so: $(ASAN_EMU_OBJECTS) $(BUILD)/asan/libfused.so
+	$(CXX) $(ASAN_EMU_OBJECTS) -o $@ $(LDFLAGS) $(SANITIZE) -L$(BUILD)/asan $(EMU_LINK)
+
+$(BUILD)/emu/%.o: %.cu $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) -x c++ -c $< -o $@
+
+$(BUILD)/emu/%.o: %.cpp $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) -c $< -o $@
+
+$(BUILD)/asan/emu/%.o: %.cu $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) $(SANITIZE) -x c++ -c $< -o $@
+
+$(BUILD)/asan/emu/%.o: %.cpp $(EMU_HEADERS)
+	@mkdir -p $(@D)
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) $(SANITIZE) -c $< -o $@
+
 # Distributed training (docs/distributed.md): libfused_mpi.so wherever Open MPI is, and
 # libfused_nccl.so wherever nvcc and nccl.h are; libfused itself links neither. MPI's flags are
 # read when a recipe runs, since `make test` installs Open MPI after this file is parsed.
@@ -162,16 +199,19 @@ check-cdef:
 deps:
 	@scripts/install-deps.sh
 
+# The CUDA specs run on the GPU where one answers, else on the emulator.
 test: deps all
-	$(LUA_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
+	$(LUA_ENV) FUSED_CUDA_EMULATOR=1 $(LUAJIT) $(BUSTED) $(SPECS)
 
-# The C core under AddressSanitizer and UBSan; the CUDA library stays out (see TOOLCHAIN).
-ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so FUSED_NO_CUDA=1 \
+# The C core and the CUDA emulator under AddressSanitizer and UBSan; nvcc's CUDA library stays
+# out (libcublas gives false reports, see TOOLCHAIN), so the CUDA specs run on the emulator.
+ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
+  FUSED_CUDA_LIB=$(BUILD)/asan/libfused_cuda_emu.so FUSED_CUDA_EMULATOR=1 \
   FUSED_MPI_LIB=$(BUILD)/asan/libfused_mpi.so \
   ASAN_OPTIONS=detect_leaks=0 \
   LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)"
 
-test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua mpi-asan
+test-asan: deps $(BUILD)/asan/libfused.so $(BUILD)/asan/libfused_cuda_emu.so lua/fused/cdef.lua mpi-asan
 	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
 
 # Mutation fuzzing of the npy and safetensors readers (scripts/fuzz.lua), N inputs from seed
@@ -180,7 +220,7 @@ test-asan: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua mpi-asan
 N ?= 1000000
 FUZZ_SEED ?= 1
 fuzz: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
-	$(ASAN_ENV) $(LUAJIT) scripts/fuzz.lua $(N) $(FUZZ_SEED) $(FUZZ_SAVE)
+	$(ASAN_ENV) FUSED_NO_CUDA=1 $(LUAJIT) scripts/fuzz.lua $(N) $(FUZZ_SEED) $(FUZZ_SAVE)
 
 test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
 	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \
@@ -192,7 +232,7 @@ test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
 install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LUADIR)
 	cp $(BUILD)/libfused.so $(DESTDIR)$(LIBDIR)/
-	for lib in libfused_cuda libfused_mpi libfused_nccl; do \
+	for lib in libfused_cuda libfused_cuda_emu libfused_mpi libfused_nccl; do \
 	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/

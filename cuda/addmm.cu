@@ -41,7 +41,7 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
     gemm_beta = beta; /* out already holds the bias: cuBLAS scales it */
   } else if (bias) {
     const int64_t period = bias->ndim == 1 ? n : m * n;
-    scaled_bias_kernel<T><<<blocks_for(m * n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(m * n), THREADS, 0, cuda_stream, scaled_bias_kernel<T>)(
         y, (const T *)bias->data, (T)beta, period, m * n);
     FUSED_TRY(cuda_check(fn, cudaGetLastError()));
     gemm_beta = 1;

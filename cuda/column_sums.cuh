@@ -73,10 +73,10 @@ int column_sums(const char *fn, T *out, const T *in, int64_t rows, int64_t cols,
   Scratch partial(fn, (size_t)(chunks.count > 1 ? chunks.count * cols : 1) * sizeof(T));
   if (!partial.ptr) return -1;
   const dim3 grid((unsigned)((cols + COLS - 1) / COLS), (unsigned)chunks.count);
-  column_sums_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
+  FUSED_LAUNCH(grid, dim3(COLS, LANES), 0, cuda_stream, column_sums_kernel<T>)(
       out, partial.as<T>(), in, rows, cols, ld, chunks.per_block, accumulate);
   if (chunks.count > 1)
-    finish_sums_kernel<T><<<blocks_for(cols), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(cols), THREADS, 0, cuda_stream, finish_sums_kernel<T>)(
         out, partial.as<T>(), chunks.count, cols, accumulate);
   return cuda_check(fn, cudaGetLastError());
 }

@@ -14,6 +14,7 @@
 #include "../c/core/backend.h"
 #include "../c/core/dtypes.h"
 #include "../c/core/error.h"
+#include "../c/fused_launch.h"
 #include "fused_cuda.h"
 
 /* context.cu: every op is queued on this one stream, so ops run in order and a block that the

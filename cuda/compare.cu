@@ -11,7 +11,7 @@ __global__ void fill_kernel(T *t, Layout layout, T value, int64_t n) {
 
 template <typename T> int cuda_fill(fused_tensor *t, double value) {
   const int64_t n = fused_tensor_numel(t);
-  fill_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>((T *)t->data, layout_of(t),
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, fill_kernel<T>)((T *)t->data, layout_of(t),
                                                              (T)value, n);
   return cuda_done("fill");
 }
@@ -37,10 +37,10 @@ int cuda_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b) {
   const int64_t n = fused_tensor_numel(out);
   if (fused_tensor_is_contiguous(a) && fused_tensor_is_contiguous(b))
-    compare_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, compare_kernel<T>)(
         op, (bool *)out->data, (const T *)a->data, (const T *)b->data, n);
   else
-    compare_strided_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, compare_strided_kernel<T>)(
         op, (bool *)out->data, (const T *)a->data, layout_of(a), (const T *)b->data,
         layout_of(b), n);
   return cuda_done("compare");
@@ -50,7 +50,7 @@ template <typename T>
 int cuda_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                         double scalar) {
   const int64_t n = fused_tensor_numel(out);
-  compare_scalar_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, compare_scalar_kernel<T>)(
       op, (bool *)out->data, (const T *)a->data, (T)scalar, n);
   return cuda_done("compare_scalar");
 }

@@ -66,7 +66,7 @@ __global__ void probe_kernel(int *out) { *out = 1; }
 static int probe(void) {
   int *flag = NULL, host = 0;
   FUSED_TRY(cuda_check("cuda_init: cudaMalloc", cudaMalloc(&flag, sizeof *flag)));
-  probe_kernel<<<1, 1, 0, cuda_stream>>>(flag);
+  FUSED_LAUNCH(1, 1, 0, cuda_stream, probe_kernel)(flag);
   int rc = cuda_check("cuda_init: a test kernel", cudaGetLastError());
   if (rc == 0)
     rc = cuda_check("cuda_init: a test kernel",

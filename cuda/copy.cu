@@ -30,7 +30,7 @@ static int launch_convert(fused_tensor *dst, const fused_tensor *src) {
   const int64_t n = fused_tensor_numel(dst);
   const Layout dst_layout = layout_of(dst), src_layout = layout_of(src);
   if (!checks_fits<D, S>) {
-    convert_kernel<D, S><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, convert_kernel<D, S>)(
         (D *)dst->data, dst_layout, (const S *)src->data, src_layout, n, NULL);
     return cuda_done("copy");
   }
@@ -39,7 +39,7 @@ static int launch_convert(fused_tensor *dst, const fused_tensor *src) {
   unsigned long long first_bad = ULLONG_MAX;
   FUSED_TRY(cuda_check("copy", cudaMemcpyAsync(flag.ptr, &first_bad, sizeof first_bad,
                                                cudaMemcpyHostToDevice, cuda_stream)));
-  convert_kernel<D, S><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, convert_kernel<D, S>)(
       (D *)dst->data, dst_layout, (const S *)src->data, src_layout, n,
       flag.as<unsigned long long>());
   FUSED_TRY(cuda_check("copy", cudaGetLastError()));

@@ -30,7 +30,7 @@ int cuda_embedding_forward(fused_tensor *out, const fused_tensor *weight,
   std::vector<int64_t> rows;
   FUSED_TRY(read_rows(fn, indices, weight->sizes[0], &rows));
   const int64_t dim = weight->sizes[1], n = (int64_t)rows.size() * dim;
-  embedding_forward_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, embedding_forward_kernel<T>)(
       (T *)out->data, (const T *)weight->data, (const int64_t *)indices->data, dim, n);
   return cuda_done(fn);
 }
@@ -78,7 +78,7 @@ int cuda_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_
                                            cudaMemcpyHostToDevice, cuda_stream)));
   const int64_t *order = device_plan.as<int64_t>();
   const int64_t dim = grad_weight->sizes[1], work = (int64_t)segments * dim;
-  embedding_backward_kernel<T><<<blocks_for(work), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(work), THREADS, 0, cuda_stream, embedding_backward_kernel<T>)(
       (T *)grad_weight->data, (const T *)grad_out->data, order, order + n, order + n + segments + 1,
       dim, work);
   return cuda_done(fn);

@@ -99,7 +99,7 @@ int cuda_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *sa
   const T *w = (const T *)W->data;
   FUSED_TRY(times_w_t(fn, gates.as<T>(), B, 3 * H, (const T *)x->data, In, w + H, K, T(0)));
   FUSED_TRY(times_w_t(fn, gates.as<T>(), B, 3 * H, (const T *)h->data, H, w, K, T(1)));
-  lltm_forward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, lltm_forward_kernel<T>)(
       (T *)new_h->data, (T *)new_c->data, (T *)saved->data, gates.as<T>(), (const T *)b->data,
       (const T *)c->data, H, B * H);
   return cuda_done(fn);
@@ -120,11 +120,11 @@ int cuda_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
   if (!scratch.ptr) return -1;
   T *d_gates = scratch.as<T>(), *partial = d_gates + B * 3 * H, *db = (T *)d_b->data;
   const dim3 grid((unsigned)((H + COLS - 1) / COLS), (unsigned)chunks.count);
-  lltm_backward_kernel<T><<<grid, dim3(COLS, LANES), 0, cuda_stream>>>(
+  FUSED_LAUNCH(grid, dim3(COLS, LANES), 0, cuda_stream, lltm_backward_kernel<T>)(
       d_gates, 3 * H, (T *)d_c->data, db, partial, accumulate != 0, (const T *)grad_h->data, NULL,
       (const T *)grad_c->data, (const T *)saved->data, B, H, chunks.per_block);
   if (chunks.count > 1)
-    finish_sums_kernel<T><<<blocks_for(3 * H), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(3 * H), THREADS, 0, cuda_stream, finish_sums_kernel<T>)(
         db, partial, chunks.count, 3 * H, accumulate != 0);
   FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   const T *w = (const T *)W->data;

@@ -57,9 +57,9 @@ int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
   FUSED_TRY(check_targets(fn, targets, classes));
   Scratch row_loss(fn, (size_t)rows * sizeof(double));
   if (!row_loss.ptr) return -1;
-  cross_entropy_rows_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(row_blocks(rows), THREADS, 0, cuda_stream, cross_entropy_rows_kernel<T>)(
       row_loss.as<double>(), (const T *)logits->data, (const int64_t *)targets->data, rows, classes);
-  mean_kernel<T><<<1, THREADS, 0, cuda_stream>>>((T *)loss->data, row_loss.as<double>(), rows);
+  FUSED_LAUNCH(1, THREADS, 0, cuda_stream, mean_kernel<T>)((T *)loss->data, row_loss.as<double>(), rows);
   return cuda_done(fn);
 }
 
@@ -85,7 +85,7 @@ int cuda_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logi
   const char *fn = "cross_entropy_backward";
   const int64_t rows = logits->sizes[0], classes = logits->sizes[1];
   FUSED_TRY(check_targets(fn, targets, classes));
-  cross_entropy_backward_kernel<T><<<row_blocks(rows), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(row_blocks(rows), THREADS, 0, cuda_stream, cross_entropy_backward_kernel<T>)(
       (T *)d_logits->data, (const T *)logits->data, (const int64_t *)targets->data,
       (T)(grad_loss / (double)rows), rows, classes);
   return cuda_done(fn);

@@ -14,7 +14,7 @@ template <typename T>
 int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
                   double lr, double momentum, double weight_decay, int32_t init_buffer) {
   const int64_t n = fused_tensor_numel(param);
-  sgd_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, sgd_kernel<T>)(
       (T *)param->data, momentum_buffer ? (T *)momentum_buffer->data : NULL,
       (const T *)grad->data, (T)lr, (T)momentum, (T)weight_decay, init_buffer != 0, n);
   return cuda_done("sgd_step");
@@ -32,7 +32,7 @@ int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
                       fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,
                       double alpha, double eps, double momentum, double weight_decay) {
   const int64_t n = fused_tensor_numel(param);
-  rmsprop_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, rmsprop_kernel<T>)(
       (T *)param->data, (T *)square_avg->data,
       momentum_buffer ? (T *)momentum_buffer->data : NULL, (const T *)grad->data, (T)lr,
       (T)alpha, (T)eps, (T)momentum, (T)weight_decay, n);
@@ -54,7 +54,7 @@ int cuda_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp
   /* The bias corrections in double on the host, rounded once, as on the CPU. */
   const T step_size = (T)(lr / (1 - pow(beta1, (double)step)));
   const T correction2_sqrt = (T)sqrt(1 - pow(beta2, (double)step));
-  adam_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, adam_kernel<T>)(
       (T *)param->data, (T *)exp_avg->data, (T *)exp_avg_sq->data, (const T *)grad->data,
       step_size, correction2_sqrt, (T)beta1, (T)beta2, (T)eps, (T)weight_decay, n);
   return cuda_done("adam_step");
@@ -84,8 +84,8 @@ template <typename T> int cuda_sum_squares(double *out, const fused_tensor *t) {
   Scratch partial(fn, (blocks + 1) * sizeof(double));
   if (!partial.ptr) return -1;
   double *sums = partial.as<double>();
-  sum_squares_kernel<T><<<blocks, THREADS, 0, cuda_stream>>>(sums, (const T *)t->data, n);
-  sum_partials_kernel<<<1, THREADS, 0, cuda_stream>>>(sums + blocks, sums, blocks);
+  FUSED_LAUNCH(blocks, THREADS, 0, cuda_stream, sum_squares_kernel<T>)(sums, (const T *)t->data, n);
+  FUSED_LAUNCH(1, THREADS, 0, cuda_stream, sum_partials_kernel)(sums + blocks, sums, blocks);
   FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   FUSED_TRY(cuda_check(fn, cudaMemcpyAsync(out, sums + blocks, sizeof *out,
                                            cudaMemcpyDeviceToHost, cuda_stream)));

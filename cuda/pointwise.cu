@@ -28,7 +28,7 @@ __global__ void binary_scalar_kernel(fused_binary_op op, T *y, const T *a, T s, 
 template <typename T>
 int cuda_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
   const int64_t n = fused_tensor_numel(out);
-  unary_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(op, (T *)out->data,
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, unary_kernel<T>)(op, (T *)out->data,
                                                               (const T *)in->data, (T)alpha, n);
   return cuda_done("unary");
 }
@@ -38,10 +38,10 @@ int cuda_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                 const fused_tensor *b) {
   const int64_t n = fused_tensor_numel(out);
   if (fused_tensor_is_contiguous(a) && fused_tensor_is_contiguous(b))
-    binary_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, binary_kernel<T>)(
         op, (T *)out->data, (const T *)a->data, (const T *)b->data, n);
   else
-    binary_strided_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, binary_strided_kernel<T>)(
         op, (T *)out->data, (const T *)a->data, layout_of(a), (const T *)b->data, layout_of(b), n);
   return cuda_done("binary");
 }
@@ -50,7 +50,7 @@ template <typename T>
 int cuda_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                        double scalar) {
   const int64_t n = fused_tensor_numel(out);
-  binary_scalar_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, binary_scalar_kernel<T>)(
       op, (T *)out->data, (const T *)a->data, (T)scalar, n);
   return cuda_done("binary_scalar");
 }

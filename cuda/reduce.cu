@@ -32,10 +32,10 @@ template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in
   outer_dim_inner(in, dim, &outer, &inner);
   const int64_t len = in->sizes[dim];
   if (inner == 1)
-    sum_rows_kernel<T><<<(unsigned)std::min<int64_t>(outer, 65535), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH((unsigned)std::min<int64_t>(outer, 65535), THREADS, 0, cuda_stream, sum_rows_kernel<T>)(
         (T *)out->data, (const T *)in->data, outer, len);
   else
-    sum_columns_kernel<T><<<blocks_for(outer * inner), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(outer * inner), THREADS, 0, cuda_stream, sum_columns_kernel<T>)(
         (T *)out->data, (const T *)in->data, outer, len, inner);
   return cuda_done("sum");
 }

@@ -17,7 +17,7 @@ template <typename T> int cuda_prod_dim(fused_tensor *out, const fused_tensor *i
   int64_t outer, inner;
   outer_dim_inner(in, dim, &outer, &inner);
   const int64_t n = outer * inner;
-  prod_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>((T *)out->data, (const T *)in->data,
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, prod_kernel<T>)((T *)out->data, (const T *)in->data,
                                                              in->sizes[dim], inner, n);
   return cuda_done("prod");
 }
@@ -46,7 +46,7 @@ int cuda_extremum_dim(fused_tensor *values, fused_tensor *indices, const fused_t
   int64_t outer, inner;
   outer_dim_inner(in, dim, &outer, &inner);
   const int64_t n = outer * inner;
-  extremum_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, extremum_kernel<T>)(
       (T *)values->data, indices ? (int64_t *)indices->data : NULL, (const T *)in->data,
       in->sizes[dim], inner, n, largest);
   return cuda_done(largest ? "max" : "min");

@@ -117,7 +117,7 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
     const bool last = k == T_ - 1;
     FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
                         T(0), gh.as<T>(), GH));
-    rnn_forward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_forward_kernel<T>)(
         cell, L, ld, st, gh.as<T>(), (const T *)b_ih->data,
         b_hh ? (const T *)b_hh->data : nullptr, c,
         last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H, last ? H : ld,
@@ -145,7 +145,7 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   if (dc) FUSED_TRY(copy_rows(fn, dc, H, d_cn ? (const T *)d_cn->data : nullptr, H, B, H));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
-    rnn_backward_kernel<T><<<blocks_for(B * H), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_backward_kernel<T>)(
         cell, L, ld, st, d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr, ld_dhs, dh, dc,
         len.get(lengths), t, B, H);
     FUSED_TRY(cuda_check(fn, cudaGetLastError()));

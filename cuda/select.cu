@@ -14,7 +14,7 @@ template <typename T>
 int cuda_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,
                const fused_tensor *b) {
   const int64_t n = fused_tensor_numel(out);
-  where_kernel<T><<<blocks_for(n), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, where_kernel<T>)(
       (T *)out->data, (const bool *)cond->data, layout_of(cond), (const T *)a->data,
       layout_of(a), (const T *)b->data, layout_of(b), n);
   return cuda_done("where");
@@ -44,7 +44,7 @@ static int pick(const char *fn, fused_tensor *out, const fused_tensor *in, int32
   outer_dim_inner(in, dim, &outer, &inner);
   FUSED_TRY(check_index(fn, index, in->sizes[dim]));
   const int64_t n = out->sizes[dim], total = outer * n * inner;
-  pick_kernel<T><<<blocks_for(total), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(total), THREADS, 0, cuda_stream, pick_kernel<T>)(
       (T *)out->data, (const T *)in->data, (const int64_t *)index->data, per_element,
       in->sizes[dim], n, inner, total);
   return cuda_done(fn);

@@ -56,12 +56,12 @@ int cuda_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor
 
   Scratch columns0(fn, (size_t)nnz * sizeof(int64_t));
   if (!columns0.ptr) return -1;
-  less_one_kernel<<<blocks_for(nnz), THREADS, 0, cuda_stream>>>(
+  FUSED_LAUNCH(blocks_for(nnz), THREADS, 0, cuda_stream, less_one_kernel)(
       columns0.as<int64_t>(), (const int64_t *)col_idx->data, nnz);
   FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   T *y = (T *)out->data;
   if (bias) {
-    bias_rows_kernel<T><<<blocks_for(n * k), THREADS, 0, cuda_stream>>>(
+    FUSED_LAUNCH(blocks_for(n * k), THREADS, 0, cuda_stream, bias_rows_kernel<T>)(
         y, (const T *)bias->data, k, n * k);
     FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   }

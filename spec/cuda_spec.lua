@@ -30,21 +30,34 @@ end
 
 describe('fused.cuda without a device', function()
   it('says why it is unavailable, and a CUDA tensor is a clear error naming the reason', function()
-    assert.are.equal('boolean', type(fused.cuda.is_available()))
-    local why = fused.cuda.why()
-    assert.are.equal('string', type(why))
-    assert.is_true(#why > 0)
-    if fused.cuda.is_available() then return end
-    err(function() fused.zeros({ 2 }, { device = 'cuda' }) end, 'tensor_new', 'cuda', why)
-    err(function() fused.ones({ 2 }):cuda() end, 'cuda', why)
-    err(fused.cuda.memory_stats, 'cuda.memory_stats', why)
-    err(fused.cuda.synchronize, 'cuda.synchronize', why)
+    helper.without_cuda([[
+      local err = helper.assert_error
+      assert(fused.cuda.is_available() == false and fused.cuda.is_emulated() == false)
+      local why = fused.cuda.why()
+      assert(why:find('FUSED_NO_CUDA', 1, true), why)
+      err(function() fused.zeros({ 2 }, { device = 'cuda' }) end, 'tensor_new', 'cuda', why)
+      err(function() fused.ones({ 2 }):cuda() end, 'cuda', why)
+      err(fused.cuda.memory_stats, 'cuda.memory_stats', why)
+      err(fused.cuda.synchronize, 'cuda.synchronize', why)
+      err(function() fused.cuda.emulator_seed(1) end, 'cuda.emulator_seed', why)]])
+  end)
+
+  it('is never the emulator unless FUSED_CUDA_EMULATOR asks for it', function()
+    local out = helper.without_cuda([[
+      print(fused.cuda.is_emulated(), tostring(fused.config()):match('| ([^|]*)$'))]])
+    assert.truthy(out:find('false\tno CUDA', 1, true), out)
+    if fused.cuda.is_emulated() then
+      assert.is_false(fused.cuda.is_available())
+      assert.truthy(fused.cuda.why():find('cuda (emulated)', 1, true), fused.cuda.why())
+      assert.truthy(tostring(fused.config()):find('cuda (emulated)', 1, true), tostring(fused.config()))
+    end
   end)
 end)
 
 describe('CUDA tensors', function()
   gpu_it('name their device', function()
-    assert.is_truthy(fused.cuda.why():find('available', 1, true))
+    local why = fused.cuda.why()
+    assert.is_truthy(why:find('available', 1, true) or why:find('cuda (emulated)', 1, true), why)
     local t = fused.ones({ 2, 3 }, { device = 'cuda' })
     assert.are.equal('cuda', t.device)
     assert.is_truthy(tostring(t):find('cuda', 1, true))

@@ -115,7 +115,13 @@ describe('bad input', function()
     local gpu = on_cuda(fused.zeros({ 2, 3 }))
     err(function() return a + gpu end, 'add', "'b'", 'device cpu', 'got cuda')
     err(function() fused.matmul(a, (on_cuda(fused.zeros({ 3, 2 })))) end, 'matmul', "'b'", 'device cpu', 'got cuda')
-    err(function() fused.exp(gpu) end, 'cuda', 'not available')
+    helper.without_cuda([[
+      local ffi = require 'ffi'
+      local t = fused.zeros({ 2, 3 })
+      local gpu = ffi.new('fused_tensor')
+      assert(fused.C.fused_tensor_view(gpu, t, t.ndim, t.sizes, t.strides, 0) == 0)
+      gpu.device_type = 1
+      helper.assert_error(function() fused.exp(gpu) end, 'cuda', 'not available')]])
   end)
 
   it('dims and ranges out of bounds', function()

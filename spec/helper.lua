@@ -83,6 +83,23 @@ function helper.assert_error(f, ...)
   end
 end
 
+-- Runs `code` (Lua, with fused and helper in scope) in a child luajit where CUDA is off
+-- (FUSED_NO_CUDA=1), so that what a machine without a device does is checked on every machine;
+-- asserts that it ran to its end, and returns what it printed.
+function helper.without_cuda(code)
+  local path = os.tmpname()
+  local f = assert(io.open(path, 'wb'))
+  f:write("local helper = require 'spec.helper'\nlocal fused = helper.fused\n", code,
+          "\nprint('without_cuda: done')\n")
+  f:close()
+  local p = io.popen("FUSED_NO_CUDA=1 LUA_PATH='lua/?.lua;lua/?/init.lua;;' luajit " .. path .. ' 2>&1')
+  local out = p:read('*a')
+  p:close()
+  os.remove(path)
+  assert(out:find('without_cuda: done', 1, true), out)
+  return out
+end
+
 -- The dtype names, in the order of their numbers.
 helper.dtypes = {}
 for id = 0, fused.C.FUSED_NUM_DTYPES - 1 do helper.dtypes[id + 1] = require('fused.dtype').dtype_names[id] end
@@ -107,13 +124,17 @@ function helper.bytes(t)
   return require('ffi').string(host.data, host:numel() * require('fused.dtype').sizes[host.scalar_type])
 end
 
--- it() for a test that needs a GPU: pending, with the reason, where no CUDA device answers.
+-- Whether cuda tensors work here: a GPU answers, or the CUDA emulator runs (make test).
+function helper.has_cuda() return fused.cuda.is_available() or fused.cuda.is_emulated() end
+
+-- it() for a test of the CUDA backend: pending, with the reason, where neither a GPU nor the
+-- CUDA emulator answers (make test loads the emulator, so it runs everywhere there).
 -- busted binds it and pending in each spec's environment (pending differs inside a test), so
 -- they are looked up there, when used: helper.gpu_it('name', function() ... end).
 function helper.gpu_it(name, f)
   local spec = getfenv(f)
   spec.it(name, function()
-    if not fused.cuda.is_available() then spec.pending('no CUDA device: ' .. fused.cuda.why()) end
+    if not helper.has_cuda() then spec.pending('no CUDA device: ' .. fused.cuda.why()) end
     f()
   end)
 end

@@ -15,7 +15,7 @@
 
 #include "../fused.h"
 
-#ifdef __CUDACC__
+#if defined(__CUDACC__) || defined(FUSED_CUDA_EMULATED) /* nvcc, or the CUDA emulator */
 #define FUSED_HD __host__ __device__ inline
 #define FUSED_GENERIC template <typename scalar_t>
 #else

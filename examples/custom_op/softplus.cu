@@ -2,6 +2,8 @@
  * no GPU has answered where it was written. */
 #include <cuda_runtime.h>
 
+#include <fused_launch.h>
+
 #include "softplus.h"
 
 template <typename T>
@@ -32,7 +34,7 @@ extern "C" int softplus_forward_cuda(fused_tensor *out, const fused_tensor *x) {
   if (n == 0) return 0;
   cudaStream_t stream = (cudaStream_t)fused_cuda_stream();
   FUSED_DISPATCH_FLOATING(fn, "x", x, {
-    forward_kernel<scalar_t><<<blocks(n), 256, 0, stream>>>(FUSED_DATA(out, scalar_t),
+    FUSED_LAUNCH(blocks(n), 256, 0, stream, forward_kernel<scalar_t>)(FUSED_DATA(out, scalar_t),
                                                             FUSED_DATA(x, scalar_t), n);
   });
   return launched(fn);
@@ -46,7 +48,7 @@ extern "C" int softplus_backward_cuda(fused_tensor *d_x, const fused_tensor *d_o
   if (n == 0) return 0;
   cudaStream_t stream = (cudaStream_t)fused_cuda_stream();
   FUSED_DISPATCH_FLOATING(fn, "x", x, {
-    backward_kernel<scalar_t><<<blocks(n), 256, 0, stream>>>(
+    FUSED_LAUNCH(blocks(n), 256, 0, stream, backward_kernel<scalar_t>)(
         FUSED_DATA(d_x, scalar_t), FUSED_DATA(d_out, scalar_t), FUSED_DATA(x, scalar_t), n);
   });
   return launched(fn);

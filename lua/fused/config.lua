@@ -1,6 +1,6 @@
 -- fused.config(): what this process computes with, for banners and benchmark headers. A table
 -- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading, cuda:
--- whether a GPU answers)
+-- whether a GPU answers, cuda_emulated: whether cuda tensors run on the CUDA emulator)
 -- that prints as one line.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
@@ -19,7 +19,8 @@ local line = {
   __tostring = function(c)
     return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
       .. 'OpenBLAS %s kernels, %s | %s', c.version, c.cpu, c.cpu_capability,
-      c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.cuda and 'CUDA' or 'no CUDA')
+      c.vector_bits, c.threads, c.blas_core, c.blas_threading,
+      c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
   end,
 }
 
@@ -35,5 +36,6 @@ return function()
     blas_core = ffi.string(C.fused_blas_core()),
     blas_threading = threading[C.fused_blas_threading()] or 'unknown',
     cuda = cuda.is_available(),
+    cuda_emulated = cuda.is_emulated(),
   }, line)
 end

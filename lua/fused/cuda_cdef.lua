@@ -21,4 +21,8 @@ int fused_cuda_empty_cache(void);
 
 /* float32 matrix products in plain float32 (0, the default) or on TF32 tensor cores (1). */
 int fused_cuda_set_tf32(int32_t enabled);
+
+/* The CUDA emulator's library only (libfused_cuda_emu.so, docs/cuda.md): the seed of the order
+ * in which a block's threads run; 0 runs them in thread order. */
+void fused_cuda_emu_seed(uint64_t seed);
 ]]

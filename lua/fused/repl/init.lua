@@ -89,7 +89,8 @@ end
 
 -- The two lines printed at start: versions, threads, CUDA; then what input offers.
 function M.banner(fused, readline, history)
-  local cuda = fused.cuda.is_available() and fused.cuda.why() or 'CUDA unavailable: ' .. fused.cuda.why()
+  local cuda = (fused.cuda.is_available() or fused.cuda.is_emulated()) and fused.cuda.why()
+    or 'CUDA unavailable: ' .. fused.cuda.why()
   local first = string.format('fused %s on %s, %d threads. %s', fused.version, jit.version,
                               fused.get_num_threads(), cuda)
   local second
