@@ -114,6 +114,7 @@ $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 # FUSED_CUDA_EMULATOR=1 is set (make test sets it). Built everywhere: it needs no nvcc.
 EMU_SOURCES = $(wildcard cuda/emu/*.cpp)
 EMU_HEADERS = $(wildcard cuda/emu/*.h)
+EMU_PUBLIC_HEADERS = cuda/emu/cuda_runtime.h cuda/emu/cublas_v2.h cuda/emu/cusparse.h
 EMU_FLAGS = -std=c++17 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter -Icuda/emu
 emu_objects = $(CU_SOURCES:%.cu=$(1)/%.o) $(EMU_SOURCES:%.cpp=$(1)/%.o)
 EMU_OBJECTS = $(call emu_objects,$(BUILD)/emu)
@@ -239,6 +240,7 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	# The extension headers (docs/extending.md), and where fused.ext finds them.
 	mkdir -p $(DESTDIR)$(INCLUDEDIR)/cpu && cp c/fused.h c/fused_ext.h c/fused_simd.h $(DESTDIR)$(INCLUDEDIR)/
 	cp c/cpu/simd.h c/cpu/simd_math.h $(DESTDIR)$(INCLUDEDIR)/cpu/
+	mkdir -p $(DESTDIR)$(INCLUDEDIR)/emu && cp $(EMU_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/emu/
 	echo "return '$(INCLUDEDIR)'" > $(DESTDIR)$(LUADIR)/fused/ext/include_dir.lua
 
 uninstall:

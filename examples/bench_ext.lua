@@ -21,7 +21,7 @@ local function timed_load()
     local b = require 'examples.bench_common'
     local t0 = b.now_us()
     local sources, cflags = {'%ssoftplus.h', '%ssoftplus.c'}, {}
-    if fused.ext.has_nvcc() then sources[3] = '%ssoftplus.cu' else cflags[1] = '-DSOFTPLUS_NO_CUDA' end
+    if fused.ext.has_cuda() then sources[3] = '%ssoftplus.cu' else cflags[1] = '-DSOFTPLUS_NO_CUDA' end
     fused.ext.load{name = 'softplus', sources = sources, cflags = cflags, cache_dir = '%s'}
     print((b.now_us() - t0) * 1e-3)"]], src, src, src, cache))
   local ms = tonumber(p:read('*a'))
@@ -35,7 +35,7 @@ f:write('/* edited */\n')
 f:close()
 local rebuild = timed_load()
 print(string.format('# fused.ext.load of examples/custom_op (%s): first compile %.0f ms, cached '
-                    .. 'load %.1f ms, softplus.c changed %.0f ms', fused.ext.has_nvcc() and
+                    .. 'load %.1f ms, softplus.c changed %.0f ms', fused.ext.has_cuda() and
                     'softplus.c + softplus.cu' or 'softplus.c', first, cached, rebuild))
 
 -- Built as fused.ext.cell builds it: the default flags and the capability's vector flags.

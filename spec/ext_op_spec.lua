@@ -1,8 +1,9 @@
--- An op of your own (examples/custom_op: softplus in C, and CUDA where nvcc is) through
+-- An op of your own (examples/custom_op: softplus in C, and CUDA where cuda tensors run) through
 -- fused.ext.load and fused_ext.h: a Module that gradchecks, errors that reach Lua as ours do,
 -- and the same sources built ahead of time by the example's Makefile.
 local ffi = require 'ffi'
-local fused = require 'fused'
+local helper = require 'spec.helper'
+local fused = helper.fused
 
 pcall(ffi.cdef, 'int setenv(const char *name, const char *value, int overwrite);')
 local cache = os.tmpname()
@@ -35,12 +36,22 @@ describe('a custom op (examples/custom_op)', function()
       "softplus_forward: argument 'out' expected shape [3] (as 'x'), got [4]")
   end)
 
-  it('says so when its CUDA half is called without a device', function()
-    if fused.cuda.is_available() then return pending('a CUDA device is present') end
-    local x = fused.randn({ 3 }, o)
-    local ok, err = pcall(fused.ext.check, Softplus.C.softplus_forward_cuda(x, x))
-    assert.is_false(ok)
-    assert.truthy(err:find(fused.ext.has_nvcc() and 'no cuda device is present' or 'no CUDA part', 1, true), err)
+  helper.gpu_it('runs its CUDA half (softplus.cu) on the device, equal to its CPU half', function()
+    fused.manual_seed(3)
+    local x, d_y = fused.randn({ 3, 700 }, o) * 5, fused.randn({ 3, 700 }, o)
+    local cpu, gpu = Softplus(), Softplus()
+    local y, y_gpu = cpu:forward(x), gpu:forward(x:cuda())
+    assert.are.equal('cuda', y_gpu.device)
+    helper.assert_close(y_gpu, y, 1e-14, 'forward')
+    helper.assert_close(gpu:backward(d_y:cuda()), cpu:backward(d_y), 1e-14, 'backward')
+  end)
+
+  it('says so when its CUDA half is called where cuda tensors do not run', function()
+    helper.without_cuda([[
+      local Softplus = dofile('examples/custom_op/Softplus.lua')
+      local x = fused.randn({ 3 })
+      helper.assert_error(function() fused.ext.check(Softplus.C.softplus_forward_cuda(x, x)) end,
+                          'softplus_forward', 'no CUDA part')]])
   end)
 
   it('builds ahead of time with its Makefile and loads that library', function()

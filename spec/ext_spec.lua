@@ -120,8 +120,19 @@ describe('fused.ext.load', function()
     local out = luajit(string.format([[
       print(select(2, pcall(require('fused').ext.load, {name = 'k', sources = {'%sk.cu'},
                                                         cache_dir = '%s'})))]], src, cache),
-      'NVCC=/nonexistent/nvcc')
+      'NVCC=/nonexistent/nvcc FUSED_CUDA_EMULATOR=')
     assert.truthy(out:find("source '" .. src .. "k.cu' needs /nonexistent/nvcc, which does not run", 1, true), out)
+  end)
+
+  it('builds a .cu source with the C++ compiler where cuda tensors run on the CUDA emulator', function()
+    write(src .. 'k2.cu', '__global__ void k2(int *out) { *out = threadIdx.x; }\n'
+                        .. 'extern "C" int ext_k2(void) { return 7; }\n')
+    local out = luajit(string.format([[
+      local ffi = require 'ffi'
+      local lib = require('fused').ext.load({name = 'k2', sources = {'%sk2.cu'}, cache_dir = '%s',
+                                             cdef = 'int ext_k2(void);'})
+      print('value', lib.ext_k2())]], src, cache), 'NVCC=/nonexistent/nvcc FUSED_CUDA_EMULATOR=1')
+    assert.truthy(out:find('value\t7', 1, true), out)
   end)
 
   it('builds against the headers that make install put in a prefix, from another folder', function()

@@ -11,7 +11,7 @@ local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 
 local function build()
   local sources, cflags = { here .. 'softplus.c', here .. 'softplus.h' }, {}
-  if fused.ext.has_nvcc() then sources[#sources + 1] = here .. 'softplus.cu'
+  if fused.ext.has_cuda() then sources[#sources + 1] = here .. 'softplus.cu'
   else cflags[1] = '-DSOFTPLUS_NO_CUDA' end
   return fused.ext.load { name = 'softplus', sources = sources, cflags = cflags,
                           verbose = os.getenv('FUSED_EXT_VERBOSE') ~= nil }

@@ -1,5 +1,5 @@
-/* Softplus on the CPU; CUDA tensors go to softplus.cu (built only where nvcc is: without it,
- * SOFTPLUS_NO_CUDA gives a clear error instead). */
+/* Softplus on the CPU; CUDA tensors go to softplus.cu (built only where cuda tensors run, on a
+ * GPU or the CUDA emulator: elsewhere SOFTPLUS_NO_CUDA gives a clear error instead). */
 #include <tgmath.h>
 
 #include "softplus.h"
@@ -9,10 +9,10 @@
 
 #ifdef SOFTPLUS_NO_CUDA
 int softplus_forward_cuda(fused_tensor *out, const fused_tensor *x) {
-  return fused_error("softplus_forward: this build has no CUDA part (softplus.cu needs nvcc)");
+  return fused_error("softplus_forward: this build has no CUDA part (softplus.cu is built where cuda tensors run)");
 }
 int softplus_backward_cuda(fused_tensor *d_x, const fused_tensor *d_out, const fused_tensor *x) {
-  return fused_error("softplus_backward: this build has no CUDA part (softplus.cu needs nvcc)");
+  return fused_error("softplus_backward: this build has no CUDA part (softplus.cu is built where cuda tensors run)");
 }
 #endif
 

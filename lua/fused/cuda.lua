@@ -15,6 +15,7 @@ local function open(path)
   local ok, C = pcall(ffi.load, path)
   if not ok then return nil, path:match('[^/]*$') .. ' did not load: ' .. tostring(C) end
   if C.fused_cuda_init() ~= 0 then return nil, ffi.string(lib.C.fused_last_error()) end
+  M.path = path -- what fused.ext links .cu sources against
   return C
 end
 

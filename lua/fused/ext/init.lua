@@ -83,7 +83,7 @@ local function load(fn, opts)
   say('cpu capability %s: C sources compile with %s', capability,
       #vector_flags > 0 and table.concat(vector_flags, ' ') or 'no vector flags')
   local fused_key = toolchain.fused_key(require('fused').version)
-  local objects, cdefs, has_cuda = {}, {}, false
+  local objects, cdefs, cuda = {}, {}, nil -- cuda: how the .cu sources build, when any
   for _, src in ipairs(sources) do
     local path = absolute(src)
     local kind = path:match('%.([%w]+)$')
@@ -92,21 +92,21 @@ local function load(fn, opts)
       if not text then error(string.format("%s: source '%s' cannot be read", fn, src), 4) end
       cdefs[#cdefs + 1] = declarations(text)
     elseif kind == 'c' or kind == 'cu' then
-      local compiler = kind == 'c' and toolchain.cc() or toolchain.nvcc()
-      if not compiler then
-        error(string.format("%s: source '%s' needs nvcc, which was not found (set NVCC, or put "
-                            .. "it on the PATH)", fn, src), 4)
+      local cu, why
+      if kind == 'cu' then
+        cu, why = toolchain.cuda(inc, toolchain.lib_dir())
+        if not cu then error(string.format("%s: source '%s' %s", fn, src, why), 4) end
+        cuda = cu
       end
+      local compiler = kind == 'c' and toolchain.cc() or cu.compiler
       if not toolchain.version(compiler) then
         error(string.format("%s: source '%s' needs %s, which does not run (`%s --version` "
                             .. "failed)", fn, src, compiler, compiler), 4)
       end
       local flags = kind == 'c'
         and { '-O3', '-fPIC', '-std=gnu11', '-fopenmp-simd', inc, unpack(vector_flags) }
-        or { '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_90,code=sm_90', '-gencode',
-             'arch=compute_90,code=compute_90', inc }
+        or { unpack(cu.flags) }
       for _, f in ipairs(kind == 'c' and cflags or cuda_cflags) do flags[#flags + 1] = f end
-      has_cuda = has_cuda or kind == 'cu'
       objects[#objects + 1] = build.object(fn, dir, { path = path, compiler = compiler, flags = flags,
         -- a new compiler or a new fused is a new build
         version = toolchain.version(compiler) .. '\0' .. fused_key }, say)
@@ -123,18 +123,8 @@ local function load(fn, opts)
   end
   local libdir = toolchain.lib_dir()
   local link = { '-L' .. libdir, '-lfused', '-lm', '-Wl,-rpath,' .. libdir, '-Wl,-z,nodelete' }
-  local linker = toolchain.cc()
-  if has_cuda then
-    local cuda_dir = toolchain.cuda_lib_dir()
-    if not cuda_dir then
-      error(string.format("%s: the .cu sources need libfused_cuda.so, which was not found (run "
-                          .. "`make` where nvcc is)", fn), 3)
-    end
-    linker = toolchain.nvcc()
-    link = { '-L' .. libdir, '-L' .. cuda_dir, '-lfused_cuda', '-lfused', '-lm', '-Xlinker',
-             '-rpath,' .. libdir .. ':' .. cuda_dir, '-Xlinker', '-z,nodelete' }
-  end
-  local so = build.library(fn, dir, name, objects, linker, link, say)
+  local so = build.library(fn, dir, name, objects, cuda and cuda.linker or toolchain.cc(),
+                           cuda and cuda.link or link, say)
   for _, text in ipairs(cdefs) do
     if not declared[text] then
       ffi.cdef(text)
@@ -216,10 +206,12 @@ function M.cell(opts)
   return { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
 end
 
--- Whether .cu sources can be built and used here: nvcc and libfused_cuda.so are found, and
--- FUSED_NO_CUDA (fused without its CUDA library, as the sanitizer runs are) is not set.
-function M.has_nvcc()
-  return toolchain.nvcc() ~= nil and toolchain.cuda_lib_dir() ~= nil and not os.getenv('FUSED_NO_CUDA')
+-- Whether .cu sources can be built and used here: cuda tensors run (on a GPU, or on the CUDA
+-- emulator, which builds them with the C++ compiler) and the toolchain for them is found.
+function M.has_cuda()
+  local cuda = require 'fused.cuda'
+  return (cuda.is_available() or cuda.is_emulated())
+    and toolchain.cuda('', toolchain.lib_dir()) ~= nil
 end
 
 -- Raises fused_last_error() when an extension's function returned a status other than 0.

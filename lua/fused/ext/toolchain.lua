@@ -72,6 +72,43 @@ function M.cuda_lib_dir()
   return path and (path:match('^(.*)/') or '.')
 end
 
+-- The CUDA emulator's headers (cuda_runtime.h, cublas_v2.h, cusparse.h): the checkout's
+-- cuda/emu, else emu/ beside fused_ext.h where `make install` put them.
+function M.emu_include_dir()
+  if exists(here .. '../../../cuda/emu/cuda_runtime.h') then return here .. '../../../cuda/emu' end
+  return M.include_dir() .. '/emu'
+end
+
+-- How .cu sources compile (compiler, flags) and link (linker, link) here, inc being the -I of
+-- fused's headers: nvcc against libfused_cuda, or, where cuda tensors run on the CUDA emulator,
+-- the C++ compiler against its headers and library (docs/cuda.md). nil and why not when
+-- neither can.
+function M.cuda(inc, libdir)
+  local cuda = require 'fused.cuda'
+  if cuda.is_emulated() then
+    local cxx = os.getenv('CXX') or 'c++'
+    local dir, name = cuda.path:match('^(.*)/lib([^/]*)%.so$')
+    return { compiler = cxx,
+             -- nvcc includes cuda_runtime.h in every .cu: so does the emulator
+             flags = { '-x', 'c++', '-std=c++17', '-O2', '-fPIC', '-fopenmp',
+                       '-I' .. M.emu_include_dir(), '-include', 'cuda_runtime.h', inc },
+             linker = cxx,
+             link = { '-fopenmp', '-L' .. libdir, '-L' .. dir, '-l' .. name, '-lfused', '-lm',
+                      '-Wl,-rpath,' .. libdir .. ':' .. dir, '-Wl,-z,nodelete' } }
+  end
+  local nvcc, cuda_dir = M.nvcc(), M.cuda_lib_dir()
+  if not nvcc then return nil, 'needs nvcc, which was not found (set NVCC, or put it on the PATH)' end
+  if not cuda_dir then
+    return nil, 'needs libfused_cuda.so, which was not found (run `make` where nvcc is)'
+  end
+  return { compiler = nvcc,
+           flags = { '-O3', '-Xcompiler', '-fPIC', '-gencode', 'arch=compute_90,code=sm_90',
+                     '-gencode', 'arch=compute_90,code=compute_90', inc },
+           linker = nvcc,
+           link = { '-L' .. libdir, '-L' .. cuda_dir, '-lfused_cuda', '-lfused', '-lm',
+                    '-Xlinker', '-rpath,' .. libdir .. ':' .. cuda_dir, '-Xlinker', '-z,nodelete' } }
+end
+
 -- fused's version and its two headers: a build against other headers is another build.
 function M.fused_key(version)
   local dir = M.include_dir()
