@@ -213,7 +213,7 @@ ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
   LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libgomp.so.1)"
 
 test-asan: deps $(BUILD)/asan/libfused.so $(BUILD)/asan/libfused_cuda_emu.so lua/fused/cdef.lua mpi-asan
-	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS)
+	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS) spec/asan/cuda_emu_bounds.lua
 
 # Mutation fuzzing of the npy and safetensors readers (scripts/fuzz.lua), N inputs from seed
 # FUZZ_SEED, against the ASan build. FUZZ_SAVE=DIR keeps the first input of each error class

@@ -9,8 +9,18 @@
 
 #include "common.cuh"
 
+#if defined(__SANITIZE_ADDRESS__) /* the CUDA emulator's AddressSanitizer build */
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
 namespace {
 
+/* Under AddressSanitizer (device memory being the host's, on the emulator) a block is poisoned
+ * past the bytes asked for and while it is cached, so that a kernel reading past its tensor or
+ * into a freed one is an error naming the kernel, as it is without the cache. */
 struct Cache {
   std::unordered_map<void *, size_t> live;           /* block -> its size class */
   std::map<size_t, std::vector<void *>> free_blocks; /* size class -> cached blocks */
@@ -39,6 +49,7 @@ int release_cache(void) {
   FUSED_TRY(cuda_check("cuda.empty_cache", cudaStreamSynchronize(cuda_stream)));
   for (auto &bin : c.free_blocks) {
     for (void *p : bin.second) {
+      ASAN_UNPOISON_MEMORY_REGION(p, bin.first);
       FUSED_TRY(cuda_check("cuda.empty_cache: cudaFree", cudaFree(p)));
       c.stats.reserved -= (int64_t)bin.first;
     }
@@ -79,6 +90,8 @@ void *cuda_alloc(const char *fn, size_t bytes) {
     c.stats.reserved += (int64_t)size;
     c.stats.cuda_mallocs++;
   }
+  ASAN_UNPOISON_MEMORY_REGION(p, bytes);
+  ASAN_POISON_MEMORY_REGION((char *)p + bytes, size - bytes);
   c.live[p] = size;
   c.stats.in_use += (int64_t)size;
   c.stats.peak = std::max(c.stats.peak, c.stats.in_use);
@@ -89,6 +102,7 @@ void cuda_free(void *p) {
   Cache &c = cache();
   auto block = c.live.find(p);
   if (block == c.live.end()) return; /* not ours: nothing to give back */
+  ASAN_POISON_MEMORY_REGION(p, block->second);
   c.free_blocks[block->second].push_back(p);
   c.stats.in_use -= (int64_t)block->second;
   c.live.erase(block);

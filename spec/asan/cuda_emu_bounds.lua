@@ -1,0 +1,55 @@
+-- Run by `make test-asan` only (its Makefile rule names this file): on the CUDA emulator built
+-- with AddressSanitizer, a kernel that reads past its tensor, or into a freed one, is an ASan
+-- error naming the kernel, although fused's caching allocator rounds blocks up and keeps them.
+local helper = require 'spec.helper'
+
+-- Runs spec/cuda_emu/kernels.cu's emu_read_past in a child process (ASan ends it at the first
+-- error) on a tensor of 3 int64, reading `extra` more; `free` drops the tensor first, keeping
+-- its pointer. Returns what the child printed.
+local function read_past(extra, free)
+  local path = os.tmpname()
+  local f = assert(io.open(path, 'wb'))
+  f:write(string.format([[
+    local fused = require 'fused'
+    local src = 'spec/cuda_emu/kernels.cu'
+    local f = assert(io.open(src, 'rb'))
+    local K = fused.ext.load { name = 'cuda_emu_kernels_asan', sources = { src },
+      cuda_cflags = { '-fsanitize=address', '-fno-omit-frame-pointer', '-g' },
+      cdef = f:read('*a'):match('/%%* ffi%%-begin %%*/(.-)/%%* ffi%%-end %%*/') }
+    local x = fused.tensor({ 1, 2, 3 }, { dtype = 'int64' }):cuda()
+    local out = fused.zeros({ 64 }, { dtype = 'int64', device = 'cuda' })
+    local ffi = require 'ffi'
+    -- a copy of x's header that no finalizer releases: it outlives x when x is dropped
+    local view = ffi.new('fused_tensor[1]')
+    ffi.copy(view, x, ffi.sizeof('fused_tensor'))
+    if %s then x = nil; collectgarbage(); collectgarbage() end
+    fused.ext.check(K.emu_read_past(out, view, %d))
+    print('read_past: no error')
+  ]], tostring(free), extra))
+  f:close()
+  local p = io.popen('luajit ' .. path .. ' 2>&1')
+  local out = p:read('*a')
+  p:close()
+  os.remove(path)
+  return out
+end
+
+describe('the CUDA emulator under AddressSanitizer', function()
+  it('passes a kernel that stays within its tensor', function()
+    local out = read_past(0, false)
+    assert.truthy(out:find('read_past: no error', 1, true), out)
+  end)
+
+  it('stops a kernel that reads past its tensor, naming the kernel', function()
+    local out = read_past(1, false)
+    assert.truthy(out:find('AddressSanitizer', 1, true), out)
+    assert.truthy(out:find('read_past_kernel', 1, true), out)
+    assert.falsy(out:find('read_past: no error', 1, true), out)
+  end)
+
+  it('stops a kernel that reads a freed tensor, naming the kernel', function()
+    local out = read_past(0, true)
+    assert.truthy(out:find('AddressSanitizer', 1, true), out)
+    assert.truthy(out:find('read_past_kernel', 1, true), out)
+  end)
+end)
