@@ -241,7 +241,7 @@ bench-dist: deps all
 	  -np 2 $(LUAJIT) examples/bench_dist.lua
 
 # This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
-# (THREADS=2 times two threads).
+# (THREADS=2 times two threads, DTYPE=float64 double).
 bench-compare: deps all
 	scripts/bench-compare.sh $(BASE) $(ROUNDS)
 

@@ -3,7 +3,8 @@
 # in the same run: builds REV's library in a scratch worktree, then alternates
 # examples/bench_compare.lua between the two trees ROUNDS times, so that load on the machine
 # falls on both alike. Prints each round and the best of each tree.
-# Usage: scripts/bench-compare.sh REV [ROUNDS]; THREADS=2 in the environment times two threads.
+# Usage: scripts/bench-compare.sh REV [ROUNDS]; THREADS=2 in the environment times two threads,
+# DTYPE=float64 double.
 set -eu
 rev=${1:?usage: scripts/bench-compare.sh REV [ROUNDS]}
 rounds=${2:-5}
