@@ -17,8 +17,10 @@ make -s -C "$base" build/libfused.so lua/fused/cdef.lua >/dev/null
 make -s build/libfused.so lua/fused/cdef.lua >/dev/null
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "base: $rev ($(git rev-parse --short "$rev")); head: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' + uncommitted')"
+# FUSED_NO_CUDA: REV's tree has no libfused_cuda.so; loading CUDA's libraries into one side only
+# made it 2-4% slower (default path, float64).
 run() { # tree
-  (cd "$1" && LUA_PATH="lua/?.lua;lua/?/init.lua;$here/?.lua;;" FUSED_LIB="$1/build/libfused.so" \
+  (cd "$1" && LUA_PATH="lua/?.lua;lua/?/init.lua;$here/?.lua;;" FUSED_LIB="$1/build/libfused.so" FUSED_NO_CUDA=1 \
      luajit "$here/examples/bench_compare.lua")
 }
 for i in $(seq "$rounds"); do
