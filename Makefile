@@ -238,8 +238,11 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
 	# The extension headers (docs/extending.md), and where fused.ext finds them.
-	mkdir -p $(DESTDIR)$(INCLUDEDIR)/cpu && cp c/fused.h c/fused_ext.h c/fused_simd.h $(DESTDIR)$(INCLUDEDIR)/
+	mkdir -p $(DESTDIR)$(INCLUDEDIR)/cpu $(DESTDIR)$(INCLUDEDIR)/maths
+	cp c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h $(DESTDIR)$(INCLUDEDIR)/
 	cp c/cpu/simd.h c/cpu/simd_math.h $(DESTDIR)$(INCLUDEDIR)/cpu/
+	cp c/maths/hd.h c/maths/activations.h c/maths/lltm.h c/maths/cells.h c/maths/cell_layout.h \
+	  $(DESTDIR)$(INCLUDEDIR)/maths/
 	mkdir -p $(DESTDIR)$(INCLUDEDIR)/emu && cp $(EMU_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/emu/
 	echo "return '$(INCLUDEDIR)'" > $(DESTDIR)$(LUADIR)/fused/ext/include_dir.lua
 
@@ -280,7 +283,7 @@ bench-dist: deps all
 	  -np 2 $(LUAJIT) examples/bench_dist.lua
 
 # This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
-# (THREADS=2 times two threads).
+# (THREADS=2 times two threads, DTYPE=float64 double).
 bench-compare: deps all
 	scripts/bench-compare.sh $(BASE) $(ROUNDS)
 

@@ -9,7 +9,7 @@
 
 #include "fused.h"
 #ifndef __cplusplus
-#include "fused_simd.h" /* vec, vload, vsigmoid, ...: the vector maths of fused's own cells */
+#include "fused_simd.h" /* vec, vload, sigmoid_of, ...: fused's cells' steps over vectors */
 #endif
 
 #ifdef __cplusplus

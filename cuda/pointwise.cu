@@ -1,8 +1,8 @@
 /* Elementwise ops into a contiguous out: unary maps (and their derivatives), binary ops with a
  * tensor (any strides: a broadcast operand has stride 0) or a scalar, with the shared maths
- * (c/maths/activations.h). The op is a kernel argument: every thread takes the same branch. */
+ * (c/maths/pointwise.h). The op is a kernel argument: every thread takes the same branch. */
 #include "common.cuh"
-#include "../c/maths/activations.h"
+#include "../c/maths/pointwise.h"
 
 template <typename T>
 __global__ void unary_kernel(fused_unary_op op, T *y, const T *x, T alpha, int64_t n) {

@@ -34,9 +34,9 @@ __global__ void rnn_forward_kernel(int32_t cell, cell_layout L, int64_t ld, T *s
     T *cr = c ? c + r * H : nullptr;
     const T *g = gh + r * L.gates * H;
     switch (cell) {
-      case FUSED_CELL_LLTM: rnn_lltm_forward(H, j, s, g, b_ih, b_hh, cr, hn, o); break;
-      case FUSED_CELL_LSTM: rnn_lstm_forward(H, j, s, g, b_ih, b_hh, cr, hn, o); break;
-      case FUSED_CELL_GRU: rnn_gru_forward(H, j, s, g, b_ih, b_hh, cr, hn, o); break;
+      case FUSED_CELL_LLTM: rnn_lltm_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
+      case FUSED_CELL_LSTM: rnn_lstm_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
+      case FUSED_CELL_GRU: rnn_gru_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
     }
   }
 }
@@ -57,9 +57,9 @@ __global__ void rnn_backward_kernel(int32_t cell, cell_layout L, int64_t ld, T *
     const T *d = d_out ? d_out + r * ld_out : nullptr;
     T *dhr = dh + r * H, *dcr = dc ? dc + r * H : nullptr;
     switch (cell) {
-      case FUSED_CELL_LLTM: rnn_lltm_backward(H, j, s, d, dhr, dcr); break;
-      case FUSED_CELL_LSTM: rnn_lstm_backward(H, j, s, d, dhr, dcr); break;
-      case FUSED_CELL_GRU: rnn_gru_backward(H, j, s, d, dhr, dcr); break;
+      case FUSED_CELL_LLTM: rnn_lltm_backward(H, j, 1, s, d, dhr, dcr); break;
+      case FUSED_CELL_LSTM: rnn_lstm_backward(H, j, 1, s, d, dhr, dcr); break;
+      case FUSED_CELL_GRU: rnn_gru_backward(H, j, 1, s, d, dhr, dcr); break;
     }
   }
 }

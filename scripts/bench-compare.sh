@@ -3,7 +3,8 @@
 # in the same run: builds REV's library in a scratch worktree, then alternates
 # examples/bench_compare.lua between the two trees ROUNDS times, so that load on the machine
 # falls on both alike. Prints each round and the best of each tree.
-# Usage: scripts/bench-compare.sh REV [ROUNDS]; THREADS=2 in the environment times two threads.
+# Usage: scripts/bench-compare.sh REV [ROUNDS]; THREADS=2 in the environment times two threads,
+# DTYPE=float64 double.
 set -eu
 rev=${1:?usage: scripts/bench-compare.sh REV [ROUNDS]}
 rounds=${2:-5}
@@ -16,8 +17,10 @@ make -s -C "$base" build/libfused.so lua/fused/cdef.lua >/dev/null
 make -s build/libfused.so lua/fused/cdef.lua >/dev/null
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "base: $rev ($(git rev-parse --short "$rev")); head: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' + uncommitted')"
+# FUSED_NO_CUDA: REV's tree has no libfused_cuda.so; loading CUDA's libraries into one side only
+# made it 2-4% slower (default path, float64).
 run() { # tree
-  (cd "$1" && LUA_PATH="lua/?.lua;lua/?/init.lua;$here/?.lua;;" FUSED_LIB="$1/build/libfused.so" \
+  (cd "$1" && LUA_PATH="lua/?.lua;lua/?/init.lua;$here/?.lua;;" FUSED_LIB="$1/build/libfused.so" FUSED_NO_CUDA=1 \
      luajit "$here/examples/bench_compare.lua")
 }
 for i in $(seq "$rounds"); do

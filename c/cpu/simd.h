@@ -79,6 +79,15 @@ static inline vec vcopysign(vec magnitude, vec sign) {
   return (vec)(((ubits)magnitude & ~VEC_SIGN) | ((ubits)sign & VEC_SIGN));
 }
 
+/* The lanes of the shared maths (c/maths/hd.h) on the CPU: these vectors. */
+#define lane_t vec
+#define lane_select vselect
+#define lane_splat vsplat
+#define lane_load vload
+#define lane_store vstore
+#define m_abs vabs
+#define m_copysign vcopysign
+
 /* VEC_FOR on OpenMP threads when n is large (parallel.h). */
 #define PARALLEL_VEC_FOR(n, i, m, ...)                                         \
   do {                                                                         \

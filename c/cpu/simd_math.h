@@ -1,8 +1,7 @@
-/* exp and expm1 of non-positive arguments, and the activations built on them, over the CPU's
- * vectors (simd.h): the CPU's sigmoid, tanh and ELU, lane for lane the operations of
- * c/maths/activations.h (which CUDA runs), and the m_exp_nonpos / m_expm1_nonpos that the
- * shared maths calls on the CPU (lane 0 of these: a vector operation costs what a scalar one
- * does).
+/* exp and expm1 of non-positive arguments over the CPU's vectors (simd.h): the m_exp_nonpos
+ * and m_expm1_nonpos that the shared maths (c/maths/hd.h) calls on the CPU, where the
+ * activations of c/maths/activations.h are built on them; and the same of one scalar (lane 0
+ * of these: a vector operation costs what a scalar one does), for extensions.
  *
  * At the shapes recurrent cells live at, glibc's scalar expf/expm1f/tanhf made a fused step
  * 2.6x slower than this (see TOOLCHAIN.md). Every exp here is of a non-positive argument, so
@@ -67,29 +66,5 @@ static inline vec vexpm1_nonpos(vec x) {
 static inline scalar_t exp_nonpos(scalar_t x) { return vexp_nonpos(vsplat(x))[0]; }
 static inline scalar_t expm1_nonpos(scalar_t x) { return vexpm1_nonpos(vsplat(x))[0]; }
 
-/* The activations of c/maths/activations.h, the same operations in the same order. */
-static inline vec vsigmoid(vec z) {
-  const vec e = vexp_nonpos(-vabs(z));
-  const vec s = 1 / (1 + e);
-  return vselect(z >= 0, s, e * s);
-}
-
-static inline vec vtanh(vec y) {
-  const vec m = vexpm1_nonpos(-2 * vabs(y));
-  return vcopysign(-m / (2 + m), y);
-}
-
-/* NaN fails both comparisons and comes out as itself. */
-static inline vec velu(vec z, scalar_t alpha) {
-  const vec m = vexpm1_nonpos(vselect(z < 0, z, vsplat(0)));
-  return vselect(z <= 0, alpha * m, z);
-}
-
-static inline vec vd_elu(vec z, scalar_t alpha) {
-  const vec e = vexp_nonpos(vselect(z <= 0, z, vsplat(0)));
-  return vselect(z <= 0, alpha * e, vselect(z > 0, vsplat(1), z));
-}
-
-static inline vec vd_elu_from_output(vec elu) { return vselect(elu > 0, vsplat(1), elu + 1); }
-static inline vec vd_sigmoid_from_output(vec s) { return s * (1 - s); }
-static inline vec vd_tanh_from_output(vec t) { return 1 - t * t; }
+#define m_exp_nonpos vexp_nonpos
+#define m_expm1_nonpos vexpm1_nonpos

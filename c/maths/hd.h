@@ -1,13 +1,22 @@
-/* The per-element maths that the CPU and CUDA backends share: small inline functions, each
- * written once here and called by both backends (c/cpu/generic/ and cuda/).
+/* The per-element maths of both backends: each activation, cell step and update written once
+ * here, and called by the CPU (c/cpu/generic/) and CUDA (cuda/) alike.
  *
- * Written over scalar_t: C includes these headers once per dtype with scalar_t defined (as
- * c/cpu/generic/ is), nvcc sees templates over scalar_t, host and device. The transcendental
- * functions are the backend's, declared before these headers are included:
- *   m_exp m_log m_sqrt m_pow m_abs m_copysign    any argument
- *   m_exp_nonpos m_expm1_nonpos                  arguments <= 0 only (sigmoid, tanh and ELU
- *                                                need no others, so nothing overflows)
- * The CPU gives libm's and its vector exp (c/cpu/simd_math.h), CUDA its own. */
+ * The steps are written over a lane type, lane_t: under nvcc a scalar (templates over
+ * scalar_t, host and device, one element a thread); on the CPU the vector `vec` of
+ * c/cpu/simd.h (VEC_LANES elements at once), so that a CPU row is a VEC_FOR loop over the very
+ * step a CUDA thread runs. The optimizer updates and apply_binary, which no backend runs over
+ * vectors, are written over scalar_t. What each backend defines before these headers:
+ *   lane_t                          the lane type
+ *   lane_select(mask, a, b)         mask ? a : b per lane, mask a comparison of lanes
+ *   lane_splat(x)                   x in every lane
+ *   lane_load(p, m) lane_store(p, v, m)    the first m lanes at p (m is 1 under nvcc)
+ *   m_abs m_copysign m_exp m_log m_sqrt    of lanes (m_sqrt of scalars too), any argument
+ *   m_exp_nonpos m_expm1_nonpos     of lanes, arguments <= 0 only (sigmoid, tanh and ELU need
+ *                                   no others, so nothing overflows)
+ *   m_pow                           of scalars
+ * CUDA: the helpers below and common.cuh's functions (expf, exp, ...). The CPU: simd.h's
+ * helpers, simd_math.h's exp and expm1 polynomial, libm lane by lane for the rest
+ * (generic/kernels.h); fused_simd.h gives the same to extensions, for float and double. */
 #ifndef FUSED_MATHS_HD_H
 #define FUSED_MATHS_HD_H
 
@@ -18,8 +27,16 @@
 #if defined(__CUDACC__) || defined(FUSED_CUDA_EMULATED) /* nvcc, or the CUDA emulator */
 #define FUSED_HD __host__ __device__ inline
 #define FUSED_GENERIC template <typename scalar_t>
+#define lane_t scalar_t
+#define lane_splat(x) ((scalar_t)(x))
+template <typename T> __host__ __device__ inline T lane_select(bool mask, T a, T b) {
+  return mask ? a : b;
+}
+template <typename T> __host__ __device__ inline T lane_load(const T *p, int64_t) { return *p; }
+template <typename T> __host__ __device__ inline void lane_store(T *p, T v, int64_t) { *p = v; }
 #else
-#define FUSED_HD static inline
+/* Always inlined: a step's vectors, its outputs included, then stay in registers. */
+#define FUSED_HD static inline __attribute__((always_inline))
 #define FUSED_GENERIC
 #endif
 

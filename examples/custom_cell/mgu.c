@@ -11,10 +11,10 @@
 FUSED_CELL_FORWARD(mgu, {
   VEC_FOR(H, j, m, {
     const vec h = vload(s + 5 * H + j, m);
-    const vec f = vsigmoid(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m) +
-                           vload(b_hh + j, m));
+    const vec f = sigmoid_of(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m) +
+                             vload(b_hh + j, m));
     const vec h_n = vload(gh + H + j, m) + vload(b_hh + H + j, m);
-    const vec n = vtanh(vload(s + H + j, m) + vload(b_ih + H + j, m) + f * h_n);
+    const vec n = tanh_of(vload(s + H + j, m) + vload(b_ih + H + j, m) + f * h_n);
     vstore(s + j, f, m);
     vstore(s + H + j, n, m);
     vstore(s + 2 * H + j, h_n, m);
@@ -28,8 +28,8 @@ FUSED_CELL_BACKWARD(mgu, {
     const vec g = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
     const vec f = vload(s + j, m), n = vload(s + H + j, m);
     const vec h_n = vload(s + 2 * H + j, m), h = vload(s + 5 * H + j, m);
-    const vec d_n = g * f * vd_tanh_from_output(n);
-    const vec d_f = (g * (n - h) + d_n * h_n) * vd_sigmoid_from_output(f);
+    const vec d_n = g * f * d_tanh_from_output(n);
+    const vec d_f = (g * (n - h) + d_n * h_n) * d_sigmoid_from_output(f);
     vstore(s + 3 * H + j, d_f, m);
     vstore(s + 4 * H + j, d_n, m);
     vstore(s + j, d_f, m);

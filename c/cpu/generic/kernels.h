@@ -20,18 +20,28 @@
 #include <cblas.h>
 #include <tgmath.h>
 
-/* The vectors of the capability this file is compiled for, and the transcendental functions
- * the shared maths calls (c/maths/hd.h). */
+/* The vectors of the capability this file is compiled for, the lanes of the shared maths
+ * (c/maths/hd.h), and its transcendental functions: simd_math.h's exp and expm1 of arguments
+ * <= 0, libm lane by lane for exp, log and sqrt of any (apply_unary's), libm for the scalars
+ * (the optimizers' sqrt, apply_binary's pow). */
 #include "../simd.h"
 #include "../simd_math.h"
-#define m_exp exp
-#define m_log log
-#define m_sqrt sqrt
+static inline vec vexp_libm(vec v) {
+  for (int k = 0; k < VEC_LANES; k++) v[k] = exp(v[k]);
+  return v;
+}
+static inline vec vlog_libm(vec v) {
+  for (int k = 0; k < VEC_LANES; k++) v[k] = log(v[k]);
+  return v;
+}
+static inline vec vsqrt_libm(vec v) {
+  for (int k = 0; k < VEC_LANES; k++) v[k] = sqrt(v[k]);
+  return v;
+}
+#define m_exp vexp_libm
+#define m_log vlog_libm
+#define m_sqrt(x) _Generic((x), vec: vsqrt_libm, float: sqrtf, double: sqrt)(x)
 #define m_pow pow
-#define m_abs fabs
-#define m_copysign copysign
-#define m_exp_nonpos exp_nonpos
-#define m_expm1_nonpos expm1_nonpos
 
 #include "pointwise.h"
 #include "addmm.h"

@@ -44,11 +44,11 @@ static void lltm_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t 
 static inline void lltm_step_forward_row(int64_t H, scalar_t *s, const scalar_t *bias,
                                          const scalar_t *c, scalar_t *new_h, scalar_t *new_c) {
   VEC_FOR(H, j, m, {
-    const vec input_gate = vsigmoid(vload(s + j, m) + vload(bias + j, m));
-    const vec output_gate = vsigmoid(vload(s + H + j, m) + vload(bias + H + j, m));
-    const vec candidate = velu(vload(s + 2 * H + j, m) + vload(bias + 2 * H + j, m), 1);
+    const vec input_gate = sigmoid_of(vload(s + j, m) + vload(bias + j, m));
+    const vec output_gate = sigmoid_of(vload(s + H + j, m) + vload(bias + H + j, m));
+    const vec candidate = elu_of(vload(s + 2 * H + j, m) + vload(bias + 2 * H + j, m), 1);
     const vec cell = vload(c + j, m) + candidate * input_gate;
-    const vec tanh_cell = vtanh(cell);
+    const vec tanh_cell = tanh_of(cell);
     vstore(new_c + j, cell, m);
     vstore(new_h + j, tanh_cell * output_gate, m);
     vstore(s + j, input_gate, m);
@@ -69,10 +69,10 @@ static inline void lltm_step_backward_row(int64_t H, const scalar_t *grad_h,
     const vec g_h = vload(grad_h + j, m), input_gate = vload(s + j, m);
     const vec output_gate = vload(s + H + j, m), candidate = vload(s + 2 * H + j, m);
     const vec tanh_cell = vload(s + 3 * H + j, m);
-    const vec d_cell = vload(grad_c + j, m) + g_h * output_gate * vd_tanh_from_output(tanh_cell);
-    vstore(dg + j, d_cell * candidate * vd_sigmoid_from_output(input_gate), m);
-    vstore(dg + H + j, g_h * tanh_cell * vd_sigmoid_from_output(output_gate), m);
-    vstore(dg + 2 * H + j, d_cell * input_gate * vd_elu_from_output(candidate), m);
+    const vec d_cell = vload(grad_c + j, m) + g_h * output_gate * d_tanh_from_output(tanh_cell);
+    vstore(dg + j, d_cell * candidate * d_sigmoid_from_output(input_gate), m);
+    vstore(dg + H + j, g_h * tanh_cell * d_sigmoid_from_output(output_gate), m);
+    vstore(dg + 2 * H + j, d_cell * input_gate * d_elu_from_output(candidate), m);
     vstore(d_c + j, d_cell, m);
   })
 }

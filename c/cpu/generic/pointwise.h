@@ -1,19 +1,13 @@
 /* Unary ops on contiguous tensors; binary ops on operands of any strides into a contiguous out.
- * The maths is shared (c/maths/activations.h). */
-#include "../../maths/activations.h"
+ * The maths is shared (c/maths/pointwise.h). */
+#include "../../maths/pointwise.h"
 
-/* The op is a compile-time constant inside each case, so each loop is specialised. The
- * activations and the cheap ops run over vectors (simd_math.h), lane for lane apply_unary's
- * maths; exp, log and sqrt call libm per element. */
+/* The op is a compile-time constant inside each case, so each loop is specialised: apply_unary
+ * over vectors (simd.h). */
 #define MAP(OP)                                                              \
   case OP:                                                                   \
-    PARALLEL_FOR(n, i, { y[i] = apply_unary(OP, x[i], alpha); });            \
-    break
-#define VMAP(OP, F)                                                          \
-  case OP:                                                                   \
     PARALLEL_VEC_FOR(n, i, m, {                                              \
-      const vec v = vload(x + i, m);                                         \
-      vstore(y + i, F, m);                                                   \
+      vstore(y + i, apply_unary(OP, vload(x + i, m), alpha), m);             \
     });                                                                      \
     break
 
@@ -22,24 +16,15 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
   scalar_t *y = (scalar_t *)out->data;
   const int64_t n = fused_tensor_numel(in);
   switch (op) {
-    MAP(FUSED_EXP); MAP(FUSED_LOG); MAP(FUSED_SQRT); MAP(FUSED_D_EXP);
-    VMAP(FUSED_NEG, -v);
-    VMAP(FUSED_TANH, vtanh(v));
-    VMAP(FUSED_SIGMOID, vsigmoid(v));
-    VMAP(FUSED_ELU, velu(v, alpha));
-    VMAP(FUSED_RELU, vselect(v <= 0, vsplat(0), v)); /* NaN fails the test: relu(NaN) is NaN */
-    VMAP(FUSED_ABS, vabs(v));
-    VMAP(FUSED_D_LOG, 1 / v);
-    VMAP(FUSED_D_TANH, vd_tanh_from_output(vtanh(v)));
-    VMAP(FUSED_D_SIGMOID, vd_sigmoid_from_output(vsigmoid(v)));
-    VMAP(FUSED_D_ELU, vd_elu(v, alpha));
-    VMAP(FUSED_D_RELU, vselect(v > 0, vsplat(1), vselect(v <= 0, vsplat(0), v)));
+    MAP(FUSED_NEG); MAP(FUSED_EXP); MAP(FUSED_LOG); MAP(FUSED_TANH); MAP(FUSED_SIGMOID);
+    MAP(FUSED_ELU); MAP(FUSED_RELU); MAP(FUSED_SQRT); MAP(FUSED_ABS); MAP(FUSED_D_EXP);
+    MAP(FUSED_D_LOG); MAP(FUSED_D_TANH); MAP(FUSED_D_SIGMOID); MAP(FUSED_D_ELU);
+    MAP(FUSED_D_RELU);
     default: return fused_error("unary: unknown op %d", (int)op);
   }
   return 0;
 }
 #undef MAP
-#undef VMAP
 
 #define BINARY_OPS(M)                                                                \
   M(FUSED_ADD) M(FUSED_SUB) M(FUSED_MUL) M(FUSED_DIV) M(FUSED_RSUB) M(FUSED_RDIV) M(FUSED_POW) \

@@ -15,137 +15,7 @@
  * the GEMMs over all rows need no masking. */
 #include <omp.h>
 
-#include "../../maths/cell_layout.h"
-
-/* The built-in cells' rows over the CPU's vectors (simd.h), each operation for operation its
- * rnn_<cell>_forward or _backward of c/maths/cells.h (which CUDA runs), in the blocks of
- * cell_layout.h: the auto-vectoriser left a loop over those scalar under AVX2. */
-static inline void rnn_lltm_row_forward(int64_t H, scalar_t *s, const scalar_t *gh,
-                                        const scalar_t *b_ih, scalar_t *c, scalar_t *h_next,
-                                        scalar_t *out) {
-  VEC_FOR(H, j, m, {
-    const vec input_gate =
-        vsigmoid(vload(s + j, m) + vload(b_ih + j, m) + vload(gh + j, m));
-    const vec output_gate =
-        vsigmoid(vload(s + H + j, m) + vload(b_ih + H + j, m) + vload(gh + H + j, m));
-    const vec candidate = velu(
-        vload(s + 2 * H + j, m) + vload(b_ih + 2 * H + j, m) + vload(gh + 2 * H + j, m), 1);
-    const vec cell = vload(c + j, m) + candidate * input_gate;
-    const vec tanh_cell = vtanh(cell), h = tanh_cell * output_gate;
-    vstore(s + j, input_gate, m);
-    vstore(s + H + j, output_gate, m);
-    vstore(s + 2 * H + j, candidate, m);
-    vstore(s + 3 * H + j, tanh_cell, m);
-    vstore(c + j, cell, m);
-    vstore(h_next + j, h, m);
-    vstore(out + j, h, m);
-  })
-}
-
-static inline void rnn_lltm_row_backward(int64_t H, scalar_t *s, const scalar_t *d_out,
-                                         scalar_t *dh, scalar_t *dc) {
-  VEC_FOR(H, j, m, {
-    const vec grad_h = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
-    const vec input_gate = vload(s + j, m), output_gate = vload(s + H + j, m);
-    const vec candidate = vload(s + 2 * H + j, m), tanh_cell = vload(s + 3 * H + j, m);
-    const vec d_cell = vload(dc + j, m) + grad_h * output_gate * vd_tanh_from_output(tanh_cell);
-    vstore(s + j, d_cell * candidate * vd_sigmoid_from_output(input_gate), m);
-    vstore(s + H + j, grad_h * tanh_cell * vd_sigmoid_from_output(output_gate), m);
-    vstore(s + 2 * H + j, d_cell * input_gate * vd_elu_from_output(candidate), m);
-    vstore(dc + j, d_cell, m);
-    vstore(dh + j, vsplat(0), m);
-  })
-}
-
-/* The LSTM's gate k at elements j.. (m lanes): input projection, b_ih, recurrent projection
- * and b_hh added in that order. */
-static inline vec rnn_lstm_gate(int64_t k, int64_t H, int64_t j, int64_t m, const scalar_t *s,
-                                const scalar_t *gh, const scalar_t *b_ih, const scalar_t *b_hh) {
-  const int64_t at = k * H + j;
-  return vload(s + at, m) + vload(b_ih + at, m) + vload(gh + at, m) + vload(b_hh + at, m);
-}
-
-static inline void rnn_lstm_row_forward(int64_t H, scalar_t *s, const scalar_t *gh,
-                                        const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
-                                        scalar_t *h_next, scalar_t *out) {
-  VEC_FOR(H, j, m, {
-    const vec i = vsigmoid(rnn_lstm_gate(0, H, j, m, s, gh, b_ih, b_hh));
-    const vec f = vsigmoid(rnn_lstm_gate(1, H, j, m, s, gh, b_ih, b_hh));
-    const vec g = vtanh(rnn_lstm_gate(2, H, j, m, s, gh, b_ih, b_hh));
-    const vec o = vsigmoid(rnn_lstm_gate(3, H, j, m, s, gh, b_ih, b_hh));
-    const vec c_prev = vload(c + j, m), cell = f * c_prev + i * g;
-    const vec tanh_cell = vtanh(cell), h = o * tanh_cell;
-    vstore(s + j, i, m);
-    vstore(s + H + j, f, m);
-    vstore(s + 2 * H + j, g, m);
-    vstore(s + 3 * H + j, o, m);
-    vstore(s + 4 * H + j, tanh_cell, m);
-    vstore(s + 5 * H + j, c_prev, m);
-    vstore(c + j, cell, m);
-    vstore(h_next + j, h, m);
-    vstore(out + j, h, m);
-  })
-}
-
-static inline void rnn_lstm_row_backward(int64_t H, scalar_t *s, const scalar_t *d_out,
-                                         scalar_t *dh, scalar_t *dc) {
-  VEC_FOR(H, j, m, {
-    const vec grad_h = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
-    const vec i = vload(s + j, m), f = vload(s + H + j, m), g = vload(s + 2 * H + j, m);
-    const vec o = vload(s + 3 * H + j, m), tanh_cell = vload(s + 4 * H + j, m);
-    const vec c_prev = vload(s + 5 * H + j, m);
-    const vec d_cell = vload(dc + j, m) + grad_h * o * vd_tanh_from_output(tanh_cell);
-    vstore(s + j, d_cell * g * vd_sigmoid_from_output(i), m);
-    vstore(s + H + j, d_cell * c_prev * vd_sigmoid_from_output(f), m);
-    vstore(s + 2 * H + j, d_cell * i * vd_tanh_from_output(g), m);
-    vstore(s + 3 * H + j, grad_h * tanh_cell * vd_sigmoid_from_output(o), m);
-    vstore(dc + j, d_cell * f, m);
-    vstore(dh + j, vsplat(0), m);
-  })
-}
-
-/* The GRU has no cell state: c is unused (NULL), as dc is in backward. */
-static inline void rnn_gru_row_forward(int64_t H, scalar_t *s, const scalar_t *gh,
-                                       const scalar_t *b_ih, const scalar_t *b_hh,
-                                       scalar_t *h_next, scalar_t *out) {
-  VEC_FOR(H, j, m, {
-    const vec h_n = vload(gh + 2 * H + j, m) + vload(b_hh + 2 * H + j, m);
-    const vec x_r = vload(s + j, m) + vload(b_ih + j, m);
-    const vec x_z = vload(s + H + j, m) + vload(b_ih + H + j, m);
-    const vec x_n = vload(s + 2 * H + j, m) + vload(b_ih + 2 * H + j, m);
-    const vec h_r = vload(gh + j, m) + vload(b_hh + j, m);
-    const vec h_z = vload(gh + H + j, m) + vload(b_hh + H + j, m);
-    const vec h_prev = vload(s + 6 * H + j, m);
-    const vec r = vsigmoid(x_r + h_r), z = vsigmoid(x_z + h_z), n = vtanh(x_n + r * h_n);
-    const vec h = n + z * (h_prev - n);
-    vstore(s + j, r, m);
-    vstore(s + H + j, z, m);
-    vstore(s + 2 * H + j, n, m);
-    vstore(s + 3 * H + j, h_n, m);
-    vstore(h_next + j, h, m);
-    vstore(out + j, h, m);
-  })
-}
-
-/* Blocks 0-2 take the gradients at the recurrent part (d_hh), 3-5 those at the input part. */
-static inline void rnn_gru_row_backward(int64_t H, scalar_t *s, const scalar_t *d_out,
-                                        scalar_t *dh) {
-  VEC_FOR(H, j, m, {
-    const vec grad_h = vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0));
-    const vec r = vload(s + j, m), z = vload(s + H + j, m), n = vload(s + 2 * H + j, m);
-    const vec h_n = vload(s + 3 * H + j, m), h_prev = vload(s + 6 * H + j, m);
-    const vec d_n = grad_h * (1 - z) * vd_tanh_from_output(n);
-    const vec d_z = grad_h * (h_prev - n) * vd_sigmoid_from_output(z);
-    const vec d_r = d_n * h_n * vd_sigmoid_from_output(r);
-    vstore(s + j, d_r, m);
-    vstore(s + H + j, d_z, m);
-    vstore(s + 2 * H + j, d_n * r, m);
-    vstore(s + 3 * H + j, d_r, m);
-    vstore(s + 4 * H + j, d_z, m);
-    vstore(s + 5 * H + j, d_n, m);
-    vstore(dh + j, grad_h * z, m);
-  })
-}
+#include "../../maths/cells.h"
 
 /* The arguments of one step's pass over the batch rows. */
 typedef struct {
@@ -157,16 +27,23 @@ typedef struct {
   int64_t t;                  /* the step, 0-based in time */
 } rnn_step;
 
-/* The built-in cells' rows are compiled here, for this file's vector capability; a registered
- * cell's come from its extension through fused_cell_def. */
+/* The built-in cells' rows, compiled here for this file's vector capability: VEC_FOR over the
+ * steps of c/maths/cells.h (one element a CUDA thread), a vector of elements at a time; a
+ * registered cell's come from its extension through fused_cell_def. */
 static inline void rnn_row_forward(const rnn_step *p, scalar_t *s, const scalar_t *gh,
                                    const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
                                    scalar_t *h_next, scalar_t *out) {
   const int64_t H = p->H;
   switch (p->cell) {
-    case FUSED_CELL_LLTM: rnn_lltm_row_forward(H, s, gh, b_ih, c, h_next, out); break;
-    case FUSED_CELL_LSTM: rnn_lstm_row_forward(H, s, gh, b_ih, b_hh, c, h_next, out); break;
-    case FUSED_CELL_GRU: rnn_gru_row_forward(H, s, gh, b_ih, b_hh, h_next, out); break;
+    case FUSED_CELL_LLTM:
+      VEC_FOR(H, j, m, rnn_lltm_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);)
+      break;
+    case FUSED_CELL_LSTM:
+      VEC_FOR(H, j, m, rnn_lstm_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);)
+      break;
+    case FUSED_CELL_GRU:
+      VEC_FOR(H, j, m, rnn_gru_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);)
+      break;
     default: p->def->CELL_FORWARD(H, s, gh, b_ih, b_hh, c, h_next, out);
   }
 }
@@ -175,9 +52,9 @@ static inline void rnn_row_backward(const rnn_step *p, scalar_t *s, const scalar
                                     scalar_t *dh, scalar_t *dc) {
   const int64_t H = p->H;
   switch (p->cell) {
-    case FUSED_CELL_LLTM: rnn_lltm_row_backward(H, s, d_out, dh, dc); break;
-    case FUSED_CELL_LSTM: rnn_lstm_row_backward(H, s, d_out, dh, dc); break;
-    case FUSED_CELL_GRU: rnn_gru_row_backward(H, s, d_out, dh); break;
+    case FUSED_CELL_LLTM: VEC_FOR(H, j, m, rnn_lltm_backward(H, j, m, s, d_out, dh, dc);) break;
+    case FUSED_CELL_LSTM: VEC_FOR(H, j, m, rnn_lstm_backward(H, j, m, s, d_out, dh, dc);) break;
+    case FUSED_CELL_GRU: VEC_FOR(H, j, m, rnn_gru_backward(H, j, m, s, d_out, dh, dc);) break;
     default: p->def->CELL_BACKWARD(H, s, d_out, dh, dc);
   }
 }

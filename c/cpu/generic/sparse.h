@@ -1,7 +1,7 @@
 /* out = relu?(S @ x + bias) for a CSR matrix S, one pass over the rows of out: each row starts
  * at the bias, adds its entries' rows of x, and takes the relu while it is still in cache. The
  * API has checked the tensors; the structure is checked here before any index is used. */
-#include "../../maths/activations.h"
+#include "../../maths/pointwise.h"
 
 static int spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,
                 const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
@@ -23,8 +23,7 @@ static int spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tens
 #pragma omp simd
       for (int64_t c = 0; c < k; c++) row[c] += a * src[c];
     }
-    if (relu)
-      for (int64_t c = 0; c < k; c++) row[c] = apply_unary(FUSED_RELU, row[c], (scalar_t)0);
+    if (relu) VEC_FOR(k, c, m, vstore(row + c, apply_unary(FUSED_RELU, vload(row + c, m), 0), m);)
   }
   return 0;
 }

@@ -1,0 +1,47 @@
+/* fused_unary's ops and their derivatives over lanes (hd.h), and fused_binary's per element. */
+#ifndef FUSED_MATHS_POINTWISE_H
+#define FUSED_MATHS_POINTWISE_H
+
+#include "activations.h"
+
+/* alpha is ELU's; the API has rejected unknown ops. */
+FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t alpha) {
+  switch (op) {
+    case FUSED_NEG: return -z;
+    case FUSED_EXP: return m_exp(z);
+    case FUSED_LOG: return m_log(z);
+    case FUSED_TANH: return tanh_of(z);
+    case FUSED_SIGMOID: return sigmoid_of(z);
+    case FUSED_ELU: return elu_of(z, alpha);
+    /* NaN fails the test: relu(NaN) is NaN */
+    case FUSED_RELU: return lane_select(z <= 0, lane_splat(0), z);
+    case FUSED_SQRT: return m_sqrt(z);
+    case FUSED_ABS: return m_abs(z);
+    case FUSED_D_EXP: return m_exp(z);
+    case FUSED_D_LOG: return 1 / z;
+    case FUSED_D_TANH: return d_tanh_from_output(tanh_of(z));
+    case FUSED_D_SIGMOID: return d_sigmoid_from_output(sigmoid_of(z));
+    case FUSED_D_ELU: return d_elu_of(z, alpha);
+    case FUSED_D_RELU:
+      return lane_select(z > 0, lane_splat(1), lane_select(z <= 0, lane_splat(0), z));
+    default: return lane_splat(0);
+  }
+}
+
+/* Per element on both backends (neither runs these over vectors); max and min propagate NaN. */
+FUSED_GENERIC FUSED_HD scalar_t apply_binary(fused_binary_op op, scalar_t a, scalar_t b) {
+  switch (op) {
+    case FUSED_ADD: return a + b;
+    case FUSED_SUB: return a - b;
+    case FUSED_MUL: return a * b;
+    case FUSED_DIV: return a / b;
+    case FUSED_RSUB: return b - a;
+    case FUSED_RDIV: return b / a;
+    case FUSED_POW: return m_pow(a, b);
+    case FUSED_MAX: return a > b || a != a ? a : b;
+    case FUSED_MIN: return a < b || a != a ? a : b;
+    default: return 0;
+  }
+}
+
+#endif
