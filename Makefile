@@ -122,7 +122,16 @@ ASAN_EMU_OBJECTS = $(call emu_objects,$(BUILD)/asan/emu)
 EMU_LINK = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused_cuda_emu.so -lfused $(LIBS) \
   -Wl,-rpath,'$$ORIGIN'
 
-emu: $(BUILD)/libfused_cuda_emu.so
+# Its NCCL over MPI (cuda/emu/dist/), wherever Open MPI is.
+emu: $(BUILD)/libfused_cuda_emu.so $(DIST_CDEFS)
+	@if $(HAVE_MPI); then $(MAKE) --no-print-directory $(BUILD)/libfused_nccl_emu.so; fi
+
+$(BUILD)/libfused_nccl_emu.so: cuda/dist/nccl.cu cuda/emu/dist/nccl.cpp cuda/emu/dist/nccl.h \
+  cuda/dist/fused_nccl.h c/dist/check.h $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS) \
+  $(BUILD)/libfused_cuda_emu.so
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) -DOMPI_SKIP_MPICXX -Icuda/emu/dist -shared -Wl,-z,nodelete -x c++ cuda/dist/nccl.cu \
+	  cuda/emu/dist/nccl.cpp -o $@ $(MPI_FLAGS) -L$(BUILD) -lfused_cuda_emu -lfused \
+	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
 
 $(BUILD)/libfused_cuda_emu.so: $(EMU_OBJECTS) $(BUILD)/libfused.so
 	$(CXX) $(EMU_OBJECTS) -o $@ $(LDFLAGS) -L$(BUILD) $(EMU_LINK)
@@ -233,7 +242,7 @@ test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
 install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	mkdir -p $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LUADIR)
 	cp $(BUILD)/libfused.so $(DESTDIR)$(LIBDIR)/
-	for lib in libfused_cuda libfused_cuda_emu libfused_mpi libfused_nccl; do \
+	for lib in libfused_cuda libfused_cuda_emu libfused_mpi libfused_nccl libfused_nccl_emu; do \
 	  if [ -f $(BUILD)/$$lib.so ]; then cp $(BUILD)/$$lib.so $(DESTDIR)$(LIBDIR)/; fi; done
 	cp -r lua/fused $(DESTDIR)$(LUADIR)/
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/

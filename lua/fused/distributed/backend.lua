@@ -50,7 +50,9 @@ end
 -- NCCL's communicator, joined on the first collective of a CUDA tensor: rank 0's unique id
 -- reaches the others in a broadcast over MPI.
 local function connect_nccl()
-  local path = lib.find('libfused_nccl', 'FUSED_NCCL_LIB')
+  -- the CUDA emulator's processes reduce over MPI (cuda/emu/dist/nccl.cpp)
+  local path = require('fused.cuda').is_emulated() and lib.find('libfused_nccl_emu', 'FUSED_NCCL_EMU_LIB')
+    or lib.find('libfused_nccl', 'FUSED_NCCL_LIB')
   if not path then
     error('distributed: a cuda tensor needs libfused_nccl.so, which was not built (make builds it '
           .. 'where nvcc and nccl.h are)', 0)
