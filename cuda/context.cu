@@ -50,7 +50,11 @@ static void *device_alloc(size_t bytes) { return cuda_alloc("tensor_new", bytes)
 
 static fused_device_ops make_device() {
   fused_device_ops d = {};
+#ifdef FUSED_CUDA_EMULATED
+  d.name = "cuda (emulated)"; /* in messages: the emulator is never taken for a GPU */
+#else
   d.name = "cuda";
+#endif
   d.alloc = device_alloc;
   d.free = cuda_free;
   d.copy = cuda_copy;
