@@ -5,12 +5,7 @@
 
 template <typename T>
 __global__ void prod_kernel(T *y, const T *x, int64_t len, int64_t inner, int64_t n) {
-  GRID_STRIDE(j, n) {
-    const T *column = x + j / inner * len * inner + j % inner;
-    T acc = 1;
-    for (int64_t d = 0; d < len; d++) acc *= column[d * inner];
-    y[j] = acc;
-  }
+  GRID_STRIDE(j, n) y[j] = column_prod(column_of(x, j, len, inner), len, inner);
 }
 
 template <typename T> int cuda_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
@@ -26,16 +21,8 @@ template <typename T>
 __global__ void extremum_kernel(T *values, int64_t *indices, const T *x, int64_t len,
                                 int64_t inner, int64_t n, int32_t largest) {
   GRID_STRIDE(j, n) {
-    const T *column = x + j / inner * len * inner + j % inner;
-    T best = column[0];
-    int64_t best_d = 0;
-    for (int64_t d = 1; d < len; d++) {
-      if (replaces_extremum(column[d * inner], best, largest)) {
-        best = column[d * inner];
-        best_d = d;
-      }
-    }
-    values[j] = best;
+    const int64_t best_d = column_extremum(column_of(x, j, len, inner), len, inner, largest,
+                                           values + j);
     if (indices) indices[j] = best_d + 1;
   }
 }

@@ -10,12 +10,8 @@ static int prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   const scalar_t *x = (const scalar_t *)in->data;
   scalar_t *y = (scalar_t *)out->data;
 #pragma omp parallel for if (outer * len * inner > PARALLEL_MIN_ELEMENTS)
-  for (int64_t j = 0; j < outer * inner; j++) {
-    const scalar_t *column = x + j / inner * len * inner + j % inner;
-    scalar_t acc = 1;
-    for (int64_t d = 0; d < len; d++) acc *= column[d * inner];
-    y[j] = acc;
-  }
+  for (int64_t j = 0; j < outer * inner; j++)
+    y[j] = column_prod(column_of(x, j, len, inner), len, inner);
   return 0;
 }
 
@@ -29,16 +25,8 @@ static int extremum_dim(fused_tensor *values, fused_tensor *indices, const fused
   int64_t *at = indices ? (int64_t *)indices->data : NULL;
 #pragma omp parallel for if (outer * len * inner > PARALLEL_MIN_ELEMENTS)
   for (int64_t j = 0; j < outer * inner; j++) {
-    const scalar_t *column = x + j / inner * len * inner + j % inner;
-    scalar_t best = column[0];
-    int64_t best_d = 0;
-    for (int64_t d = 1; d < len; d++) {
-      if (replaces_extremum(column[d * inner], best, largest)) {
-        best = column[d * inner];
-        best_d = d;
-      }
-    }
-    v[j] = best;
+    const int64_t best_d =
+        column_extremum(column_of(x, j, len, inner), len, inner, largest, v + j);
     if (at) at[j] = best_d + 1;
   }
   return 0;
