@@ -73,6 +73,23 @@ describe('the CUDA emulator', function()
     fused.ext.check(kernels().emu_launch_threads(32, 0))
   end)
 
+  emulated_it("runs cuBLAS's strided batched GEMM with its column-major, alpha, beta and lda rules", function()
+    fused.manual_seed(5)
+    local o = { dtype = 'float64' }
+    local a, b, c = fused.randn({ 3, 4, 5 }, o), fused.randn({ 3, 5, 2 }, o), fused.randn({ 3, 4, 2 }, o)
+    local want = {}
+    for i = 1, 3 do want[i] = fused.matmul(a[i], b[i]) * 0.5 + c[i] * 2 end
+    local g = c:cuda()
+    fused.ext.check(kernels().emu_gemm_batched(g, a:cuda(), b:cuda(), 0.5, 2, 0))
+    for i = 1, 3 do helper.assert_close(g:cpu()[i], want[i], 1e-14, 'batch ' .. i) end
+    -- beta = 0 writes C without reading it: a NaN there does not survive
+    local nan = fused.full({ 3, 4, 2 }, 0 / 0, { dtype = 'float64', device = 'cuda' })
+    fused.ext.check(kernels().emu_gemm_batched(nan, a:cuda(), b:cuda(), 1, 0, 0))
+    assert.are.equal('', helper.nan_mask(nan:cpu()):gsub('%.', ''))
+    err(function() fused.ext.check(kernels().emu_gemm_batched(g, a:cuda(), b:cuda(), 1, 0, 1)) end,
+        'emu_gemm_batched', 'CUBLAS_STATUS_INVALID_VALUE')
+  end)
+
   emulated_it('reads what a kernel wrote within bounds', function()
     local x = fused.tensor({ 5, 6, 7 }, { dtype = 'int64' }):cuda()
     local out = fused.zeros({ 3 }, { dtype = 'int64', device = 'cuda' })

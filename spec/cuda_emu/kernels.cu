@@ -1,6 +1,7 @@
 /* Kernels that show what the CUDA emulator checks (spec/cuda_emu_spec.lua), built by fused.ext.
  * Each writes int64 results into a contiguous cuda tensor and returns 0, or -1 with the CUDA
  * error as fused's error. */
+#include <cublas_v2.h>
 #include <fused_ext.h>
 #include <fused_launch.h>
 
@@ -10,6 +11,8 @@ int emu_neighbours(fused_tensor *out, int32_t blocks, int32_t barrier, int64_t t
 int emu_warp_sum(fused_tensor *out);
 int emu_launch_threads(int32_t threads, int32_t shared_bytes);
 int emu_read_past(fused_tensor *out, const fused_tensor *in, int64_t extra);
+int emu_gemm_batched(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, double alpha,
+                     double beta, int32_t lda_less);
 /* ffi-end */
 }
 
@@ -68,4 +71,20 @@ int emu_read_past(fused_tensor *out, const fused_tensor *in, int64_t extra) {
   FUSED_LAUNCH(1, 32, 0, (cudaStream_t)fused_cuda_stream(), read_past_kernel)(
       FUSED_DATA(out, int64_t), FUSED_DATA(in, const int64_t), fused_tensor_numel(in) + extra);
   return launched("emu_read_past");
+}
+
+/* c[i] = alpha·a[i]·b[i] + beta·c[i] for row-major float64 batches (batch×m×k, batch×k×n,
+ * batch×m×n) on fused's cuBLAS handle, as cuBLAS sees them: column-major, so cᵀ = bᵀ·aᵀ.
+ * lda_less shrinks a's leading dimension below what its shape needs. */
+int emu_gemm_batched(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, double alpha,
+                     double beta, int32_t lda_less) {
+  const int batch = (int)a->sizes[0], m = (int)a->sizes[1], k = (int)a->sizes[2];
+  const int n = (int)b->sizes[2];
+  const cublasStatus_t status = cublasDgemmStridedBatched(
+      (cublasHandle_t)fused_cuda_blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha,
+      FUSED_DATA(b, const double), n, (long long)k * n, FUSED_DATA(a, const double), k - lda_less,
+      (long long)m * k, &beta, FUSED_DATA(c, double), n, (long long)m * n, batch);
+  return status == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : fused_error("emu_gemm_batched: %s", cublasGetStatusName(status));
 }
