@@ -120,7 +120,7 @@ describe('fused.ext.load', function()
     local out = luajit(string.format([[
       print(select(2, pcall(require('fused').ext.load, {name = 'k', sources = {'%sk.cu'},
                                                         cache_dir = '%s'})))]], src, cache),
-      'NVCC=/nonexistent/nvcc FUSED_CUDA_EMULATOR=')
+      'NVCC=/nonexistent/nvcc FUSED_NO_CUDA=1')
     assert.truthy(out:find("source '" .. src .. "k.cu' needs /nonexistent/nvcc, which does not run", 1, true), out)
   end)
 
