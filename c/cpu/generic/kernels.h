@@ -40,7 +40,7 @@
 #include "optim.h"
 #include "loss.h"
 #include "embedding.h"
-#include "lltm.h"
+#include "gemm.h"
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"

@@ -1,5 +1,5 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
- * c/maths/cell_layout.h, on the GEMM helpers of lltm.h (OpenBLAS) and packed_gemm.h.
+ * c/maths/cell_layout.h, on the GEMM helpers of gemm.h (OpenBLAS) and packed_gemm.h.
  *
  * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
  * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
@@ -321,15 +321,15 @@ static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, c
   const int64_t most = m / RNN_GEMM_MIN_ROWS, all = omp_in_parallel() ? 1 : omp_get_max_threads();
   const int threads = (int)(most < all ? most : all);
   if (threads <= 1) {
-    lltm_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
+    cpu_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
     return;
   }
 #pragma omp parallel num_threads(threads)
   {
     int64_t i0, i1;
     rnn_rows(m, &i0, &i1);
-    lltm_gemm(ta, CblasNoTrans, i1 - i0, n, k, ta == CblasNoTrans ? a + i0 * lda : a + i0, lda,
-              b, ldb, beta, c + i0 * ldc, ldc);
+    cpu_gemm(ta, CblasNoTrans, i1 - i0, n, k, ta == CblasNoTrans ? a + i0 * lda : a + i0, lda,
+             b, ldb, beta, c + i0 * ldc, ldc);
   }
 }
 
@@ -347,12 +347,12 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
-  scalar_t *wt = lltm_scratch("rnn_forward", (In + B) * GH + B * H + packed_gemm_size(H, GH));
+  scalar_t *wt = cpu_scratch("rnn_forward", (In + B) * GH + B * H + packed_gemm_size(H, GH));
   if (!wt) return -1;
   scalar_t *gh = wt + In * GH, *buf = gh + B * GH, *w_hh_packed = buf + B * H;
   scalar_t *s = (scalar_t *)saved->data;
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
-  lltm_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
+  cpu_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
   packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
   rnn_gemm(CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0, s, ld);
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
@@ -396,7 +396,7 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
     rnn_gemm(CblasTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
     return 0;
   }
-  scalar_t *x_packed = lltm_scratch("rnn_backward", packed_gemm_size(k, n));
+  scalar_t *x_packed = cpu_scratch("rnn_backward", packed_gemm_size(k, n));
   if (!x_packed) return -1;
   packed_gemm_pack(x_packed, x, ldx, k, n, false);
   packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
@@ -424,7 +424,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const int threads = rnn_threads(B);
   const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
   const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = packed_gemm_size(GH, H);
-  scalar_t *buf = lltm_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
+  scalar_t *buf = cpu_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
   if (!buf) return -1;
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
   packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
