@@ -7,7 +7,8 @@
  * all T steps is one GEMM written straight into saved's gate blocks (rows S·H apart); each
  * step is one GEMM from the h_prev block of its rows of saved into gh (B×GH) and one
  * pointwise pass, which writes the new state into the next step's h_prev block (h_n after
- * the last step).
+ * the last step). One step (T = 1, nn.LLTMCell) uses each weight once, so it uses them as they
+ * lie: re-laying them out cost more than the step's products.
  * Backward, steps in the opposite order: one pointwise pass writing the gate gradients over
  * saved and the direct part of d_h_prev, then d_h_prev += d_gates_hh·w_hh; after the loop one
  * GEMM each for d_xs, d_w_ih (from xs) and d_w_hh (from the h_prev blocks), and the bias sums.
