@@ -70,8 +70,8 @@ local CASES = {
       return { t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(T, B, H), t(B, H), t(B, H),
                t(T, B, 5 * H), t(T, B, I), t(3 * H, H + I), ints(1, 2), 1, 0 }
     end,
-    -- d_hT and d_cT may be NULL (zero gradients), not released
-    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', nil, nil, 'saved', 'xs', 'W' },
+    -- d_hs, d_hT and d_cT may be NULL (zero gradients), not released
+    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', nil, nil, nil, 'saved', 'xs', 'W' },
     released = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', 'd_hT', 'd_cT', 'saved', 'xs', 'W' } },
   -- The LSTM (cell 1) through the engine, with lengths.
   fused_rnn_forward = {

@@ -116,7 +116,7 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   lltm_dims d;
   FUSED_TRY(check_inputs(fn, xs, "d_h0", d_h0, W, &d));
   const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
-  FUSED_TRY(check_operand(fn, "d_hs", d_hs, xs, 3, seq, 1, "T x B x H"));
+  if (d_hs) FUSED_TRY(check_operand(fn, "d_hs", d_hs, xs, 3, seq, 1, "T x B x H"));
   if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, 0, "as 'd_h0'"));
   if (d_cT) FUSED_TRY(check_operand(fn, "d_cT", d_cT, xs, 2, state, 0, "as 'd_h0'"));
   FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, 0, "T x B x 5H"));

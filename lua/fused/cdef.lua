@@ -166,8 +166,8 @@ int fused_normal(fused_tensor *t, double mean, double std);
  * output_gate. Shapes: xs T×B×I, h0 and c0 B×H, W 3H×(H+I), b 3H; lengths and reverse as for
  * fused_rnn_forward. Forward writes hs (T×B×H, every h_t, zero at padded steps), h_T and c_T
  * (B×H, each sequence's state after its own last step) and saved (T×B×5H, the engine's).
- * Backward takes d_hs (T×B×H), d_hT and d_cT (B×H, extra gradients at the final state; NULL
- * means zero) and the forward's saved, xs and W; writes d_xs, d_h0, d_c0 and adds into d_W
+ * Backward takes d_hs (T×B×H), d_hT and d_cT (B×H, extra gradients at the final state), each
+ * NULL for zero, and the forward's saved, xs and W; writes d_xs, d_h0, d_c0 and adds into d_W
  * and d_b when accumulate is 1 (else overwrites them). It writes the gate gradients over
  * saved, so it runs once per forward. Of the outputs, only c_T may be an input (c0 itself)
  * and d_c0 (d_cT itself); hs may have a row stride (see fused_rnn_forward). */

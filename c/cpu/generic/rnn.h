@@ -349,8 +349,9 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
   /* One step (nn.LLTMCell runs T = 1) uses each weight once: both products are then
-   * cpu_gemm_nt's, with no copy of a weight. */
+   * cpu_gemm_nt's, with no copy of a weight, and the region only runs the pointwise pass. */
   const bool once = T == 1;
+  const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
   const int64_t relaid = once ? B * ((In > H ? In : H) + GH) : In * GH + packed_gemm_size(H, GH);
   scalar_t *gh = cpu_scratch("rnn_forward", B * GH + B * H + relaid);
   if (!gh) return -1;
@@ -370,7 +371,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
   if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
-#pragma omp parallel num_threads(rnn_threads(B))
+#pragma omp parallel num_threads(threads)
   {
     rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
     int64_t r0, r1;
@@ -435,10 +436,10 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
-  const int threads = rnn_threads(B);
-  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
   /* One step's recurrent product runs on BLAS after the loop, on w_hh as it lies. */
   const bool once = T == 1;
+  const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
+  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
   const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = once ? 0 : packed_gemm_size(GH, H);
   scalar_t *buf = cpu_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
   if (!buf) return -1;

@@ -7,8 +7,8 @@
 --   local hs, c_T, ctx = fused.functional.lltm_seq_forward(xs, W, b, h0, c0)
 --   local d_xs, d_W, d_b, d_h0, d_c0 = fused.functional.lltm_seq_backward(ctx, d_hs, d_hT, d_cT)
 --
--- Both run on the cell engine (functional/rnn.lua), the cell as a sequence of one step (x, h,
--- new_h viewed as 1×B×·). The sequence takes the engine's options: lengths (a list of B step
+-- Both run on the cell engine (functional/rnn.lua), the cell as a sequence of one step (x,
+-- new_h and d_x viewed as 1×B×·). The sequence takes the engine's options: lengths (a list of B step
 -- counts) and reverse (steps from T down to 1); ctx.h_T is the final h (hs's last step when
 -- neither is given), written into out[4] when given. The cell's backward may run more than
 -- once for one forward: it works on a copy of the saved activations, which the engine's
@@ -41,14 +41,18 @@ local function raise_as(fn, names)
   error((message:gsub("'([%w_]+)'", function(n) return "'" .. (names[n] or n) .. "'" end)), 3)
 end
 
--- v (a struct kept for the purpose, or nil for a new one) made a view of the 2-dim t as one
--- step, 1×B×N, with t's strides: the engine's checks then see t as it is.
+-- v (a struct kept for the purpose, or nil for a new one) made a view of the contiguous B×N t
+-- (named arg) as one step, 1×B×N.
 local VIEW_NAMES = {}
 local function as_step(v, t, fn, arg)
+  if C.fused_tensor_is_contiguous(t) ~= 1 then
+    error(string.format("%s: argument '%s' expected a contiguous tensor, got sizes [%s] with "
+                        .. "strides [%s] (call :contiguous() first)", fn, arg,
+                        table.concat(t:shape(), ', '), table.concat(t:stride(), ', ')), 3)
+  end
   if v then C.fused_tensor_release(v) else v = tensor_t() end
   step_sizes[0], step_sizes[1], step_sizes[2] = 1, t.sizes[0], t.sizes[1]
-  step_strides[0], step_strides[1] = t.sizes[0] * t.strides[0], t.strides[0]
-  step_strides[2] = t.strides[1]
+  step_strides[0], step_strides[1], step_strides[2] = t.sizes[0] * t.sizes[1], t.sizes[1], 1
   if C.fused_tensor_view(v, t, 3, step_sizes, step_strides, 0) ~= 0 then
     VIEW_NAMES.src = arg
     raise_as(fn, VIEW_NAMES)
@@ -86,17 +90,16 @@ local function expect_ctx(ctx, fn, forward)
   return ctx
 end
 
-local BACKWARD_NAMES = { xs = 'x', d_xs = 'd_x', d_h0 = 'd_h', d_c0 = 'd_c', d_hs = 'grad_h',
+local BACKWARD_NAMES = { xs = 'x', d_xs = 'd_x', d_h0 = 'd_h', d_c0 = 'd_c', d_hT = 'grad_h',
                          d_cT = 'grad_c' }
 
 local function cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, accumulate, o_x, o_h, o_c)
-  expect_dims(grad_h, 2, fn, 'grad_h'); expect(grad_c, fn, 'grad_c')
+  expect(grad_h, fn, 'grad_h'); expect(grad_c, fn, 'grad_c')
   local d_x, d_h, d_c = like(fn, o_x, ctx.x), like(fn, o_h, ctx.h), like(fn, o_c, ctx.h)
   ctx.work = like(fn, ctx.work, ctx.saved)
   check(C.fused_copy(ctx.work, ctx.saved))
-  ctx.d_hs = as_step(ctx.d_hs, grad_h, fn, 'grad_h')
   ctx.d_xs = as_step(ctx.d_xs, d_x, fn, 'd_x')
-  if C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, ctx.d_hs, nil, grad_c, ctx.work,
+  if C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, nil, grad_h, grad_c, ctx.work,
                                ctx.xs, ctx.W, nil, 0, accumulate) ~= 0 then
     raise_as(fn, BACKWARD_NAMES)
   end
