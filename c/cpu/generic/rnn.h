@@ -313,13 +313,16 @@ static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, cons
  * OpenMP threads, each an OpenBLAS call on one thread. OpenBLAS's own threads split these
  * shapes badly: at (B, I, H) = (16, 32, 128), LLTM, two threads (AMD EPYC, AVX2, float32), the
  * input projection (1600×384×32) took 1.77 ms against 1.39 on one thread, and d_w_hh
- * (384×128 over 1600) 3.39 against 4.74. */
+ * (384×128 over 1600) 3.39 against 4.74. A product below PG_PARALLEL_FLOPS multiply-adds (one
+ * step's weight gradients at (16, 32, 128)) stays on one thread, as packed_gemm's do: a region
+ * of two made the cell's backward 1.4x slower with the other core busy. */
 #define RNN_GEMM_MIN_ROWS 32
 
 static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const scalar_t *a,
                      int64_t lda, const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
                      int64_t ldc) {
-  const int64_t most = m / RNN_GEMM_MIN_ROWS, all = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int64_t most = m * n * k < PG_PARALLEL_FLOPS ? 1 : m / RNN_GEMM_MIN_ROWS;
+  const int64_t all = omp_in_parallel() ? 1 : omp_get_max_threads();
   const int threads = (int)(most < all ? most : all);
   if (threads <= 1) {
     cpu_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
