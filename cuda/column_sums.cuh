@@ -1,5 +1,5 @@
 /* Deterministic column sums over batch rows (fixed order, no atomics), for the bias
- * gradients of lltm.cu and rnn.cu. */
+ * gradients of rnn.cu. */
 #ifndef FUSED_CUDA_COLUMN_SUMS_CUH
 #define FUSED_CUDA_COLUMN_SUMS_CUH
 

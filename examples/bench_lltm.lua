@@ -21,7 +21,7 @@ local function iterations(B, I, H)
   return 2, 8
 end
 
--- The step's three GEMMs into preallocated outputs, in the layouts the fused kernels use.
+-- The step's three GEMMs on the whole W into preallocated outputs, each in its fast layout.
 local function time_floor(B, I, H, warm, iters)
   local K = H + I
   local W, xt, gates_t = fused.randn({ 3 * H, K }), fused.randn({ K, B }), fused.empty({ 3 * H, B })

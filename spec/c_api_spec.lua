@@ -59,15 +59,6 @@ local CASES = {
                            null = { nil, 'out', 'a' }, released = { nil, 'out', 'a' } },
   fused_uniform = { function() return { t(2), 0, 1 } end, null = { 't' }, released = { 't' } },
   fused_normal = { function() return { t(2), 0, 1 } end, null = { 't' }, released = { 't' } },
-  fused_lltm_forward = {
-    function() return { t(B, H), t(B, H), t(B, 4 * H), t(B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H) } end,
-    null = { 'new_h', 'new_c', 'saved', 'x', 'h', 'c', 'W', 'b' } },
-  fused_lltm_backward = {
-    function()
-      return { t(B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(B, H), t(B, H), t(B, 4 * H),
-               t(B, I), t(B, H), t(3 * H, H + I), 0 }
-    end,
-    null = { 'd_x', 'd_h', 'd_c', 'd_W', 'd_b', 'grad_h', 'grad_c', 'saved', 'x', 'h', 'W' } },
   fused_lltm_seq_forward = {
     function()
       return { t(T, B, H), t(B, H), t(B, H), t(T, B, 5 * H), t(T, B, I), t(B, H), t(B, H),
@@ -79,8 +70,8 @@ local CASES = {
       return { t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(T, B, H), t(B, H), t(B, H),
                t(T, B, 5 * H), t(T, B, I), t(3 * H, H + I), ints(1, 2), 1, 0 }
     end,
-    -- d_hT and d_cT may be NULL (zero gradients), not released
-    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', nil, nil, 'saved', 'xs', 'W' },
+    -- d_hs, d_hT and d_cT may be NULL (zero gradients), not released
+    null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', nil, nil, nil, 'saved', 'xs', 'W' },
     released = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', 'd_hs', 'd_hT', 'd_cT', 'saved', 'xs', 'W' } },
   -- The LSTM (cell 1) through the engine, with lengths.
   fused_rnn_forward = {

@@ -74,17 +74,7 @@
   X(embedding_backward, (fused_tensor *grad_weight, const fused_tensor *grad_out,           \
                          const fused_tensor *indices))
 
-#define FUSED_KERNELS_LLTM(X)                                                               \
-  X(lltm_forward, (fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,           \
-                   const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,     \
-                   const fused_tensor *W, const fused_tensor *b))                           \
-  X(lltm_backward, (fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,                \
-                    fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,       \
-                    const fused_tensor *grad_c, const fused_tensor *saved,                  \
-                    const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,    \
-                    int32_t accumulate))
-
-/* The sequence engine (fused_rnn_forward/backward; the LLTM's sequence runs on it too). */
+/* The sequence engine (fused_rnn_forward/backward; the LLTM's cell and sequence run on it). */
 #define FUSED_KERNELS_RNN(X)                                                                \
   X(rnn_forward, (int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,      \
                   fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,      \
@@ -106,8 +96,7 @@
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
   FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_LLTM(X) FUSED_KERNELS_REDUCE_DIM(X) FUSED_KERNELS_RNN(X)                    \
-  FUSED_KERNELS_SPARSE(X)
+  FUSED_KERNELS_REDUCE_DIM(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
 
 #define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 

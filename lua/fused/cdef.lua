@@ -158,31 +158,16 @@ void fused_manual_seed(uint64_t seed);
 int fused_uniform(fused_tensor *t, double low, double high);
 int fused_normal(fused_tensor *t, double mean, double std);
 
-/* The LLTM cell (the PyTorch C++/CUDA extension tutorial): X = [h, x], gates = X Wᵀ + b split
- * into input gate (sigmoid), output gate (sigmoid), candidate (ELU, alpha 1);
- * new_c = c + candidate * input_gate, new_h = tanh(new_c) * output_gate.
- * Shapes: x B×I, h and c B×H, W 3H×(H+I), b 3H. saved (B×4H) receives what backward needs,
- * [input_gate, output_gate, candidate, tanh(new_c)] per batch row on every backend (ELU's
- * derivative is then candidate + 1; c/maths/lltm.h says why): callers only hand it back to
- * backward. All contiguous, one dtype and device.
- * Backward writes d_x, d_h, d_c, and adds into d_W and d_b when accumulate is 1 (else
- * overwrites them). It may be called more than once for one forward. Of the outputs, only new_c
- * may be an input (c itself) and d_c (grad_c itself). */
-int fused_lltm_forward(fused_tensor *new_h, fused_tensor *new_c, fused_tensor *saved,
-                       const fused_tensor *x, const fused_tensor *h, const fused_tensor *c,
-                       const fused_tensor *W, const fused_tensor *b);
-int fused_lltm_backward(fused_tensor *d_x, fused_tensor *d_h, fused_tensor *d_c,
-                        fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *grad_h,
-                        const fused_tensor *grad_c, const fused_tensor *saved,
-                        const fused_tensor *x, const fused_tensor *h, const fused_tensor *W,
-                        int32_t accumulate);
-/* The LLTM unrolled over T steps (nn.LLTM), on the sequence engine below (cell
- * FUSED_CELL_LLTM, W's first H columns its recurrent weight, the last I its input weight, b
- * its only bias): xs T×B×I, h0 and c0 B×H, W and b as above, lengths and reverse as for
+/* The LLTM (the PyTorch C++/CUDA extension tutorial) over T steps, on the sequence engine
+ * below (cell FUSED_CELL_LLTM, W's first H columns its recurrent weight, the last I its input
+ * weight, b its only bias); its one-step cell (nn.LLTMCell) is a sequence of T = 1.
+ * Each step: X = [h, x], gates = X Wᵀ + b split into input gate (sigmoid), output gate
+ * (sigmoid), candidate (ELU, alpha 1); c' = c + candidate * input_gate, h' = tanh(c') *
+ * output_gate. Shapes: xs T×B×I, h0 and c0 B×H, W 3H×(H+I), b 3H; lengths and reverse as for
  * fused_rnn_forward. Forward writes hs (T×B×H, every h_t, zero at padded steps), h_T and c_T
  * (B×H, each sequence's state after its own last step) and saved (T×B×5H, the engine's).
- * Backward takes d_hs (T×B×H), d_hT and d_cT (B×H, extra gradients at the final state; NULL
- * means zero) and the forward's saved, xs and W; writes d_xs, d_h0, d_c0 and adds into d_W
+ * Backward takes d_hs (T×B×H), d_hT and d_cT (B×H, extra gradients at the final state), each
+ * NULL for zero, and the forward's saved, xs and W; writes d_xs, d_h0, d_c0 and adds into d_W
  * and d_b when accumulate is 1 (else overwrites them). It writes the gate gradients over
  * saved, so it runs once per forward. Of the outputs, only c_T may be an input (c0 itself)
  * and d_c0 (d_cT itself); hs may have a row stride (see fused_rnn_forward). */

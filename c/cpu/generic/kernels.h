@@ -50,7 +50,7 @@ static inline vec vsqrt_libm(vec v) {
 #include "optim.h"
 #include "loss.h"
 #include "embedding.h"
-#include "lltm.h"
+#include "gemm.h"
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"

@@ -25,15 +25,25 @@ static inline int64_t packed_gemm_size(int64_t k, int64_t n) {
 }
 
 /* Packs the k×n B = b (b[kk·ldb + j]) or, with transposed, B = bᵀ for the n×k b
- * (b[j·ldb + kk]). */
+ * (b[j·ldb + kk]); a panel of bᵀ is a transpose (gemm.h). */
 static void packed_gemm_pack(scalar_t *bp, const scalar_t *b, int64_t ldb, int64_t k, int64_t n,
                              bool transposed) {
-  for (int64_t j0 = 0; j0 < n; j0 += PG_NR)
-    for (int64_t kk = 0; kk < k; kk++, bp += PG_NR)
-      for (int64_t jj = 0; jj < PG_NR; jj++) {
-        const int64_t j = j0 + jj;
-        bp[jj] = j >= n ? 0 : transposed ? b[j * ldb + kk] : b[kk * ldb + j];
-      }
+  for (int64_t j0 = 0; j0 < n; j0 += PG_NR, bp += PG_NR * k) {
+    const int64_t m = n - j0 < PG_NR ? n - j0 : PG_NR;
+    if (transposed) {
+      cpu_transpose(bp, PG_NR, b + j0 * ldb, ldb, m, k);
+      for (int64_t kk = 0; m < PG_NR && kk < k; kk++)
+        memset(bp + kk * PG_NR + m, 0, (size_t)(PG_NR - m) * sizeof(scalar_t));
+      continue;
+    }
+    const int64_t m0 = m < VEC_LANES ? m : VEC_LANES, m1 = m - m0;
+    for (int64_t kk = 0; kk < k; kk++) {
+      const scalar_t *row = b + kk * ldb + j0;
+      vstore(bp + kk * PG_NR, vload(row, m0), VEC_LANES);
+      vstore(bp + kk * PG_NR + VEC_LANES, m1 > 0 ? vload(row + VEC_LANES, m1) : vsplat(0),
+             VEC_LANES);
+    }
+  }
 }
 
 /* rows (1 to PG_MR, a constant once inlined) rows of C by the first cols columns of a panel,

@@ -1,5 +1,5 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
- * c/maths/cell_layout.h, on the GEMM helpers of lltm.h (OpenBLAS) and packed_gemm.h.
+ * c/maths/cell_layout.h, on the GEMM helpers of gemm.h (OpenBLAS) and packed_gemm.h.
  *
  * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
  * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
@@ -7,7 +7,8 @@
  * all T steps is one GEMM written straight into saved's gate blocks (rows S·H apart); each
  * step is one GEMM from the h_prev block of its rows of saved into gh (B×GH) and one
  * pointwise pass, which writes the new state into the next step's h_prev block (h_n after
- * the last step).
+ * the last step). One step (T = 1, nn.LLTMCell) uses each weight once, so it uses them as they
+ * lie: re-laying them out cost more than the step's products.
  * Backward, steps in the opposite order: one pointwise pass writing the gate gradients over
  * saved and the direct part of d_h_prev, then d_h_prev += d_gates_hh·w_hh; after the loop one
  * GEMM each for d_xs, d_w_ih (from xs) and d_w_hh (from the h_prev blocks), and the bias sums.
@@ -189,24 +190,27 @@ static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, cons
  * OpenMP threads, each an OpenBLAS call on one thread. OpenBLAS's own threads split these
  * shapes badly: at (B, I, H) = (16, 32, 128), LLTM, two threads (AMD EPYC, AVX2, float32), the
  * input projection (1600×384×32) took 1.77 ms against 1.39 on one thread, and d_w_hh
- * (384×128 over 1600) 3.39 against 4.74. */
+ * (384×128 over 1600) 3.39 against 4.74. A product below PG_PARALLEL_FLOPS multiply-adds (one
+ * step's weight gradients at (16, 32, 128)) stays on one thread, as packed_gemm's do: a region
+ * of two made the cell's backward 1.4x slower with the other core busy. */
 #define RNN_GEMM_MIN_ROWS 32
 
 static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const scalar_t *a,
                      int64_t lda, const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
                      int64_t ldc) {
-  const int64_t most = m / RNN_GEMM_MIN_ROWS, all = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int64_t most = m * n * k < PG_PARALLEL_FLOPS ? 1 : m / RNN_GEMM_MIN_ROWS;
+  const int64_t all = omp_in_parallel() ? 1 : omp_get_max_threads();
   const int threads = (int)(most < all ? most : all);
   if (threads <= 1) {
-    lltm_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
+    cpu_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
     return;
   }
 #pragma omp parallel num_threads(threads)
   {
     int64_t i0, i1;
     rnn_rows(m, &i0, &i1);
-    lltm_gemm(ta, CblasNoTrans, i1 - i0, n, k, ta == CblasNoTrans ? a + i0 * lda : a + i0, lda,
-              b, ldb, beta, c + i0 * ldc, ldc);
+    cpu_gemm(ta, CblasNoTrans, i1 - i0, n, k, ta == CblasNoTrans ? a + i0 * lda : a + i0, lda,
+             b, ldb, beta, c + i0 * ldc, ldc);
   }
 }
 
@@ -224,18 +228,30 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
-  scalar_t *wt = lltm_scratch("rnn_forward", (In + B) * GH + B * H + packed_gemm_size(H, GH));
-  if (!wt) return -1;
-  scalar_t *gh = wt + In * GH, *buf = gh + B * GH, *w_hh_packed = buf + B * H;
+  /* One step (nn.LLTMCell runs T = 1) uses each weight once: both products are then
+   * cpu_gemm_nt's, with no copy of a weight, and the region only runs the pointwise pass. */
+  const bool once = T == 1;
+  const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
+  const int64_t relaid = once ? B * ((In > H ? In : H) + GH) : In * GH + packed_gemm_size(H, GH);
+  scalar_t *gh = cpu_scratch("rnn_forward", B * GH + B * H + relaid);
+  if (!gh) return -1;
+  scalar_t *buf = gh + B * GH, *wt = buf + B * H, *w_hh_packed = wt + In * GH;
   scalar_t *s = (scalar_t *)saved->data;
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
-  lltm_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
-  packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
-  rnn_gemm(CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0, s, ld);
+  if (once) {
+    cpu_gemm_nt(B, GH, In, (const scalar_t *)xs->data, In, (const scalar_t *)w_ih->data,
+                w_ih->strides[0], s, ld, wt);
+    cpu_gemm_nt(B, GH, H, (const scalar_t *)h0->data, H, (const scalar_t *)w_hh->data,
+                w_hh->strides[0], gh, GH, wt);
+  } else {
+    cpu_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
+    packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
+    rnn_gemm(CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0, s, ld);
+  }
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
   if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
-#pragma omp parallel num_threads(rnn_threads(B))
+#pragma omp parallel num_threads(threads)
   {
     rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
     int64_t r0, r1;
@@ -244,7 +260,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
       p.t = t;
-      rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
+      if (!once) rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
       for (int64_t r = r0, i = r0; r < r1; r++)
         rnn_forward_row(&p, r, st, gh + (rnn_active(&p, r) ? i++ : i) * GH,
                         (const scalar_t *)b_ih->data,
@@ -253,7 +269,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
                         last ? H : ld, (scalar_t *)hs->data + t * B * ld_hs, ld_hs);
     }
   }
-  free(wt);
+  free(gh);
   return 0;
 }
 
@@ -263,17 +279,19 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
  * training run's d_w_hh, 11 GFLOP/s) where packed_gemm.h, packing x, runs at 28: the default
  * run's step took 13% less time. At (384, 128, 1600) the same comparison alone gave 11 against
  * 31, yet the whole sequence ran 4% slower, and from a d_w of (1536, 256) OpenBLAS is the
- * faster (35 against 28); below a panel's width (n = 2) too (7 against 3). */
+ * faster (35 against 28); below a panel's width (n = 2) too (7 against 3), and over a short
+ * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS). */
+#define RNN_PACKED_GRAD_MIN_K PG_KC
 #define RNN_PACKED_GRAD_MAX (1 << 14)
 
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
                            int64_t ldw) {
-  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX) {
+  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K) {
     rnn_gemm(CblasTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
     return 0;
   }
-  scalar_t *x_packed = lltm_scratch("rnn_backward", packed_gemm_size(k, n));
+  scalar_t *x_packed = cpu_scratch("rnn_backward", packed_gemm_size(k, n));
   if (!x_packed) return -1;
   packed_gemm_pack(x_packed, x, ldx, k, n, false);
   packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
@@ -298,13 +316,16 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
-  const int threads = rnn_threads(B);
+  /* One step's recurrent product runs on BLAS after the loop, on w_hh as it lies. */
+  const bool once = T == 1;
+  const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
   const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
-  const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = packed_gemm_size(GH, H);
-  scalar_t *buf = lltm_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
+  const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = once ? 0 : packed_gemm_size(GH, H);
+  scalar_t *buf = cpu_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
   if (!buf) return -1;
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
-  packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
+  if (!once)
+    packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
   memset(sums, 0, (size_t)(threads * sums_n) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
   {
@@ -319,15 +340,19 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
       rnn_bias_rows(&p, r0, r1, st, hh_apart, d_b);
-      rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
+      if (!once)
+        rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
+  const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
+  if (once)
+    cpu_gemm(CblasNoTrans, CblasNoTrans, B, H, GH, d_hh, ld, (const scalar_t *)w_hh->data,
+             w_hh->strides[0], 1, dh, H);
   rnn_bias_sum((scalar_t *)d_b_ih->data, sums, threads, GH, sums_n, accumulate);
   if (d_b_hh)
     rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, GH, sums_n,
                  accumulate);
   free(buf);
-  const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data, w_ih->strides[0],
            0, (scalar_t *)d_xs->data, In);
   if (rnn_weight_grad(T * B, GH, In, d_ih, ld, (const scalar_t *)xs->data, In, accumulate,

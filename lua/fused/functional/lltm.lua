@@ -7,14 +7,18 @@
 --   local hs, c_T, ctx = fused.functional.lltm_seq_forward(xs, W, b, h0, c0)
 --   local d_xs, d_W, d_b, d_h0, d_c0 = fused.functional.lltm_seq_backward(ctx, d_hs, d_hT, d_cT)
 --
--- The sequence runs on the cell engine (functional/rnn.lua) and takes its options: lengths (a
--- list of B step counts) and reverse (steps from T down to 1); ctx.h_T is the final h (hs's
--- last step when neither is given), written into out[4] when given.
+-- Both run on the cell engine (functional/rnn.lua), the cell as a sequence of one step (x,
+-- new_h and d_x viewed as 1×B×·). The sequence takes the engine's options: lengths (a list of B step
+-- counts) and reverse (steps from T down to 1); ctx.h_T is the final h (hs's last step when
+-- neither is given), written into out[4] when given. The cell's backward may run more than
+-- once for one forward: it works on a copy of the saved activations, which the engine's
+-- backward overwrites; the sequence's runs once.
 --
 -- The _accumulate backwards ADD the weight and bias gradients into gradWeight and gradBias
 -- (what modules do) and return the others. Every function takes {out = {...}} last: the tensors
 -- to write, in the order returned, a ctx among them being an earlier ctx to refill (its saved
 -- activations are reused). Outputs must not share memory with the inputs.
+local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
@@ -27,6 +31,36 @@ local M = {}
 local outs, expect_dims, NO_OUT = args.outs, args.expect_dims, args.NO_OUT
 
 local sizes = out_.sizes()
+local tensor_t = ffi.typeof('fused_tensor')
+local step_sizes, step_strides = out_.sizes(), out_.sizes()
+
+-- The library's last error raised as fn's (level 3: the caller of the public function), the
+-- engine's argument names replaced by the cell's (names[engine's] = cell's).
+local function raise_as(fn, names)
+  local message = ffi.string(C.fused_last_error()):gsub('^[%w_]+:', fn .. ':', 1)
+  error((message:gsub("'([%w_]+)'", function(n) return "'" .. (names[n] or n) .. "'" end)), 3)
+end
+
+-- v (a struct kept for the purpose, or nil for a new one) made a view of the contiguous B×N t
+-- (named arg) as one step, 1×B×N.
+local VIEW_NAMES = {}
+local function as_step(v, t, fn, arg)
+  if C.fused_tensor_is_contiguous(t) ~= 1 then
+    error(string.format("%s: argument '%s' expected a contiguous tensor, got sizes [%s] with "
+                        .. "strides [%s] (call :contiguous() first)", fn, arg,
+                        table.concat(t:shape(), ', '), table.concat(t:stride(), ', ')), 3)
+  end
+  if v then C.fused_tensor_release(v) else v = tensor_t() end
+  step_sizes[0], step_sizes[1], step_sizes[2] = 1, t.sizes[0], t.sizes[1]
+  step_strides[0], step_strides[1], step_strides[2] = t.sizes[0] * t.sizes[1], t.sizes[1], 1
+  if C.fused_tensor_view(v, t, 3, step_sizes, step_strides, 0) ~= 0 then
+    VIEW_NAMES.src = arg
+    raise_as(fn, VIEW_NAMES)
+  end
+  return v
+end
+
+local FORWARD_NAMES = { xs = 'x', h0 = 'h', c0 = 'c', hs = 'new_h', c_T = 'new_c' }
 
 function M.lltm_forward(x, W, b, h, c, opts)
   local fn = 'lltm_forward'
@@ -35,9 +69,15 @@ function M.lltm_forward(x, W, b, h, c, opts)
   expect_dims(h, 2, fn, 'h')
   expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c, fn, 'c')
   local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), o[3] or {}
-  sizes[0], sizes[1] = x.sizes[0], 4 * h.sizes[1]
-  ctx.saved = result(fn, ctx.saved, 2, sizes, x.scalar_type, x.device_type)
-  check(C.fused_lltm_forward(new_h, new_c, ctx.saved, x, h, c, W, b))
+  ctx.h_T = like(fn, ctx.h_T, h)
+  sizes[0], sizes[1], sizes[2] = 1, x.sizes[0], 5 * h.sizes[1]
+  ctx.saved = result(fn, ctx.saved, 3, sizes, x.scalar_type, x.device_type)
+  ctx.xs = as_step(ctx.xs, x, fn, 'x')
+  ctx.hs = as_step(ctx.hs, new_h, fn, 'new_h')
+  if C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0)
+     ~= 0 then
+    raise_as(fn, FORWARD_NAMES)
+  end
   ctx.x, ctx.h, ctx.W = x, h, W
   return new_h, new_c, ctx
 end
@@ -50,11 +90,19 @@ local function expect_ctx(ctx, fn, forward)
   return ctx
 end
 
+local BACKWARD_NAMES = { xs = 'x', d_xs = 'd_x', d_h0 = 'd_h', d_c0 = 'd_c', d_hT = 'grad_h',
+                         d_cT = 'grad_c' }
+
 local function cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, accumulate, o_x, o_h, o_c)
   expect(grad_h, fn, 'grad_h'); expect(grad_c, fn, 'grad_c')
   local d_x, d_h, d_c = like(fn, o_x, ctx.x), like(fn, o_h, ctx.h), like(fn, o_c, ctx.h)
-  check(C.fused_lltm_backward(d_x, d_h, d_c, d_W, d_b, grad_h, grad_c, ctx.saved, ctx.x, ctx.h,
-                              ctx.W, accumulate))
+  ctx.work = like(fn, ctx.work, ctx.saved)
+  check(C.fused_copy(ctx.work, ctx.saved))
+  ctx.d_xs = as_step(ctx.d_xs, d_x, fn, 'd_x')
+  if C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, nil, grad_h, grad_c, ctx.work,
+                               ctx.xs, ctx.W, nil, 0, accumulate) ~= 0 then
+    raise_as(fn, BACKWARD_NAMES)
+  end
   return d_x, d_h, d_c
 end
 

@@ -1,5 +1,5 @@
--- The LLTM cell of the PyTorch C++/CUDA extension tutorial, fused in C: one GEMM and one
--- pointwise pass forward, one pointwise pass and the GEMMs backward.
+-- The LLTM cell of the PyTorch C++/CUDA extension tutorial, fused in C: one step of the cell
+-- engine (fused.functional.lltm_forward/backward), GEMMs and one pointwise pass each way.
 --
 --   local cell = fused.nn.LLTMCell(input_features, state_size, {dtype=, device=})
 --   local new_h, new_c = cell:forward(x, h, c)        -- x B×I, h and c B×H
