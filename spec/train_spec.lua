@@ -5,12 +5,8 @@ local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
 local json = require 'fused.json'
-
--- Absolute paths, for child processes that run from another directory.
-local function absolute(p) return p:match('^/') and p or io.popen('pwd'):read('*l') .. '/' .. p end
-local here = absolute(debug.getinfo(1, 'S').source:match('^@(.*/)') or './')
-local lib_path = absolute(require('fused.lib').path) -- the libfused this process runs on
-local train = dofile(here .. '../examples/train.lua')
+local child = require 'spec.train_child'
+local train = dofile(child.script)
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -49,12 +45,8 @@ local function run_child(cwd, env, args, interrupt_at)
     pcall(ffi.cdef, 'int raise(int sig);')
     local train = dofile(%q)
     os.exit(train.run({ %s }, { on_step = function(step) if step == %d then ffi.C.raise(2) end end }))
-  ]], here .. '../examples/train.lua', table.concat(argv, ', '), interrupt_at or -1))
-  local status = os.execute(string.format("cd %s && LUA_PATH='%s../lua/?.lua;%s../lua/?/init.lua;;' "
-                                          .. 'FUSED_LIB=%s %s luajit %s > %s 2>&1', cwd, here, here,
-                                          lib_path, env, path('child.lua'), path('child.out')))
-  local code = status % 256 == 0 and status / 256 or 'signal ' .. status % 128
-  return code, read(path('child.out'))
+  ]], child.script, table.concat(argv, ', '), interrupt_at or -1))
+  return child.luajit(cwd, env, path('child.lua'), path('child.out'))
 end
 
 local function losses_from(result, first, last)

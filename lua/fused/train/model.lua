@@ -10,7 +10,7 @@
 -- 'rnn.weight_ih_l0', ...); the head reads the last layer.
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward)
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
---   local text = model:sample(task, 200, 1.0, seed)  -- text task: 200 characters
+--   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters after 'The '
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
@@ -85,16 +85,17 @@ function SequenceModel:evaluate(task)
   return total / n
 end
 
--- n characters after a newline, each drawn from the softmax of the logits at the given
--- temperature, from the seed's SAMPLING stream (so that sampling never changes the training
--- batches).
-function SequenceModel:sample(task, n, temperature, seed)
+-- n characters after the text prime (default a newline), each drawn from the softmax of the
+-- logits at the given temperature, from the seed's SAMPLING stream (so that sampling never
+-- changes the training batches). The prime's characters must be in task.index.
+function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local topts = { dtype = self.head.weight.dtype, device = self.head.weight.device }
-  local codes = { task.index[('\n'):byte()] or 1 }
-  local h, c, _
+  local codes = {}
+  for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
+  local x = tensor.tensor(codes, topts) -- the prime in one forward, T × 1
+  local generated, h, c, _ = {}
   for i = 1, n do
-    local x = tensor.tensor({ { codes[#codes] } }, topts)
     local inputs = self.embed:forward(x)
     if self.rnn.has_c then _, h, c = self.rnn:forward(inputs, h, c)
     else _, h = self.rnn:forward(inputs, h) end
@@ -112,10 +113,11 @@ function SequenceModel:sample(task, n, temperature, seed)
       r = r - w
       if r < 0 then pick = k; break end
     end
-    codes[#codes + 1] = pick
+    generated[i] = pick
+    x = tensor.tensor({ { pick } }, topts)
   end
   self.rnn:clearState()
-  return task:decode(codes):sub(2)
+  return task:decode(generated)
 end
 
 return SequenceModel

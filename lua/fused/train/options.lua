@@ -10,6 +10,7 @@
 --     { 'optim', 'adam', { 'adam', 'sgd' }, 'optimizer' },
 --   })
 --   local opts, given = cmd:parse(arg)   -- given: the names on the command line (help = --help)
+--   local taken = cmd:take(opts, given, saved_opts, {device = true})   -- a resumed run's options
 --   io.write(cmd:usage(), '\n')
 local file = require 'fused.file'
 
@@ -101,6 +102,23 @@ function Parser:parse(argv)
     i = i + 1
   end
   return opts, given
+end
+
+-- For a run that goes on from saved options (as parse returned them, e.g. from a checkpoint):
+-- each saved option not given on the command line, and not in the set `except`, replaces its
+-- default, checked as a given one would be (an output file must still be writable). Returns
+-- the words '--name value' of those taken that differ from the defaults, in the list's order.
+function Parser:take(opts, given, saved, except)
+  local taken = {}
+  for _, o in ipairs(self.list) do
+    local name, value = o[1], saved[o[1]]
+    if value ~= nil and not given[name] and not except[name] then
+      if o[3] == 'output' and value then convert(o, value) end
+      opts[name] = value
+      if value ~= o[2] then taken[#taken + 1] = '--' .. name .. ' ' .. tostring(value) end
+    end
+  end
+  return taken
 end
 
 return M
