@@ -41,6 +41,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'lr', 1e-2, 'number', 'learning rate', above = 0 },
   { 'optim', 'adam', { 'adam', 'rmsprop', 'sgd' }, 'optimizer' },
   { 'clip', 1, 'number', 'clip the gradient norm to this (0: no clipping)', min = 0 },
+  { 'dropout', 0, 'number', 'dropout probability on what the head reads', min = 0, below = 1 },
   { 'seed', 1, 'int', 'random seed (0 to 1048575): same seed, same losses', min = 0,
     max = stream.MAX_SEED },
   { 'device', 'auto', { 'auto', 'cpu', 'cuda' }, 'device (auto: cuda when available)' },
@@ -60,7 +61,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
 
 -- Options that define the model and its data: a resumed run takes them from the checkpoint.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
-                        'optim', 'clip', 'seed', 'dtype' }
+                        'optim', 'clip', 'dropout', 'seed', 'dtype' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint.
 local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
 local OPTIMIZERS = { adam = 'Adam', rmsprop = 'RMSprop', sgd = 'SGD' }
@@ -118,7 +119,8 @@ local function build(opts)
   fused.manual_seed(opts.seed)
   return task, SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
                                      hidden_size = opts.hidden, embedding_dim = opts.embed,
-                                     dtype = opts.dtype, device = opts.device })
+                                     dropout = opts.dropout, dtype = opts.dtype,
+                                     device = opts.device })
 end
 
 -- --sample: the prime, then what the checkpoint's model writes after it.
@@ -152,9 +154,9 @@ local function train(opts, resumed, out, on_step, par)
   local n, T = 0, task.steps or task.seq_len
   for _, p in ipairs(params) do n = n + p:numel() end
   out:write(string.format('%s task, %s cell (%d parameters), hidden %d, T %d, batch %d, %s on %s; '
-                          .. '%s lr %g, clip %g, seed %d\n', task.name, opts.cell, n, opts.hidden,
-                          T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr, opts.clip,
-                          opts.seed))
+                          .. '%s lr %g, clip %g, dropout %g, seed %d\n', task.name, opts.cell, n,
+                          opts.hidden, T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr,
+                          opts.clip, opts.dropout, opts.seed))
   out:write(par:describe() or '')
   out:write(string.format('baseline (%s): %.4f %s\n', task.baseline_text, task.baseline,
                           task.metric))
@@ -181,6 +183,8 @@ local function train(opts, resumed, out, on_step, par)
     for step = first, opts.steps do
       progress:start()
       model:zeroGradParameters()
+      -- task:batch(step) reseeds fused's generator for the step's stream, so that dropout's
+      -- masks, drawn from it next, depend on the seed and the step alone, as the batch does.
       local xs, ys = par:shard(task, task:batch(step))
       local loss = model:loss(xs, ys, true)
       dp:synchronize()

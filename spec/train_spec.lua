@@ -74,7 +74,8 @@ describe('examples/train.lua', function()
 
   it('resumed from a checkpoint, continues with exactly the uninterrupted losses', function()
     for _, args in ipairs({ { '--optim', 'adam' }, { '--optim', 'sgd', '--task', 'copy', '--seq-len', '3' },
-                            { '--optim', 'rmsprop', '--dtype', 'float64' } }) do
+                            { '--optim', 'rmsprop', '--dtype', 'float64' },
+                            { '--dropout', '0.3', '--task', 'copy', '--seq-len', '3' } }) do
       local full_args = { '--steps', '8', unpack(args) }
       local _, full = run(full_args)
       local first_args = { '--steps', '5', '--checkpoint', path('ck.safetensors'), unpack(args) }
@@ -249,6 +250,7 @@ describe('examples/train.lua', function()
       { { '--resume', path('none.safetensors') }, '--resume: load: ' },
       { { '--resume', path('plain.safetensors') }, "is not a training checkpoint of format 'fused-train/2'" },
       { { '--dtype=float16' }, "option '--dtype' expected one of float32, float64, got 'float16'" },
+      { { '--dropout', '1' }, "option '--dropout' expected < 1, got 1" },
     }) do
       local status, result, text = run(case[1])
       assert.are.equal(2, status, table.concat(case[1], ' '))

@@ -1,7 +1,7 @@
 -- A small declarative command-line parser for training scripts. Each option is
--- { name, default, kind, help, min =, max =, above = }: kind 'int', 'number', 'string',
+-- { name, default, kind, help, min =, max =, above =, below = }: kind 'int', 'number', 'string',
 -- 'output' (a file to write: its directory must exist and take it) or a list of choices; a
--- default of false means none; min, max and above (exclusive) bound a number. Anything
+-- default of false means none; min, max, above and below (both exclusive) bound a number. Anything
 -- malformed is a usage error saying which option and what was expected, raised before the
 -- script does any work; options.is_usage_error(err) tells one from a bug.
 --
@@ -50,6 +50,7 @@ end
 -- What a number must be, in words, or nil when it is.
 local function out_of_range(o, n)
   if o.above and not (n > o.above) then return '> ' .. o.above end
+  if o.below and not (n < o.below) then return '< ' .. o.below end
   if (o.min and n < o.min) or (o.max and n > o.max) then
     if o.min and o.max then return o.min .. ' to ' .. o.max end
     return o.min and '>= ' .. o.min or 'at most ' .. o.max
