@@ -9,9 +9,12 @@
 -- Reproducible: batch k is drawn from its own stream of the seed (fused.data.stream), so the
 -- same seed gives the same losses, and a run resumed from a checkpoint (the model's and the
 -- optimizer's state_dict, and the step) continues with exactly the uninterrupted run's losses.
+-- `--resume CK` alone goes on with the options the checkpoint recorded; `--sample CK --prime
+-- 'The '` prints what the text model in CK writes after 'The ', and trains nothing.
 --
 -- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
--- global batch, split evenly, so N processes give one process's losses; rank 0 alone prints.
+-- global batch, split evenly, so N processes give one process's losses (with --dropout, up to
+-- the masks); rank 0 alone prints.
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 package.path = package.path .. ';' .. here .. '../lua/?.lua;' .. here .. '../lua/?/init.lua'
 
@@ -59,7 +62,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'prime', false, 'string', 'with --sample: the text the sample goes on from (default: a newline)' },
 })
 
--- Options that define the model and its data: a resumed run takes them from the checkpoint.
+-- Options that define the model and its data: given with --resume or --sample, they must agree
+-- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
                         'optim', 'clip', 'dropout', 'seed', 'dtype' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint.
@@ -249,9 +253,9 @@ local function train(opts, resumed, out, on_step, par)
                    checkpoint = saved }
 end
 
--- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts (for the specs): out and err
--- (files to print to, default io.stdout and io.stderr), on_step (called with the step number
--- after each step). Returns an exit status (0 done, 1 stopped by a NaN loss, 2 usage error,
+-- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts
+-- (for the specs): out and err (files to print to, default io.stdout and io.stderr), on_step
+-- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by a NaN loss, 2 usage error,
 -- 130 interrupted) and { losses = {[step] = loss}, heldout =, step =, seconds =, checkpoint =
 -- (the latest saved, if any) } ({ error = } for a usage error).
 function M.run(argv, run_opts)
