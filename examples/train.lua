@@ -59,7 +59,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'sample-len', 200, 'int', 'text task: characters per sample', min = 1 },
   { 'temperature', 1, 'number', 'text task: sampling temperature', above = 0 },
   { 'sample', false, 'string', 'print a sample of the text model in this checkpoint; no training' },
-  { 'prime', false, 'string', 'with --sample: the text the sample goes on from (default: a newline)' },
+  { 'prime', false, 'string', 'with --sample: the text it goes on from (default: a newline)' },
 })
 
 -- Options that define the model and its data: given with --resume or --sample, they must agree
@@ -80,8 +80,8 @@ local function read_checkpoint(opts, given, flag)
   for _, name in ipairs(MODEL_OPTIONS) do
     local saved = run.options[name]
     if given[name] and opts[name] ~= saved then
-      usage_error("--%s %s differs from the checkpoint's %s: a run from a checkpoint keeps its model, "
-                  .. 'data and optimizer options', name, tostring(opts[name]), tostring(saved))
+      usage_error("--%s %s differs from the checkpoint's %s: a run from a checkpoint keeps its "
+                  .. 'model, data and optimizer options', name, tostring(opts[name]), tostring(saved))
     end
   end
   run.taken = cmd:take(opts, given, run.options, NOT_RESUMED)
@@ -255,9 +255,9 @@ end
 
 -- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts
 -- (for the specs): out and err (files to print to, default io.stdout and io.stderr), on_step
--- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by a NaN loss, 2 usage error,
--- 130 interrupted) and { losses = {[step] = loss}, heldout =, step =, seconds =, checkpoint =
--- (the latest saved, if any) } ({ error = } for a usage error).
+-- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by
+-- a NaN loss, 2 usage error, 130 interrupted) and { losses = {[step] = loss}, heldout =, step
+-- =, seconds =, checkpoint = (the latest saved, if any) } ({ error = } for a usage error).
 function M.run(argv, run_opts)
   run_opts = run_opts or {}
   local out = run_opts.out or io.stdout
@@ -278,8 +278,9 @@ function M.run(argv, run_opts)
     fused.set_num_threads(opts.threads)
     if opts.sample then return sample(opts, saved, out) end
     if opts.resume and saved.step >= opts.steps then
-      out:write(string.format('%s: the run is finished (step %d of --steps %d); nothing to train, '
-                              .. 'a larger --steps trains on\n', opts.resume, saved.step, opts.steps))
+      out:write(string.format('%s: the run is finished (step %d of --steps %d); nothing to '
+                              .. 'train, a larger --steps trains on\n', opts.resume, saved.step,
+                              opts.steps))
       return 0, { losses = {}, step = saved.step }
     end
     return train(opts, saved, out, run_opts.on_step, par)

@@ -22,6 +22,14 @@ function M.luajit(cwd, prefix, words, out)
   return code, helper.read(out)
 end
 
+-- A new empty directory for a spec's files, and path(name), a file in it.
+function M.scratch()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert(os.execute('mkdir -p ' .. dir) == 0)
+  return dir, function(name) return dir .. '/' .. name end
+end
+
 -- The words of a shell command line that pass the strings of list as they are.
 function M.quote(list)
   local words = {}

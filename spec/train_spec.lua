@@ -8,10 +8,7 @@ local json = require 'fused.json'
 local child = require 'spec.train_child'
 local train = dofile(child.script)
 
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute('mkdir -p ' .. dir) == 0)
-local function path(name) return dir .. '/' .. name end
+local dir, path = child.scratch()
 
 local TINY = { '--hidden', '8', '--seq-len', '6', '--batch', '4', '--eval-every', '3', '--device', 'cpu' }
 

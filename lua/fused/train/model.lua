@@ -1,7 +1,8 @@
 -- The model of a sequence task (fused.data.adding, copy, text): an Embedding for token inputs,
 -- a recurrent layer, dropout (if asked) on what the head reads, a Linear head on the last step
--- or on every step (as the task's output says), and the task's loss. A Module whose state_dict is 'embed.weight' (token tasks),
--- 'rnn.weight', 'rnn.bias', 'head.weight', 'head.bias'.
+-- or on every step (as the task's output says), and the task's loss. A Module whose
+-- state_dict is 'embed.weight' (token tasks), 'rnn.weight', 'rnn.bias', 'head.weight',
+-- 'head.bias'.
 --
 --   local model = SequenceModel(task, {cell = 'lltm', num_layers = 1, hidden_size = 64,
 --                                      embedding_dim = 32, dropout = 0, dtype =, device =})
@@ -11,7 +12,8 @@
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward); dropout
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
---   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters after 'The '
+--   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters
+--                                                            -- after 'The ' (default '\n')
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
