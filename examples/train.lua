@@ -9,9 +9,12 @@
 -- Reproducible: batch k is drawn from its own stream of the seed (fused.data.stream), so the
 -- same seed gives the same losses, and a run resumed from a checkpoint (the model's and the
 -- optimizer's state_dict, and the step) continues with exactly the uninterrupted run's losses.
+-- `--resume CK` alone goes on with the options the checkpoint recorded; `--sample CK --prime
+-- 'The '` prints what the text model in CK writes after 'The ', and trains nothing.
 --
 -- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
--- global batch, split evenly, so N processes give one process's losses; rank 0 alone prints.
+-- global batch, split evenly, so N processes give one process's losses (with --dropout, up to
+-- the masks); rank 0 alone prints.
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 package.path = package.path .. ';' .. here .. '../lua/?.lua;' .. here .. '../lua/?/init.lua'
 
@@ -41,6 +44,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'lr', 1e-2, 'number', 'learning rate', above = 0 },
   { 'optim', 'adam', { 'adam', 'rmsprop', 'sgd' }, 'optimizer' },
   { 'clip', 1, 'number', 'clip the gradient norm to this (0: no clipping)', min = 0 },
+  { 'dropout', 0, 'number', 'dropout probability on what the head reads', min = 0, below = 1 },
   { 'seed', 1, 'int', 'random seed (0 to 1048575): same seed, same losses', min = 0,
     max = stream.MAX_SEED },
   { 'device', 'auto', { 'auto', 'cpu', 'cuda' }, 'device (auto: cuda when available)' },
@@ -48,32 +52,39 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'threads', 1, 'int', 'CPU threads (0: all cores; one is fastest at small sizes)', min = 0 },
   { 'eval-every', 100, 'int', 'steps between held-out evaluations', min = 1 },
   { 'checkpoint', false, 'output', 'save a checkpoint (safetensors) here at each evaluation' },
-  { 'resume', false, 'string', 'continue the run saved in this checkpoint' },
+  { 'resume', false, 'string', 'continue the run saved in this checkpoint, with its options' },
   { 'log', false, 'output', 'write the losses to this CSV file' },
   { 'plot', false, 'output', 'plot the losses to this PNG file (needs gnuplot)' },
   { 'sample-every', 200, 'int', 'text task: steps between printed samples', min = 1 },
   { 'sample-len', 200, 'int', 'text task: characters per sample', min = 1 },
   { 'temperature', 1, 'number', 'text task: sampling temperature', above = 0 },
+  { 'sample', false, 'string', 'print a sample of the text model in this checkpoint; no training' },
+  { 'prime', false, 'string', 'with --sample: the text it goes on from (default: a newline)' },
 })
 
--- Options that define the model and its data: a resumed run takes them from the checkpoint.
+-- Options that define the model and its data: given with --resume or --sample, they must agree
+-- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
-                        'optim', 'clip', 'seed', 'dtype' }
+                        'optim', 'clip', 'dropout', 'seed', 'dtype' }
+-- Options about this machine or this command, not the run: never taken from a checkpoint.
+local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
 local OPTIMIZERS = { adam = 'Adam', rmsprop = 'RMSprop', sgd = 'SGD' }
 local usage_error = options.usage_error
 
--- The run saved in --resume, whose model options replace the defaults.
-local function read_checkpoint(opts, given)
-  local ok, run = pcall(checkpoint.load, opts.resume)
-  if not ok then usage_error('--resume: %s', run) end
+-- The run saved in the checkpoint opts[flag] ('resume' or 'sample'): its model options must
+-- agree with those given, and its other options not given replace the defaults (run.taken:
+-- those that changed something, as '--name value').
+local function read_checkpoint(opts, given, flag)
+  local ok, run = pcall(checkpoint.load, opts[flag])
+  if not ok then usage_error('--%s: %s', flag, run) end
   for _, name in ipairs(MODEL_OPTIONS) do
     local saved = run.options[name]
     if given[name] and opts[name] ~= saved then
-      usage_error("--%s %s differs from the checkpoint's %s: a resumed run keeps the model, data "
-                  .. 'and optimizer options', name, tostring(opts[name]), tostring(saved))
+      usage_error("--%s %s differs from the checkpoint's %s: a run from a checkpoint keeps its "
+                  .. 'model, data and optimizer options', name, tostring(opts[name]), tostring(saved))
     end
-    opts[name] = saved
   end
+  run.taken = cmd:take(opts, given, run.options, NOT_RESUMED)
   return run
 end
 
@@ -86,6 +97,12 @@ local function validate(opts)
     usage_error('--task text needs --data FILE (any text file)')
   end
   if opts.task ~= 'text' and opts.data then usage_error('--data is for --task text') end
+  if opts.sample and opts.resume then usage_error('--sample and --resume: one or the other') end
+  if opts.prime and not opts.sample then usage_error('--prime is for --sample') end
+  if opts.sample and opts.task ~= 'text' then
+    usage_error('--sample %s: a model of the %s task cannot be sampled (only one of --task text)',
+                opts.sample, opts.task)
+  end
   if opts.device == 'auto' then
     opts.device = fused.cuda.is_available() and 'cuda' or 'cpu'
   elseif opts.device == 'cuda' and not fused.cuda.is_available() then
@@ -97,16 +114,37 @@ local function validate(opts)
   end
 end
 
-local function train(opts, resumed, out, on_step, par)
+-- The task and a fresh model for it, as the options say.
+local function build(opts)
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
   if not ok then usage_error('%s', task) end
   fused.manual_seed(opts.seed)
-  local model = SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
-                                      hidden_size = opts.hidden,
-                                      embedding_dim = opts.embed, dtype = opts.dtype,
-                                      device = opts.device })
+  return task, SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
+                                     hidden_size = opts.hidden, embedding_dim = opts.embed,
+                                     dropout = opts.dropout, dtype = opts.dtype,
+                                     device = opts.device })
+end
+
+-- --sample: the prime, then what the checkpoint's model writes after it.
+local function sample(opts, run, out)
+  local task, model = build(opts)
+  model:load_state_dict(run.model)
+  local prime = opts.prime or ''
+  for i = 1, #prime do
+    if not task.index[prime:byte(i)] then
+      usage_error("--prime: '%s' does not occur in %s, the text the model learnt", prime:sub(i, i),
+                  opts.data)
+    end
+  end
+  out:write(prime, model:sample(task, opts['sample-len'], opts.temperature, opts.seed,
+                                prime ~= '' and prime or nil), '\n')
+  return 0, {}
+end
+
+local function train(opts, resumed, out, on_step, par)
+  local task, model = build(opts)
   local params, grads = model:parameters()
   local dp = par:wrap(model) -- averages the gradients over the processes
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })
@@ -120,14 +158,16 @@ local function train(opts, resumed, out, on_step, par)
   local n, T = 0, task.steps or task.seq_len
   for _, p in ipairs(params) do n = n + p:numel() end
   out:write(string.format('%s task, %s cell (%d parameters), hidden %d, T %d, batch %d, %s on %s; '
-                          .. '%s lr %g, clip %g, seed %d\n', task.name, opts.cell, n, opts.hidden,
-                          T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr, opts.clip,
-                          opts.seed))
+                          .. '%s lr %g, clip %g, dropout %g, seed %d\n', task.name, opts.cell, n,
+                          opts.hidden, T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr,
+                          opts.clip, opts.dropout, opts.seed))
   out:write(par:describe() or '')
   out:write(string.format('baseline (%s): %.4f %s\n', task.baseline_text, task.baseline,
                           task.metric))
   if resumed then
-    out:write(string.format('resumed from %s at step %d\n', opts.resume, first - 1))
+    out:write(string.format('resumed from %s at step %d, to step %d; from the checkpoint: %s\n',
+                            opts.resume, first - 1, opts.steps,
+                            #resumed.taken > 0 and table.concat(resumed.taken, ' ') or 'defaults'))
   end
 
   local log_path = opts.log or (opts.plot and os.tmpname()) -- the plot is drawn from a log
@@ -147,6 +187,8 @@ local function train(opts, resumed, out, on_step, par)
     for step = first, opts.steps do
       progress:start()
       model:zeroGradParameters()
+      -- task:batch(step) reseeds fused's generator for the step's stream, so that dropout's
+      -- masks, drawn from it next, depend on the seed and the step alone, as the batch does.
       local xs, ys = par:shard(task, task:batch(step))
       local loss = model:loss(xs, ys, true)
       dp:synchronize()
@@ -211,11 +253,11 @@ local function train(opts, resumed, out, on_step, par)
                    checkpoint = saved }
 end
 
--- Runs a training. argv: the command-line arguments. run_opts (for the specs): out and err
--- (files to print to, default io.stdout and io.stderr), on_step (called with the step number
--- after each step). Returns an exit status (0 done, 1 stopped by a NaN loss, 2 usage error,
--- 130 interrupted) and { losses = {[step] = loss}, heldout =, step =, seconds =, checkpoint =
--- (the latest saved, if any) } ({ error = } for a usage error).
+-- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts
+-- (for the specs): out and err (files to print to, default io.stdout and io.stderr), on_step
+-- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by
+-- a NaN loss, 2 usage error, 130 interrupted) and { losses = {[step] = loss}, heldout =, step
+-- =, seconds =, checkpoint = (the latest saved, if any) } ({ error = } for a usage error).
 function M.run(argv, run_opts)
   run_opts = run_opts or {}
   local out = run_opts.out or io.stdout
@@ -226,14 +268,22 @@ function M.run(argv, run_opts)
       out:write(cmd:usage(), '\n')
       return 0, {}
     end
-    local resumed = opts.resume and read_checkpoint(opts, given)
+    local flag = (opts.resume and 'resume') or (opts.sample and 'sample')
+    local saved = flag and read_checkpoint(opts, given, flag)
     validate(opts)
     local par = Parallel.new(opts.batch)
     if not par.main then -- rank 0 alone prints, logs, plots and saves
       out, opts.log, opts.plot, opts.checkpoint = Parallel.null, false, false, false
     end
     fused.set_num_threads(opts.threads)
-    return train(opts, resumed, out, run_opts.on_step, par)
+    if opts.sample then return sample(opts, saved, out) end
+    if opts.resume and saved.step >= opts.steps then
+      out:write(string.format('%s: the run is finished (step %d of --steps %d); nothing to '
+                              .. 'train, a larger --steps trains on\n', opts.resume, saved.step,
+                              opts.steps))
+      return 0, { losses = {}, step = saved.step }
+    end
+    return train(opts, saved, out, run_opts.on_step, par)
   end, function(e) return options.is_usage_error(e) and e or debug.traceback(e, 2) end)
   fused.set_num_threads(threads)
   if ok then return status, result end

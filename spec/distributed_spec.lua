@@ -131,6 +131,9 @@ describe('fused.distributed on 2 processes (mpirun)', function()
     assert.is_truthy(text:find('data parallel: 2 processes (MPI), 4 sequences each', 1, true), text)
     local _, printed = text:gsub('baseline %(', '')
     assert.are.equal(1, printed, 'rank 0 alone prints: ' .. text)
+    -- mpirun's processes write to a pseudo-terminal, but its output goes to a file: no redraws.
+    assert.is_falsy(text:find('\r', 1, true), text)
+    assert.is_truthy(text:find('\nstep 20/40  loss [^\n]+\nstep 40/40  loss '), text)
     -- 20 steps on 2 processes, the next 20 on one from the checkpoint.
     status, text = mpirun('', 'luajit examples/train.lua --steps 20 --checkpoint ' .. ck .. ' ' .. TRAIN)
     assert.are.equal(0, status, text)

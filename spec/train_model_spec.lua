@@ -1,5 +1,5 @@
 -- fused.train.model: the SequenceModel of the training tasks, its state_dict names, its LLTM's
--- shut input gates, and its loss and held-out evaluation.
+-- shut input gates, its loss and held-out evaluation, and its dropout.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local SequenceModel = require 'fused.train.model'
@@ -9,10 +9,10 @@ local function task(name)
                                               dtype = 'float64', device = 'cpu' })
 end
 
-local function model_for(t)
+local function model_for(t, dropout)
   fused.manual_seed(1)
-  return SequenceModel(t, { cell = 'lltm', hidden_size = 4, embedding_dim = 3, dtype = 'float64',
-                            device = 'cpu' })
+  return SequenceModel(t, { cell = 'lltm', hidden_size = 4, embedding_dim = 3, dropout = dropout,
+                            dtype = 'float64', device = 'cpu' })
 end
 
 describe('train.model', function()
@@ -44,5 +44,19 @@ describe('train.model', function()
     local hx, hy = t:heldout()
     local want = model:loss(hx, hy, false) -- one chunk: evaluate's sum of len * loss, over n
     assert(math.abs(model:evaluate(t) - want) <= 1e-15 * want)
+  end)
+
+  it('drops out what the head reads in a loss with backward (training) only', function()
+    for _, name in ipairs({ 'adding', 'copy' }) do -- the head on the last step, on every step
+      local t = task(name)
+      local plain, dropped = model_for(t), model_for(t, 0.5)
+      local xs, ys = t:batch(1)
+      assert.are.equal(plain:loss(xs, ys, false), dropped:loss(xs, ys, false), name)
+      plain:zeroGradParameters()
+      dropped:zeroGradParameters()
+      assert.are_not.equal(plain:loss(xs, ys, true), dropped:loss(xs, ys, true), name)
+      assert.are_not.same(plain.head.gradWeight:totable(), dropped.head.gradWeight:totable(), name)
+      assert.are.equal(plain:evaluate(t), dropped:evaluate(t), name)
+    end
   end)
 end)

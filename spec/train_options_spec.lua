@@ -13,6 +13,7 @@ local cmd = options.new('luajit demo.lua [options]', 'A demo; options:', {
   { 'optim', 'adam', { 'adam', 'sgd' }, 'optimizer' },
   { 'data', false, 'string', 'a file' },
   { 'log', false, 'output', 'a CSV file' },
+  { 'keep', 0, 'number', 'a fraction', min = 0, below = 1 },
 })
 
 -- The message of the usage error that parsing argv raises.
@@ -26,7 +27,8 @@ end
 describe('train.options', function()
   it('fills in the defaults and converts what is given, in both spellings', function()
     local opts, given = cmd:parse({ '--steps', '5', '--lr=0.5', '--optim', 'sgd' })
-    assert.are.same({ steps = 5, lr = 0.5, clip = 1, optim = 'sgd', data = false, log = false }, opts)
+    assert.are.same({ steps = 5, lr = 0.5, clip = 1, optim = 'sgd', data = false, log = false, keep = 0 },
+                    opts)
     assert.are.same({ steps = true, lr = true, optim = true }, given)
     local _, help = cmd:parse({ '--steps', '5', '--help', '--bogus' })
     assert.are.same({ help = true }, help)
@@ -52,6 +54,7 @@ describe('train.options', function()
       { { '--lr', '0' }, "option '--lr' expected > 0, got 0" },
       { { '--clip', '-0.5' }, "option '--clip' expected >= 0, got -0.5" },
       { { '--steps', '101' }, "option '--steps' expected 1 to 100, got 101" },
+      { { '--keep', '1' }, "option '--keep' expected < 1, got 1" },
       { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { '--optim=lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { 'stray' }, "unexpected argument 'stray' (options start with --)" },
@@ -60,6 +63,18 @@ describe('train.options', function()
     }) do
       assert.are.equal(case[2], usage_message(case[1]))
     end
+  end)
+
+  it('takes saved options not given and not excepted, and lists those that changed something', function()
+    local opts, given = cmd:parse({ '--lr', '0.5' })
+    local saved = { steps = 20, lr = 0.1, clip = 2, optim = 'adam', data = 'a.txt', log = false, gone = 1 }
+    assert.are.same({ '--steps 20', '--data a.txt' }, cmd:take(opts, given, saved, { clip = true }))
+    assert.are.same({ steps = 20, lr = 0.5, clip = 1, optim = 'adam', data = 'a.txt', log = false, keep = 0 },
+                    opts)
+    local ok, err = pcall(cmd.take, cmd, opts, given, { log = dir .. '/log.csv' }, {})
+    assert.is_false(ok)
+    assert.are.equal('--log ' .. dir .. '/log.csv: cannot write there (' .. dir .. ': No such file or directory)',
+                     err.message)
   end)
 
   it('tells a usage error from any other error', function()

@@ -5,17 +5,10 @@ local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
 local json = require 'fused.json'
+local child = require 'spec.train_child'
+local train = dofile(child.script)
 
--- Absolute paths, for child processes that run from another directory.
-local function absolute(p) return p:match('^/') and p or io.popen('pwd'):read('*l') .. '/' .. p end
-local here = absolute(debug.getinfo(1, 'S').source:match('^@(.*/)') or './')
-local lib_path = absolute(require('fused.lib').path) -- the libfused this process runs on
-local train = dofile(here .. '../examples/train.lua')
-
-local dir = os.tmpname()
-os.remove(dir)
-assert(os.execute('mkdir -p ' .. dir) == 0)
-local function path(name) return dir .. '/' .. name end
+local dir, path = child.scratch()
 
 local TINY = { '--hidden', '8', '--seq-len', '6', '--batch', '4', '--eval-every', '3', '--device', 'cpu' }
 
@@ -49,12 +42,8 @@ local function run_child(cwd, env, args, interrupt_at)
     pcall(ffi.cdef, 'int raise(int sig);')
     local train = dofile(%q)
     os.exit(train.run({ %s }, { on_step = function(step) if step == %d then ffi.C.raise(2) end end }))
-  ]], here .. '../examples/train.lua', table.concat(argv, ', '), interrupt_at or -1))
-  local status = os.execute(string.format("cd %s && LUA_PATH='%s../lua/?.lua;%s../lua/?/init.lua;;' "
-                                          .. 'FUSED_LIB=%s %s luajit %s > %s 2>&1', cwd, here, here,
-                                          lib_path, env, path('child.lua'), path('child.out')))
-  local code = status % 256 == 0 and status / 256 or 'signal ' .. status % 128
-  return code, read(path('child.out'))
+  ]], child.script, table.concat(argv, ', '), interrupt_at or -1))
+  return child.luajit(cwd, env, path('child.lua'), path('child.out'))
 end
 
 local function losses_from(result, first, last)
@@ -82,7 +71,8 @@ describe('examples/train.lua', function()
 
   it('resumed from a checkpoint, continues with exactly the uninterrupted losses', function()
     for _, args in ipairs({ { '--optim', 'adam' }, { '--optim', 'sgd', '--task', 'copy', '--seq-len', '3' },
-                            { '--optim', 'rmsprop', '--dtype', 'float64' } }) do
+                            { '--optim', 'rmsprop', '--dtype', 'float64' },
+                            { '--dropout', '0.3', '--task', 'copy', '--seq-len', '3' } }) do
       local full_args = { '--steps', '8', unpack(args) }
       local _, full = run(full_args)
       local first_args = { '--steps', '5', '--checkpoint', path('ck.safetensors'), unpack(args) }
@@ -257,6 +247,7 @@ describe('examples/train.lua', function()
       { { '--resume', path('none.safetensors') }, '--resume: load: ' },
       { { '--resume', path('plain.safetensors') }, "is not a training checkpoint of format 'fused-train/2'" },
       { { '--dtype=float16' }, "option '--dtype' expected one of float32, float64, got 'float16'" },
+      { { '--dropout', '1' }, "option '--dropout' expected < 1, got 1" },
     }) do
       local status, result, text = run(case[1])
       assert.are.equal(2, status, table.concat(case[1], ' '))

@@ -32,14 +32,18 @@ local function timeout_s()
   return s
 end
 
+-- 'NAME=value' of the variable that says mpirun started this process, or nil.
+function M.launcher()
+  for _, name in ipairs(LAUNCHERS) do
+    if os.getenv(name) then return name .. '=' .. os.getenv(name) end
+  end
+end
+
 -- Joins the other processes when mpirun started this one, else is a single process (rank 0 of
 -- 1, every collective a no-op) that needs no MPI. Once; returns the rank and the size.
 function M.init()
   if not comm then
-    local launcher
-    for _, name in ipairs(LAUNCHERS) do
-      if os.getenv(name) then launcher = name .. '=' .. os.getenv(name); break end
-    end
+    local launcher = M.launcher()
     comm = launcher and backend.connect(launcher, timeout_s()) or { rank = 0, size = 1 }
   end
   return comm.rank, comm.size

@@ -1,16 +1,19 @@
 -- The model of a sequence task (fused.data.adding, copy, text): an Embedding for token inputs,
--- a recurrent layer, a Linear head on the last step or on every step (as the task's output
--- says), and the task's loss. A Module whose state_dict is 'embed.weight' (token tasks),
--- 'rnn.weight', 'rnn.bias', 'head.weight', 'head.bias'.
+-- a recurrent layer, dropout (if asked) on what the head reads, a Linear head on the last step
+-- or on every step (as the task's output says), and the task's loss. A Module whose
+-- state_dict is 'embed.weight' (token tasks), 'rnn.weight', 'rnn.bias', 'head.weight',
+-- 'head.bias'.
 --
 --   local model = SequenceModel(task, {cell = 'lltm', num_layers = 1, hidden_size = 64,
---                                      embedding_dim = 32, dtype =, device =})
+--                                      embedding_dim = 32, dropout = 0, dtype =, device =})
 --
 -- cell: 'lltm', 'lstm' or 'gru' (nn.LLTM, nn.LSTM, nn.GRU, whose parameters are then
 -- 'rnn.weight_ih_l0', ...); the head reads the last layer.
---   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward)
+--   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward); dropout
+--                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
---   local text = model:sample(task, 200, 1.0, seed)  -- text task: 200 characters
+--   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters
+--                                                            -- after 'The ' (default '\n')
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
@@ -36,6 +39,7 @@ function SequenceModel:__init(task, opts)
     -- (about 2,500 steps instead of 250).
     self.rnn.bias:narrow(1, 1, H):add_(-3)
   end
+  if (opts.dropout or 0) > 0 then self.drop = nn.Dropout(opts.dropout) end
   self.head = nn.Linear(H, task.output.size or task.output.classes, topts)
   self.criterion = nn[task.output.loss]()
 end
@@ -44,13 +48,19 @@ end
 function SequenceModel:loss(xs, ys, backward)
   local inputs = self.embed and self.embed:forward(xs) or xs
   local hs, h_n = self.rnn:forward(inputs)
+  local drop = self.drop
+  if drop then
+    if backward then drop:training() else drop:evaluate() end
+  end
   if self.output_kind == 'last' then
     -- The last layer's final state (h_n is layers x B x H, or B x H for a one-layer LLTM).
     local last = h_n.ndim == 3 and h_n:size(1) or nil
-    local pred = self.head:forward(last and h_n:select(1, last) or h_n)
+    local h_T = last and h_n:select(1, last) or h_n
+    local pred = self.head:forward(drop and drop:forward(h_T) or h_T)
     local loss = self.criterion:forward(pred, ys)
     if backward then
       local d_hT = self.head:backward(self.criterion:backward(pred, ys))
+      if drop then d_hT = drop:backward(d_hT) end
       -- Only h_T gets a gradient: zeros for the other steps and layers, made once.
       local d_hn = d_hT
       if last then
@@ -61,10 +71,11 @@ function SequenceModel:loss(xs, ys, backward)
     end
     return loss
   end
-  local logits = self.head:forward(hs)
+  local logits = self.head:forward(drop and drop:forward(hs) or hs)
   local loss = self.criterion:forward(logits, ys)
   if backward then
-    local d_inputs = self.rnn:backward(self.head:backward(self.criterion:backward(logits, ys)))
+    local d_hs = self.head:backward(self.criterion:backward(logits, ys))
+    local d_inputs = self.rnn:backward(drop and drop:backward(d_hs) or d_hs)
     if self.embed then self.embed:backward(d_inputs) end
   end
   return loss
@@ -85,16 +96,17 @@ function SequenceModel:evaluate(task)
   return total / n
 end
 
--- n characters after a newline, each drawn from the softmax of the logits at the given
--- temperature, from the seed's SAMPLING stream (so that sampling never changes the training
--- batches).
-function SequenceModel:sample(task, n, temperature, seed)
+-- n characters after the text prime (default a newline), each drawn from the softmax of the
+-- logits at the given temperature, from the seed's SAMPLING stream (so that sampling never
+-- changes the training batches). The prime's characters must be in task.index.
+function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local topts = { dtype = self.head.weight.dtype, device = self.head.weight.device }
-  local codes = { task.index[('\n'):byte()] or 1 }
-  local h, c, _
+  local codes = {}
+  for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
+  local x = tensor.tensor(codes, topts) -- the prime in one forward, T × 1
+  local generated, h, c, _ = {}
   for i = 1, n do
-    local x = tensor.tensor({ { codes[#codes] } }, topts)
     local inputs = self.embed:forward(x)
     if self.rnn.has_c then _, h, c = self.rnn:forward(inputs, h, c)
     else _, h = self.rnn:forward(inputs, h) end
@@ -112,10 +124,11 @@ function SequenceModel:sample(task, n, temperature, seed)
       r = r - w
       if r < 0 then pick = k; break end
     end
-    codes[#codes + 1] = pick
+    generated[i] = pick
+    x = tensor.tensor({ { pick } }, topts)
   end
   self.rnn:clearState()
-  return task:decode(codes):sub(2)
+  return task:decode(generated)
 end
 
 return SequenceModel

@@ -1,7 +1,7 @@
 -- A small declarative command-line parser for training scripts. Each option is
--- { name, default, kind, help, min =, max =, above = }: kind 'int', 'number', 'string',
+-- { name, default, kind, help, min =, max =, above =, below = }: kind 'int', 'number', 'string',
 -- 'output' (a file to write: its directory must exist and take it) or a list of choices; a
--- default of false means none; min, max and above (exclusive) bound a number. Anything
+-- default of false means none; min, max, above and below (both exclusive) bound a number. Anything
 -- malformed is a usage error saying which option and what was expected, raised before the
 -- script does any work; options.is_usage_error(err) tells one from a bug.
 --
@@ -10,6 +10,7 @@
 --     { 'optim', 'adam', { 'adam', 'sgd' }, 'optimizer' },
 --   })
 --   local opts, given = cmd:parse(arg)   -- given: the names on the command line (help = --help)
+--   local taken = cmd:take(opts, given, saved_opts, {device = true})   -- a resumed run's options
 --   io.write(cmd:usage(), '\n')
 local file = require 'fused.file'
 
@@ -49,6 +50,7 @@ end
 -- What a number must be, in words, or nil when it is.
 local function out_of_range(o, n)
   if o.above and not (n > o.above) then return '> ' .. o.above end
+  if o.below and not (n < o.below) then return '< ' .. o.below end
   if (o.min and n < o.min) or (o.max and n > o.max) then
     if o.min and o.max then return o.min .. ' to ' .. o.max end
     return o.min and '>= ' .. o.min or 'at most ' .. o.max
@@ -101,6 +103,23 @@ function Parser:parse(argv)
     i = i + 1
   end
   return opts, given
+end
+
+-- For a run that goes on from saved options (as parse returned them, e.g. from a checkpoint):
+-- each saved option not given on the command line, and not in the set `except`, replaces its
+-- default, checked as a given one would be (an output file must still be writable). Returns
+-- the words '--name value' of those taken that differ from the defaults, in the list's order.
+function Parser:take(opts, given, saved, except)
+  local taken = {}
+  for _, o in ipairs(self.list) do
+    local name, value = o[1], saved[o[1]]
+    if value ~= nil and not given[name] and not except[name] then
+      if o[3] == 'output' and value then convert(o, value) end
+      opts[name] = value
+      if value ~= o[2] then taken[#taken + 1] = '--' .. name .. ' ' .. tostring(value) end
+    end
+  end
+  return taken
 end
 
 return M

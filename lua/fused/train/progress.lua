@@ -1,11 +1,13 @@
 -- The progress of a training run: the time spent, the throughput of the training steps alone
 -- (evaluations and saves left out), the ETA, and a progress line that redraws in place on a
--- terminal; elsewhere (a file, a pipe) the lines of evaluations only.
+-- terminal; elsewhere (a file, a pipe, or under mpirun, whose processes write to a pseudo-
+-- terminal even when its own output goes to a file) one line per evaluation and nothing else.
 --
 --   local progress = Progress.new(out, {steps = 1000, first = 1, tokens_per_step = 6400})
 --   progress:start(); <a training step>; progress:stop()
 --   progress:show(step, loss, heldout, final)   -- final: keep this line (an evaluation)
 local ffi = require 'ffi'
+local distributed = require 'fused.distributed'
 
 local M = {}
 local Progress = {}
@@ -34,7 +36,8 @@ end
 
 -- run: steps (the last step), first (the first step of this run), tokens_per_step.
 function M.new(out, run)
-  return setmetatable({ out = out, is_tty = out == io.stdout and ffi.C.isatty(1) == 1,
+  local is_tty = out == io.stdout and ffi.C.isatty(1) == 1 and not distributed.launcher()
+  return setmetatable({ out = out, is_tty = is_tty,
                         steps = run.steps, first = run.first, tokens_per_step = run.tokens_per_step,
                         t0 = M.now(), training = 0, last_len = 0 }, Progress)
 end
