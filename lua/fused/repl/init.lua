@@ -1,6 +1,6 @@
 -- fused's REPL, as Torch7's `th`: every expression's values are printed (no '='), a `local`
 -- lives on across lines (repl/chunk.lua), an unfinished chunk continues at a '>>' prompt, an
--- error is one line at the user's input (repl/errors.lua). Line editing, history and Tab
+-- error is shown at the user's input, without a traceback (repl/errors.lua). Line editing, history and Tab
 -- completion come from GNU readline (fused/readline.lua); without it, plain lines from stdin.
 --
 --   local session = require('fused.repl').session({ out = f, err = f })
