@@ -6,6 +6,7 @@
 --     luajit examples/bench_ext_callgrind.lua user 16 32 128 20
 --   callgrind_annotate --inclusive=yes callgrind.out.<pid>
 -- Run it once outside valgrind first, so that the user cell's build is cached.
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 local F = fused.functional
 

@@ -5,6 +5,7 @@
 -- Run: make bench, or luajit examples/bench_lltm_cuda.lua (scripts/gpu-check.sh runs it beside
 -- python3 bench/pytorch_lltm.py --device cuda, in one device call). Without a device it says
 -- why and exits 0.
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 
 if not fused.cuda.is_available() then

@@ -2,10 +2,12 @@
 -- generated graph: a stochastic block model whose node features are noisy hints of the
 -- community. Trained on a few labelled nodes, scored on held-out ones, against the majority
 -- class and against the same network without the graph (a two-layer perceptron on the features).
--- Kipf and Welling also drop out features; fused has no nn.Dropout yet, so neither model does.
+-- Kipf and Welling also drop out features (nn.Dropout); neither model here does, so that the two
+-- differ by the graph alone.
 --
 --   luajit examples/gcn.lua [nodes] [seed] [threads]   -- defaults 10000 nodes, seed 1, 1 CPU thread
 -- (0: all cores; one is fastest at these sizes on a shared machine)
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'
 local graph = require 'fused.data.graph'

@@ -15,8 +15,7 @@
 -- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
 -- global batch, split evenly, so N processes give one process's losses (with --dropout, up to
 -- the masks); rank 0 alone prints.
-local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
-package.path = package.path .. ';' .. here .. '../lua/?.lua;' .. here .. '../lua/?/init.lua'
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 
 local fused = require 'fused'
 local stream = require 'fused.data.stream'

@@ -59,6 +59,11 @@ describe('tensor operators', function()
     clear_error(function() t.dtype = 'float32' end, "cannot set field 'dtype'")
   end)
 
+  it("Torch7's t:storage() says what to use instead", function()
+    clear_error(function() return t:storage() end, 'fused.Tensor: t:storage() is not supported',
+                't:contiguous()', 't.data')
+  end)
+
   it('a method called with . instead of : says so', function()
     clear_error(function() return t.size(1) end, 'fused.Tensor.size', 'got number', 't:size(...)')
     clear_error(function() return t.shape() end, 'fused.Tensor.shape', 'got nil')

@@ -154,6 +154,47 @@ describe('bin/fused in a terminal', function()
     t.wait_for('> fused.nn.Sequential')
   end)
 
+  -- Ctrl-C at the prompt drops the line, or the unfinished chunk, and the session goes on.
+  local function ctrl_c_at_the_prompt(t)
+    t.line('w = 7')
+    t.prompt()
+    t.type('C-c')
+    t.wait_for('> w = 7\n>') -- no error
+    t.line('w * 6')
+    t.wait_for('> w * 6\n42\n')
+    t.prompt()
+    t.type({ 'w = 100' }, 'C-c')
+    t.wait_for('> w = 100^C\n>')
+    t.line('w + 1')
+    t.wait_for('> w + 1\n8\n')
+    t.line('function g()')
+    t.wait_for('>>\n')
+    t.type('C-c')
+    t.line('g')
+    t.wait_for('> g\nnil\n')
+  end
+
+  it('drops the line at Ctrl-C and keeps the session', function()
+    ctrl_c_at_the_prompt(terminal(home))
+  end)
+
+  it('drops the line at Ctrl-C in plain input too', function()
+    ctrl_c_at_the_prompt(terminal(home, 'FUSED_NO_READLINE=1'))
+  end)
+
+  it('stops a computation at Ctrl-C, and returns to the prompt', function()
+    local t = terminal(home)
+    t.line('v = 3')
+    t.line('jit.off()') -- LuaJIT's hook, which raises the error, never runs in a compiled loop
+    for i = 1, 2 do
+      t.line('while true do end')
+      os.execute('sleep 0.3')
+      t.type('C-c')
+      t.line('v + ' .. i)
+      t.wait_for(string.format('input:1: interrupted!\n> v + %d\n%d\n', i, 3 + i))
+    end
+  end)
+
   it('falls back to plain input with FUSED_NO_READLINE=1, and says so', function()
     local t = terminal(home, 'FUSED_NO_READLINE=1')
     t.wait_for('No line editing or history (FUSED_NO_READLINE is set): plain input.')

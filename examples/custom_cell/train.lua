@@ -3,7 +3,7 @@
 -- 1/6 = 0.167, the task's baseline; the held-out MSE is printed every 100 steps.
 --   luajit examples/custom_cell/train.lua [steps]     (from a checkout after `make`)
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
-package.path = package.path .. ';' .. here .. '../../lua/?.lua;' .. here .. '../../lua/?/init.lua'
+dofile(here .. '../checkout.lua')
 local fused = require 'fused'
 local nn = fused.nn
 

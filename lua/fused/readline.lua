@@ -1,5 +1,5 @@
 -- GNU readline through the FFI, for the REPL: line editing, history kept in a file, Tab
--- completion by a Lua function. Where readline cannot be used (FUSED_NO_READLINE is set, stdin is
+-- completion by a Lua function, Ctrl-C discarding the line. Where readline cannot be used (FUSED_NO_READLINE is set, stdin is
 -- not a terminal, libreadline.so.8 is missing) the module holds only `why`, the reason.
 local ffi = require 'ffi'
 
@@ -16,6 +16,7 @@ if not ok then return { why = 'libreadline.so.8 did not load (apt-get install li
 
 ffi.cdef [[
 typedef char *rl_compentry_func_t(const char *text, int state);
+typedef int rl_command_func_t(int count, int key);
 char *readline(const char *prompt);
 void add_history(const char *line);
 int read_history(const char *filename);
@@ -25,6 +26,20 @@ extern rl_compentry_func_t *rl_completion_entry_function;
 extern const char *rl_basic_word_break_characters;
 extern const char *rl_readline_name;
 extern int rl_completion_append_character;
+int rl_bind_key(int key, rl_command_func_t *function);
+int rl_insert_text(const char *text);
+int rl_newline(int count, int key);
+void rl_redisplay(void);
+extern int rl_point;
+extern int rl_end;
+
+struct termios { /* Linux's */
+  unsigned int c_iflag, c_oflag, c_cflag, c_lflag;
+  unsigned char c_line, c_cc[32];
+  unsigned int c_ispeed, c_ospeed;
+};
+int tcgetattr(int fd, struct termios *termios);
+int tcsetattr(int fd, int when, const struct termios *termios);
 ]]
 
 local M = { lib = rl } -- the handle kept for the program's life: the callback points into it
@@ -52,10 +67,38 @@ function M.use_history(path)
   return true
 end
 
--- A line typed at prompt, without its newline; nil at end of input (Ctrl-D). A line that is not
--- blank goes into the history.
+-- Ctrl-C at the prompt discards the line. The terminal's interrupt key is off while readline
+-- reads, so that Ctrl-C comes as a key (bound here) rather than as SIGINT: LuaJIT's handler
+-- would raise 'interrupted!' once the line is entered, ending the session. It is on again while
+-- the line runs, so that Ctrl-C stops a computation.
+local VINTR, DISABLED, TCSANOW = 0, 0, 0
+local terminal, reading = ffi.new('struct termios'), ffi.new('struct termios')
+local interrupted = false
+local on_ctrl_c = ffi.cast('rl_command_func_t *', function(_, key)
+  interrupted = true
+  rl.rl_point = rl.rl_end
+  rl.rl_insert_text('^C') -- shown, as a shell shows it; the line is dropped anyway
+  rl.rl_redisplay()
+  return rl.rl_newline(1, key)
+end)
+rl.rl_bind_key(3, on_ctrl_c)
+
+-- A line typed at prompt, without its newline; false when Ctrl-C discarded it; nil at end of
+-- input (Ctrl-D). A line that is not blank goes into the history.
 function M.read(prompt)
+  local saved = ffi.C.tcgetattr(0, terminal) == 0
+  if saved then
+    ffi.copy(reading, terminal, ffi.sizeof(terminal))
+    reading.c_cc[VINTR] = DISABLED
+    ffi.C.tcsetattr(0, TCSANOW, reading)
+  end
+  interrupted = false
   local p = rl.readline(prompt)
+  if saved then ffi.C.tcsetattr(0, TCSANOW, terminal) end
+  if interrupted then
+    ffi.C.free(p)
+    return false
+  end
   if p == nil then return nil end
   local line = ffi.string(p)
   ffi.C.free(p)

@@ -741,6 +741,12 @@ function M.install()
     end
   end
   ffi.metatype('fused_tensor', M.metatable)
+  -- t.storage is the struct's field, so Torch7's t:storage() would call the C pointer.
+  ffi.metatype('fused_storage', {
+    __call = unsupported('t:storage() is not supported (a storage is internal, shared by views); '
+                         .. 'use t:contiguous() for a tensor with memory of its own, t.data for '
+                         .. 'the address of its first element'),
+  })
 end
 
 return M

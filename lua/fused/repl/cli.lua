@@ -8,7 +8,7 @@ M.USAGE = [==[
 usage: fused [options] [script [args...]]
   -e CODE       run CODE
   -i            enter the REPL after the script or the -e code
-  --traceback   print each error's full traceback, not only its one line
+  --traceback   print each error's full traceback, not only its message
   -h, --help    print this text
 With no script and no -e, fused starts the REPL. `fused` is a global everywhere; a script gets
 its arguments in `arg` and `...`, as with luajit. FUSED_NO_READLINE=1 turns line editing off.]==]

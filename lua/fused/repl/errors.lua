@@ -1,5 +1,6 @@
--- Errors as the REPL and `bin/fused script.lua` show them: one line that points at the user's
--- code ('input:3: Linear:forward: ...'), not at the fused file that raised it. Most of fused's
+-- Errors as the REPL and `bin/fused script.lua` show them: a message that points at the user's
+-- code ('input:3: Linear:forward: ...'), not at the fused file that raised it, and no traceback.
+-- A message with lines of its own keeps them (fused.ext.load's has the compiler's errors). Most of fused's
 -- errors already name the caller's line; one raised deep inside (an op called by a module) is
 -- re-pointed at the innermost frame of the user's code. The full traceback is kept for
 -- :traceback and --traceback.
@@ -32,7 +33,7 @@ local function user_position(level)
 end
 
 -- The message pointed at `where` (the user's position) when it points into fused or nowhere
--- (an error whose level missed the user's frame), and cut to its first line.
+-- (an error whose level missed the user's frame), without a traceback written into it.
 function M.clean(message, where)
   local text = tostring(message)
   local path, rest = text:match('^(.-):%d+: (.*)$')
@@ -41,7 +42,7 @@ function M.clean(message, where)
   elseif where and not path and type(message) == 'string' then
     text = where .. ': ' .. text
   end
-  return (text:match('^[^\n]*'))
+  return (text:gsub('\nstack traceback:\n.*$', ''))
 end
 
 -- The traceback without the frames below the user's code (xpcall and the REPL itself).
@@ -54,7 +55,7 @@ local function trim(traceback)
   return table.concat(lines, '\n')
 end
 
--- The handler for xpcall: {message = one line, traceback = the full text}.
+-- The handler for xpcall: {message = the cleaned message, traceback = the full text}.
 function M.handler(err)
   return { message = M.clean(err, user_position(2)), traceback = trim(debug.traceback(tostring(err), 2)) }
 end

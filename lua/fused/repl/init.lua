@@ -1,13 +1,15 @@
 -- fused's REPL, as Torch7's `th`: every expression's values are printed (no '='), a `local`
 -- lives on across lines (repl/chunk.lua), an unfinished chunk continues at a '>>' prompt, an
--- error is one line at the user's input (repl/errors.lua). Line editing, history and Tab
+-- error is shown at the user's input, without a traceback (repl/errors.lua). Line editing, history and Tab
 -- completion come from GNU readline (fused/readline.lua); without it, plain lines from stdin.
 --
 --   local session = require('fused.repl').session({ out = f, err = f })
 --   session:feed('x = 1 + 1')  -- 'done', or 'more' while the chunk is unfinished
+local ffi = require 'ffi'
 local chunk = require 'fused.repl.chunk'
 local errors = require 'fused.repl.errors'
 local show = require 'fused.repl.show'
+local interrupt = require 'fused.train.interrupt'
 
 local M = {}
 
@@ -16,7 +18,8 @@ Type Lua: the values of an expression are printed; `local x = ...` stays defined
 An unfinished chunk (function f() ...) continues at the '>>' prompt.
   :traceback   the full traceback of the latest error
   :help        this text
-Tab completes names, fields and methods (x:ad<Tab>); Up recalls earlier lines; Ctrl-D quits.]]
+Tab completes names, fields and methods (x:ad<Tab>); Up recalls earlier lines.
+Ctrl-C drops the line (or the unfinished chunk), or stops what runs; Ctrl-D quits.]]
 
 local Session = {}
 Session.__index = Session
@@ -80,6 +83,11 @@ function Session:feed(line)
   return 'done'
 end
 
+-- Ctrl-C at the prompt: the unfinished chunk, if any, is dropped.
+function Session:interrupt()
+  self.pending = {}
+end
+
 -- Where history is kept: $XDG_STATE_HOME/fused_history, else ~/.fused_history.
 function M.history_path()
   local state, home = os.getenv('XDG_STATE_HOME'), os.getenv('HOME')
@@ -102,10 +110,38 @@ function M.banner(fused, readline, history)
   return first .. '\n' .. second .. ' :help for help, Ctrl-D quits.\n'
 end
 
+ffi.cdef [[
+typedef struct _IO_FILE FILE;
+extern FILE *stdin;
+void clearerr(FILE *stream);
+
+struct sigaction { /* Linux's */
+  void (*sa_handler)(int);
+  unsigned long sa_mask[16];
+  int sa_flags;
+  void (*sa_restorer)(void);
+};
+int sigaction(int signum, const struct sigaction *action, struct sigaction *old);
+]]
+local SIGINT = 2
+
+-- A line from stdin, as readline.read gives one: false when Ctrl-C interrupted the read (SIGINT
+-- caught as a flag, c/core/signal.c, rather than by LuaJIT's handler, which would raise
+-- 'interrupted!' after the next Enter); the terminal has dropped what was typed.
 local function plain_read(prompt)
   io.stdout:write(prompt)
   io.stdout:flush()
-  return io.read('*l')
+  local ok, line = interrupt.catching(function()
+    local line = io.read('*l')
+    if interrupt.received() then return false end
+    return line
+  end)
+  if not ok then error(line, 0) end
+  if line == false then
+    ffi.C.clearerr(ffi.C.stdin) -- the interrupted read left its error flag set
+    io.stdout:write('\n')
+  end
+  return line
 end
 
 -- Runs the REPL on the terminal until end of input. opts as session's.
@@ -121,11 +157,21 @@ function M.run(fused, opts)
     read = readline.read
   end
   io.stdout:write(M.banner(fused, readline, history))
+  -- LuaJIT's handler makes Ctrl-C an 'interrupted!' error in the code that runs, once: it then
+  -- leaves the default action (the process ends). It is put back before each line runs.
+  local luajit_sigint = ffi.new('struct sigaction')
+  ffi.C.sigaction(SIGINT, nil, luajit_sigint)
   local state = 'done'
   while true do
     local line = read(state == 'more' and '>> ' or '> ')
-    if not line then break end
-    state = session:feed(line)
+    if line == nil then break end
+    if line then
+      ffi.C.sigaction(SIGINT, luajit_sigint, nil)
+      state = session:feed(line)
+    else
+      session:interrupt()
+      state = 'done'
+    end
   end
   io.stdout:write('\n')
 end
