@@ -214,7 +214,8 @@ test: deps all
 	$(LUA_ENV) FUSED_CUDA_EMULATOR=1 $(LUAJIT) $(BUSTED) $(SPECS)
 
 # The C core and the CUDA emulator under AddressSanitizer and UBSan; nvcc's CUDA library stays
-# out (libcublas gives false reports, see TOOLCHAIN), so the CUDA specs run on the emulator.
+# out (AddressSanitizer reports false errors inside libcublas), so the CUDA specs run on the
+# emulator.
 ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
   FUSED_CUDA_LIB=$(BUILD)/asan/libfused_cuda_emu.so FUSED_CUDA_EMULATOR=1 \
   FUSED_MPI_LIB=$(BUILD)/asan/libfused_mpi.so \

@@ -4,8 +4,8 @@
  * of these: a vector operation costs what a scalar one does), for extensions.
  *
  * At the shapes recurrent cells live at, glibc's scalar expf/expm1f/tanhf made a fused step
- * 2.6x slower than this (see TOOLCHAIN.md). Every exp here is of a non-positive argument, so
- * nothing overflows however saturated the gates are.
+ * 2.6x slower than this (103 against 39 µs at (16, 32, 128)). Every exp here is of a
+ * non-positive argument, so nothing overflows however saturated the gates are.
  *
  * exp(x) = 2^n (1 + p(r)), x = n ln2 + r, |r| <= ln2/2, p(r) = e^r - 1 by its Taylor series to
  * degree 7 (float) or 12 (double): truncation below 2e-8 and 5e-16 relative. Measured against
