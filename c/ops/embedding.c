@@ -22,7 +22,7 @@ static int check_lookup(const char *fn, const char *table_arg, const fused_tenso
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < indices->ndim; d++) want[d] = indices->sizes[d];
   want[indices->ndim] = table->sizes[1];
-  FUSED_TRY(check_tensor(fn, rows_arg, rows));
+  FUSED_TRY(check_output(fn, rows_arg, rows));
   FUSED_TRY(check_same_dtype_device(fn, rows_arg, rows, table_arg, table));
   FUSED_TRY(check_shape(fn, rows_arg, rows, indices->ndim + 1, want));
   return check_contiguous(fn, rows_arg, rows);
