@@ -12,6 +12,8 @@
  *   fused_tensor_view; NULL or a released one (storage NULL) is an error, not a crash.
  * - An output must not share memory with an input, except where an op says so (elementwise ops
  *   accept an input that is exactly the output); an overlap is an error, never a wrong result.
+ *   Nor may an output overlap itself (an expanded view, stride 0 over a size > 1): PyTorch
+ *   refuses such a write too, and the remedy is to clone() it first. Reading one is fine.
  * - Tensors are row-major, 1 to FUSED_MAX_DIMS dims, on the CPU or a CUDA device. Every
  *   dtype can be stored, copied, converted, filled and compared; the arithmetic (unary, binary,
  *   addmm, reductions, LLTM, losses, optimizers) takes float32 and float64 only, and says
@@ -70,6 +72,10 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
 /* 1 or 0; -1 on error. */
 int fused_tensor_is_contiguous(const fused_tensor *t);
+/* 0 when an op may write t: no two of its elements share memory; else the error every op
+ * gives for such an output, naming the op fn and its argument arg (for bindings that write
+ * through a temporary, so that the user's op is named rather than the copy back). */
+int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t);
 /* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
 /* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers

@@ -34,6 +34,9 @@ local CASES = {
   fused_tensor_view = { function() return { ffi.new('fused_tensor'), t(2, 3), 1, ints(3), ints(1), 0 } end,
                         null = { 'out', 'src', nil, 'sizes', 'strides' }, released = { [2] = 'src' } },
   fused_tensor_is_contiguous = { function() return { t(2) } end, null = { 't' }, ok = 1 },
+  -- arg names the tensor in its errors: 't' here, as the cases' names expect.
+  fused_check_writable = { function() return { 'fill_', 't', t(2) } end, null = { 'fn', 'arg', 't' },
+                           released = { nil, nil, 't' } },
   fused_tensor_numel = { function() return { t(2) } end, null = { 't' }, ok = 2 },
   fused_copy = { function() return { t(2, 3), t(2, 3) } end, null = { 'dst', 'src' },
                  released = { 'dst', 'src' } },

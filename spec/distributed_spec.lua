@@ -69,6 +69,8 @@ describe('fused.distributed on one process', function()
                         "distributed.allreduce: argument 'op' expected 'sum' or 'mean', got 'max'")
     helper.assert_error(function() dist.allreduce(fused.tensor({ true })) end,
                         "expected a float32 or float64 tensor, got bool")
+    helper.assert_error(function() dist.allreduce(fused.ones({ 1 }):expand(2)) end,
+                        "distributed.allreduce: argument 't' expected a tensor whose elements do not overlap")
     helper.assert_error(function() dist.broadcast(fused.ones({ 2 }), 1) end,
                         "distributed.broadcast: argument 'root' expected a rank in 0..0, got 1")
     helper.assert_error(function() dist.DataParallel(fused.nn.Linear(2, 2), { bucket = 1 }) end,

@@ -159,6 +159,22 @@ describe('fused.sparse', function()
       assert.truthy(spmm({ 0, 1, 1 }, { 1, 2 }):find("argument 'row_ptr' expected 2 last", 1, true))
     end)
 
+    it('the C from_coo refuses a column count whose workspace size overflows', function()
+      local ffi = require 'ffi'
+      local I64 = { dtype = 'int64' }
+      local function from_coo(n_cols)
+        local row_ptr, col_idx, values = fused.empty({ 2 }, I64), fused.empty({ 1 }, I64), fused.empty({ 1 }, F64)
+        assert.are.equal(-1, fused.C.fused_csr_from_coo(row_ptr, col_idx, values, ffi.new('int64_t[1]'),
+                                                        fused.tensor({ 1 }, I64), fused.tensor({ 1 }, I64),
+                                                        fused.tensor({ 1 }, F64), n_cols))
+        return ffi.string(fused.C.fused_last_error())
+      end
+      -- (2^61 + 1) * 8 bytes wrapped round to 8, and the sort wrote 2^61 counts past them.
+      for _, n_cols in ipairs({ 2LL ^ 61, 2LL ^ 62 + 7, 0x7fffffffffffffffLL }) do
+        assert.truthy(from_coo(n_cols):find("sparse.from_coo: argument 'n_cols' is too large: a workspace of", 1, true))
+      end
+    end)
+
     it('mm: operands that do not fit, and misuse of the type', function()
       local S = sparse.from_coo(ROWS, COLS, VALUES, { 3, 4 })
       err(function() sparse.mm(fused.zeros({ 3, 4 }), fused.zeros({ 4, 2 })) end,

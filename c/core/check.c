@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "backend.h"
 #include "check.h"
@@ -47,6 +48,44 @@ int check_contiguous(const char *fn, const char *arg, const fused_tensor *t) {
                      "strides %s (call :contiguous() first)", fn, arg,
                      format_shape(sizes, sizeof sizes, t->ndim, t->sizes),
                      format_shape(strides, sizeof strides, t->ndim, t->strides));
+}
+
+static int by_stride(const void *a, const void *b) {
+  const int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+  return (x > y) - (x < y);
+}
+
+int check_writable(const char *fn, const char *arg, const fused_tensor *t) {
+  /* The dims that are stepped along (size > 1) as (|stride|, size), sorted by stride: t does
+   * not overlap itself when each stride passes the extent of the dims below it, the element
+   * span sum (size - 1) * |stride| + 1. A view fits its storage, so nothing overflows. */
+  int64_t dims[FUSED_MAX_DIMS][2];
+  int32_t n = 0;
+  for (int32_t d = 0; d < t->ndim; d++)
+    if (t->sizes[d] > 1) {
+      dims[n][0] = t->strides[d] < 0 ? -t->strides[d] : t->strides[d];
+      dims[n++][1] = t->sizes[d];
+    }
+  qsort(dims, (size_t)n, sizeof dims[0], by_stride);
+  int64_t extent = 1;
+  int ok = 1;
+  for (int32_t k = 0; ok && k < n; k++) {
+    ok = dims[k][0] >= extent;
+    extent += (dims[k][1] - 1) * dims[k][0];
+  }
+  if (ok) return 0;
+  char sizes[160], strides[160];
+  return fused_error("%s: argument '%s' expected a tensor whose elements do not overlap in "
+                     "memory, got sizes %s with strides %s: more than one element of the "
+                     "written-to tensor refers to a single memory location (an expanded view, "
+                     "say); clone() it before writing", fn, arg,
+                     format_shape(sizes, sizeof sizes, t->ndim, t->sizes),
+                     format_shape(strides, sizeof strides, t->ndim, t->strides));
+}
+
+int check_output(const char *fn, const char *arg, const fused_tensor *t) {
+  FUSED_TRY(check_tensor(fn, arg, t));
+  return check_writable(fn, arg, t);
 }
 
 int check_ndim(const char *fn, const char *arg, const fused_tensor *t, int32_t ndim) {
@@ -177,6 +216,7 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
                         const fused_arg *ins, int alias_out, int alias_in) {
   for (int o = 0; o < n_out; o++) {
     if (!outs[o].t) continue;
+    FUSED_TRY(check_writable(fn, outs[o].arg, outs[o].t));
     for (int p = 0; p < o; p++)
       FUSED_TRY(check_no_overlap(fn, outs[o].arg, outs[o].t, outs[p].arg, outs[p].t, 0));
     for (int i = 0; i < n_in; i++)

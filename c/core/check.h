@@ -12,6 +12,13 @@ extern "C" {
 /* Not NULL, not released (a storage), with a sane dtype, device and shape. */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
+/* No two of t's elements share memory (no expanded, stride-0 dim; no strides that land two
+ * indices on one element), so that an op may write t: PyTorch refuses the same write, whose
+ * result would depend on the order of the writes. Sufficient, not necessary: a few exotic
+ * layouts that do not overlap are refused too (see check.c). t is a checked tensor. */
+int check_writable(const char *fn, const char *arg, const fused_tensor *t);
+/* What an op writes: check_tensor and check_writable. */
+int check_output(const char *fn, const char *arg, const fused_tensor *t);
 /* Unit stride along the last dim and the rows (every index but the last) evenly spaced, at
  * least a row apart: a GEMM operand with a leading dimension, or a column block of one. */
 int check_rows(const char *fn, const char *arg, const fused_tensor *t);
@@ -44,7 +51,8 @@ int tensors_overlap(const fused_tensor *a, const fused_tensor *b);
  * an op that reads each element before writing it allows. Both are checked tensors. */
 int check_no_overlap(const char *fn, const char *out_arg, const fused_tensor *out,
                      const char *in_arg, const fused_tensor *in, int identical_ok);
-/* The same for an op with several outputs: each apart from the outputs before it and from
+/* The same for an op with several outputs: each writable (check_writable), apart from the
+ * outputs before it and from
  * every input (NULL tensors are skipped), except that output alias_out may be exactly input
  * alias_in (indices into outs and ins; -1 for none). */
 typedef struct { const char *arg; const fused_tensor *t; } fused_arg;

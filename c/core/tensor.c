@@ -48,6 +48,12 @@ int fused_tensor_is_contiguous(const fused_tensor *t) {
   return 1;
 }
 
+int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t) {
+  if (!fn || !arg)
+    return fused_error("check_writable: arguments 'fn' and 'arg' expected names, got NULL");
+  return check_output(fn, arg, t);
+}
+
 /* 1 to 8 sizes, each >= 1, whose product (numel) fits in int64_t. A size of 2^63 or more that
  * reached int64_t through an unsigned type arrives negative: the message shows both readings. */
 static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {

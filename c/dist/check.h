@@ -1,7 +1,9 @@
 /* The argument check both shims (c/dist/mpi.c, cuda/dist/nccl.cu) make of a collective's
- * tensor: on their device, floating when reduced, contiguous. */
+ * tensor: on their device, floating when reduced, writable (no element shared), contiguous. */
 #ifndef FUSED_DIST_CHECK_H
 #define FUSED_DIST_CHECK_H
+
+#include <stdio.h>
 
 #include "../core/error.h"
 #include "../fused.h"
@@ -17,6 +19,10 @@ static inline int dist_check_tensor(const char *op, const fused_tensor *t, int32
     return fused_error("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
                        op, fused_dtype_info_of(t->scalar_type)->name);
   }
+  /* A collective writes t (the sum, or the root's values): no expanded view. */
+  char fn[64];
+  snprintf(fn, sizeof fn, "distributed.%s", op);
+  FUSED_TRY(fused_check_writable(fn, "t", t));
   if (!fused_tensor_is_contiguous(t)) {
     return fused_error("distributed.%s: argument 't' expected a contiguous tensor, got a strided "
                        "view", op);

@@ -22,7 +22,7 @@ static int check_gemm_operand(const char *fn, const char *arg, const fused_tenso
 int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
                 const fused_tensor *b, double beta, double alpha) {
   const char *fn = bias ? "addmm" : "matmul";
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_ndim(fn, "out", out, 2));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_gemm_operand(fn, "a", a, out));

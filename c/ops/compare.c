@@ -10,7 +10,7 @@ static const char *const compare_names[FUSED_NUM_COMPARE_OPS] = {
 /* out: bool, a's shape and device, contiguous. */
 static int check_out(const char *fn, const fused_tensor *out, const fused_tensor *a) {
   FUSED_TRY(check_tensor(fn, "a", a));
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_dtype(fn, "out", out, FUSED_BOOL));
   FUSED_TRY(check_same_device(fn, "out", out, "a", a));
   FUSED_TRY(check_shape(fn, "out", out, a->ndim, a->sizes));

@@ -5,7 +5,7 @@
 
 int fused_copy(fused_tensor *dst, const fused_tensor *src) {
   const char *fn = "copy";
-  FUSED_TRY(check_tensor(fn, "dst", dst));
+  FUSED_TRY(check_output(fn, "dst", dst));
   FUSED_TRY(check_tensor(fn, "src", src));
   if (fused_tensor_numel(dst) != fused_tensor_numel(src)) {
     char want[160], got[160];
@@ -58,6 +58,6 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
 }
 
 int fused_fill(fused_tensor *t, double value) {
-  FUSED_TRY(check_tensor("fill", "t", t));
+  FUSED_TRY(check_output("fill", "t", t));
   FUSED_CALL_KERNEL("fill", t, fill, t, value);
 }

@@ -31,6 +31,7 @@ static int check_lookup(const char *fn, const char *table_arg, const fused_tenso
 int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
                             const fused_tensor *indices) {
   const char *fn = "embedding_forward";
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_lookup(fn, "weight", weight, "out", out, indices));
   FUSED_TRY(check_no_overlap(fn, "out", out, "weight", weight, 0));
   FUSED_TRY(check_no_overlap(fn, "out", out, "indices", indices, 0));
@@ -40,6 +41,7 @@ int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
 int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
                              const fused_tensor *indices) {
   const char *fn = "embedding_backward";
+  FUSED_TRY(check_output(fn, "grad_weight", grad_weight));
   FUSED_TRY(check_lookup(fn, "grad_weight", grad_weight, "grad_out", grad_out, indices));
   FUSED_TRY(check_no_overlap(fn, "grad_weight", grad_weight, "grad_out", grad_out, 0));
   FUSED_TRY(check_no_overlap(fn, "grad_weight", grad_weight, "indices", indices, 0));

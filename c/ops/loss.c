@@ -22,7 +22,7 @@ int fused_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
   const char *fn = "cross_entropy_forward";
   FUSED_TRY(check_logits(fn, logits, targets));
   const int64_t one[1] = {1};
-  FUSED_TRY(check_tensor(fn, "loss", loss));
+  FUSED_TRY(check_output(fn, "loss", loss));
   FUSED_TRY(check_same_dtype_device(fn, "loss", loss, "logits", logits));
   FUSED_TRY(check_shape(fn, "loss", loss, 1, one));
   FUSED_TRY(check_no_overlap(fn, "loss", loss, "logits", logits, 0));
@@ -34,7 +34,7 @@ int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *log
                                  const fused_tensor *targets, double grad_loss) {
   const char *fn = "cross_entropy_backward";
   FUSED_TRY(check_logits(fn, logits, targets));
-  FUSED_TRY(check_tensor(fn, "d_logits", d_logits));
+  FUSED_TRY(check_output(fn, "d_logits", d_logits));
   FUSED_TRY(check_like(fn, "d_logits", d_logits, "logits", logits));
   FUSED_TRY(check_contiguous(fn, "d_logits", d_logits));
   FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "logits", logits, 0));

@@ -6,17 +6,24 @@
 #include "../core/check.h"
 #include "../core/error.h"
 
-/* param is contiguous; each other tensor has its shape, dtype and device, contiguous. */
-static int check_state(const char *fn, const char *arg, const fused_tensor *t,
-                       const fused_tensor *param) {
+/* param is contiguous; each other tensor has its shape, dtype and device, contiguous. The
+ * update writes param and the state (not grad), so an expanded one says so, not "contiguous". */
+static int check_like_param(const char *fn, const char *arg, const fused_tensor *t,
+                            const fused_tensor *param) {
   FUSED_TRY(check_like(fn, arg, t, "param", param));
   return check_contiguous(fn, arg, t);
 }
 
+static int check_state(const char *fn, const char *arg, const fused_tensor *t,
+                       const fused_tensor *param) {
+  FUSED_TRY(check_output(fn, arg, t));
+  return check_like_param(fn, arg, t, param);
+}
+
 static int check_param(const char *fn, const fused_tensor *param, const fused_tensor *grad) {
-  FUSED_TRY(check_tensor(fn, "param", param));
+  FUSED_TRY(check_output(fn, "param", param));
   FUSED_TRY(check_contiguous(fn, "param", param));
-  return check_state(fn, "grad", grad, param);
+  return check_like_param(fn, "grad", grad, param);
 }
 
 static int check_hyper(const char *fn, const char *arg, double value, double low, double high,

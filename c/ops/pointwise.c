@@ -26,7 +26,7 @@ static int check_operand(const char *fn, const char *arg, const fused_tensor *t,
 int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
   if ((unsigned)op >= FUSED_NUM_UNARY_OPS) return fused_error("unary: unknown op %d", (int)op);
   const char *fn = unary_names[op];
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "input", in, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 1));
@@ -37,7 +37,7 @@ int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b) {
   if ((unsigned)op >= FUSED_NUM_BINARY_OPS) return fused_error("binary: unknown op %d", (int)op);
   const char *fn = binary_names[op];
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_like(fn, "a", a, "out", out));
   FUSED_TRY(check_like(fn, "b", b, "a", a));
@@ -51,7 +51,7 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   if ((unsigned)op >= FUSED_NUM_BINARY_OPS)
     return fused_error("binary_scalar: unknown op %d", (int)op);
   const char *fn = binary_names[op];
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));

@@ -88,7 +88,7 @@ static double normal_sample(double mean, double std) {
  * once to float32) and moves them; a device copy keeps the dtype, so a device tensor of
  * another dtype goes through a host tensor of its own dtype. */
 static int fill_random(const char *fn, fused_tensor *t, sampler draw, double a, double b) {
-  FUSED_TRY(check_tensor(fn, "t", t));
+  FUSED_TRY(check_output(fn, "t", t));
   if (!fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument 't' expected a floating dtype (float32 or float64), got %s",
                        fn, dtype_name(t->scalar_type));

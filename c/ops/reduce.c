@@ -14,7 +14,7 @@ static int check_dim(const char *fn, const fused_tensor *t, int32_t dim) {
 /* out (and indices, int64, when given) contiguous, in's shape with dim of size 1. */
 static int check_reduced(const char *fn, const char *arg, const fused_tensor *out,
                          const fused_tensor *in, int32_t dim, int32_t dtype) {
-  FUSED_TRY(check_tensor(fn, arg, out));
+  FUSED_TRY(check_output(fn, arg, out));
   FUSED_TRY(check_dtype(fn, arg, out, dtype));
   FUSED_TRY(check_same_device(fn, arg, out, "input", in));
   FUSED_TRY(check_contiguous(fn, arg, out));
@@ -67,7 +67,7 @@ int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tenso
 
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
   const char *fn = "cat";
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_dim(fn, out, dim));
   if (!inputs) return fused_error("%s: argument 'tensors' expected a list of tensors, got NULL", fn);

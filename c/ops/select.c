@@ -7,7 +7,7 @@
 int fused_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,
                 const fused_tensor *b) {
   const char *fn = "where";
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_like(fn, "a", a, "out", out));
   FUSED_TRY(check_like(fn, "b", b, "out", out));
@@ -34,7 +34,7 @@ static int check_pick(const char *fn, const fused_tensor *out, const fused_tenso
   FUSED_TRY(check_dtype(fn, "index", index, FUSED_INT64));
   FUSED_TRY(check_same_device(fn, "index", index, "input", in));
   FUSED_TRY(check_contiguous(fn, "index", index));
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_same_dtype_device(fn, "out", out, "input", in));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 0));

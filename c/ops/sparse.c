@@ -52,6 +52,26 @@ int fused_csr_check(const fused_tensor *row_ptr, const fused_tensor *col_idx,
                    (const int64_t *)col_idx->data, col_idx->sizes[0], n_cols);
 }
 
+/* A workspace of size + extra int64s (size >= 0 from argument arg of fn, extra small); NULL
+ * with the error set when its bytes pass SIZE_MAX (an n_cols of 2^61 wrapped round to 8 bytes,
+ * which the sort then wrote 2^61 counts past) or malloc fails. */
+static int64_t *int64_buffer(const char *fn, const char *arg, int64_t size, int64_t extra) {
+  int64_t count;
+  size_t bytes;
+  if (__builtin_add_overflow(size, extra, &count) ||
+      __builtin_mul_overflow((uint64_t)count, sizeof(int64_t), &bytes)) {
+    fused_error("%s: argument '%s' is too large: a workspace of %lld + %lld int64 entries passes "
+                "the largest allocation (%zu bytes)", fn, arg, (long long)size, (long long)extra,
+                (size_t)SIZE_MAX);
+    return NULL;
+  }
+  int64_t *buffer = malloc(bytes);
+  if (!buffer)
+    fused_error("%s: out of memory for a workspace of %lld + %lld int64 entries (from argument "
+                "'%s')", fn, (long long)size, (long long)extra, arg);
+  return buffer;
+}
+
 /* order[0..n) = the positions 0..n-1 stably sorted by key[position] (in 1..count). */
 static void counting_sort(int64_t *order, const int64_t *positions, const int64_t *key, int64_t n,
                           int64_t count, int64_t *start) {
@@ -91,12 +111,17 @@ int fused_csr_from_coo(fused_tensor *row_ptr, fused_tensor *col_idx, fused_tenso
   FUSED_TRY(check_indices(fn, "rows", "row indices", r, n, n_rows));
   FUSED_TRY(check_indices(fn, "cols", "column indices", c, n, n_cols));
 
-  /* Sorted by column, then stably by row: by (row, column, position given). */
-  int64_t *by_col = malloc((size_t)n * sizeof *by_col), *order = malloc((size_t)n * sizeof *order);
-  int64_t *start = malloc((size_t)((n_rows > n_cols ? n_rows : n_cols) + 1) * sizeof *start);
-  if (!by_col || !order || !start) {
-    free(by_col), free(order), free(start);
-    return fused_error("%s: out of memory sorting %lld entries", fn, (long long)n);
+  /* Sorted by column, then stably by row: by (row, column, position given). The keys' counts
+   * need max(n_rows, n_cols) + 1 entries. */
+  const int cols_larger = n_cols > n_rows;
+  int64_t *start =
+      int64_buffer(fn, cols_larger ? "n_cols" : "row_ptr", cols_larger ? n_cols : n_rows, 1);
+  if (!start) return -1;
+  int64_t *by_col = int64_buffer(fn, "rows", n, 0);
+  int64_t *order = by_col ? int64_buffer(fn, "rows", n, 0) : NULL;
+  if (!order) {
+    free(by_col), free(start);
+    return -1;
   }
   counting_sort(by_col, NULL, c, n, n_cols, start);
   counting_sort(order, by_col, r, n, n_rows, start);
@@ -168,7 +193,7 @@ int fused_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tenso
                const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
                int32_t relu) {
   const char *fn = "sparse.mm";
-  FUSED_TRY(check_tensor(fn, "out", out));
+  FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_ndim(fn, "out", out, 2));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_csr_tensors(fn, CSR_NAMES, row_ptr, col_idx, values, -1));

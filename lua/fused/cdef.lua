@@ -38,6 +38,10 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
 /* 1 or 0; -1 on error. */
 int fused_tensor_is_contiguous(const fused_tensor *t);
+/* 0 when an op may write t: no two of its elements share memory; else the error every op
+ * gives for such an output, naming the op fn and its argument arg (for bindings that write
+ * through a temporary, so that the user's op is named rather than the copy back). */
+int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t);
 /* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
 /* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers

@@ -37,6 +37,16 @@ function M.expect(x, fn, arg, level)
   return x
 end
 
+-- As expect, for a tensor the op fn writes: C's error unless no two of its elements share
+-- memory (an expanded view does; PyTorch refuses the write too: clone() first).
+function M.expect_writable(x, fn, arg, level)
+  M.expect(x, fn, arg, (level or 2) + 1)
+  if C.fused_check_writable(fn, arg, x) ~= 0 then
+    error(ffi.string(C.fused_last_error()), (level or 2) + 1)
+  end
+  return x
+end
+
 -- Raises "fn: argument 'arg' expected a number, got <type>" unless x is one (level as error's,
 -- seen from the caller of expect_number).
 local function expect_number(x, fn, arg, level)
@@ -408,6 +418,7 @@ local function broadcasts_to(src, t)
 end
 
 function Tensor.copy_(t, src)
+  M.expect_writable(t, 'copy_', 'self')
   M.expect(src, 'copy_', 'src')
   if C.fused_tensor_numel(src) ~= C.fused_tensor_numel(t) and broadcasts_to(src, t) then
     src = src:expand(t:shape())
@@ -417,17 +428,20 @@ function Tensor.copy_(t, src)
 end
 
 function Tensor.fill_(t, value)
+  M.expect_writable(t, 'fill_', 'self')
   expect_number(value, 'fill_', 'value')
   check(C.fused_fill(t, value))
   return t
 end
 
 function Tensor.zero_(t)
+  M.expect_writable(t, 'zero_', 'self')
   check(C.fused_fill(t, 0))
   return t
 end
 
 function Tensor.uniform_(t, low, high)
+  M.expect_writable(t, 'uniform_', 'self')
   low, high = low or 0, high or 1
   expect_number(low, 'uniform_', 'low'); expect_number(high, 'uniform_', 'high')
   check(C.fused_uniform(t, low, high))
@@ -435,6 +449,7 @@ function Tensor.uniform_(t, low, high)
 end
 
 function Tensor.normal_(t, mean, std)
+  M.expect_writable(t, 'normal_', 'self')
   mean, std = mean or 0, std or 1
   expect_number(mean, 'normal_', 'mean'); expect_number(std, 'normal_', 'std')
   check(C.fused_normal(t, mean, std))
@@ -681,6 +696,7 @@ end
 index_set = function(t, i, v)
   i = dim1_index(t, i)
   local slice = t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1)
+  M.expect_writable(slice, 't[i] = v', 't[i]', 2)
   if type(v) == 'boolean' then v = v and 1 or 0 end
   if type(v) == 'number' then
     check(C.fused_fill(slice, v))

@@ -51,7 +51,7 @@ end
 
 -- The kernel reads bias before it writes out, so out may be bias itself.
 function M.addmm_(t, a, b, opts)
-  expect(t, 'addmm_', 'self')
+  tensor.expect_writable(t, 'addmm_', 'self')
   local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
   return product('addmm_', t, contiguous(t), a, b, beta, alpha)
 end

@@ -2,7 +2,8 @@
 -- table, fused.add(a, b, {out = t}) or fused.matmul(a, b, {out = t}). The op writes into t and
 -- returns it. t must have the result's dtype and device; a t of another shape is resized (a new
 -- storage, as PyTorch's resize of an out) unless it is a view, which would part from its base:
--- then the op raises, naming 'out'. Without out the op allocates its result.
+-- then the op raises, naming 'out', as it does for a t whose elements overlap in memory (an
+-- expanded view: clone() it first). Without out the op allocates its result.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local options = require 'fused.options'
@@ -28,7 +29,7 @@ end
 -- Errors are blamed on the caller of the op (level 3 from here).
 function M.result(fn, out, ndim, sizes, dtype, device)
   if out == nil then return tensor.new(ndim, sizes, dtype, device) end
-  tensor.expect(out, fn, 'out')
+  tensor.expect_writable(out, fn, 'out')
   if out.scalar_type ~= dtype or out.device_type ~= device then
     error(string.format("%s: argument 'out' expected %s on %s (the result's), got %s on %s", fn,
                         dt.dtype_names[dtype], dt.device_names[device],

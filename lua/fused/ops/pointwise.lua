@@ -8,7 +8,7 @@ local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect, expect_writable = lib.C, lib.check, tensor.expect, tensor.expect_writable
 local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
 local M = {}
 
@@ -45,13 +45,17 @@ for name, op in pairs(unary_ops) do
     M[name] = function(t, alpha, opts)
       return unary_into(name, op, out_.option(opts, name), t, expect_alpha(alpha, name))
     end
-    M[inplace] = function(t, alpha) return unary_into(inplace, op, t, t, expect_alpha(alpha, inplace)) end
+    M[inplace] = function(t, alpha)
+      expect_writable(t, inplace, 'self')
+      return unary_into(inplace, op, t, t, expect_alpha(alpha, inplace))
+    end
   else
     M[name] = function(t, opts)
       return unary_into(name, op, out_.option(expect_no_argument(opts, name, true), name), t, 1)
     end
     M[inplace] = function(t, extra)
       expect_no_argument(extra, inplace)
+      expect_writable(t, inplace, 'self')
       return unary_into(inplace, op, t, t, 1)
     end
   end
@@ -94,7 +98,7 @@ for name, ops in pairs(binary_ops) do
   local op, rop, inplace = ops[1], ops[2], name .. '_'
   M[name] = function(a, b, opts) return binary_into(name, op, rop, out_.option(opts, name), a, b) end
   M[inplace] = function(a, b)
-    return binary_into(inplace, op, rop, expect(a, inplace, 'self'), a, b)
+    return binary_into(inplace, op, rop, expect_writable(a, inplace, 'self'), a, b)
   end
 end
 
@@ -115,6 +119,7 @@ end
 
 function M.clamp_(t, min, max)
   clamp_bounds('clamp_', min, max)
+  expect_writable(t, 'clamp_', 'self')
   if min ~= nil then M.maximum_(t, min) end
   if max ~= nil then M.minimum_(t, max) end
   return t

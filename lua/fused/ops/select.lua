@@ -53,7 +53,7 @@ function M.masked_fill(t, mask, value, opts)
 end
 
 function M.masked_fill_(t, mask, value)
-  return where_into('masked_fill_', masked_fill_names, expect(t, 'masked_fill_', 'self'), mask, value, t)
+  return where_into('masked_fill_', masked_fill_names, tensor.expect_writable(t, 'masked_fill_', 'self'), mask, value, t)
 end
 
 -- An int64 index on t's device, from a tensor (converted) or a Lua list.
