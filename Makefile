@@ -233,7 +233,8 @@ FUZZ_SEED ?= 1
 fuzz: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
 	$(ASAN_ENV) FUSED_NO_CUDA=1 $(LUAJIT) scripts/fuzz.lua $(N) $(FUZZ_SEED) $(FUZZ_SAVE)
 
-test-valgrind: deps $(BUILD)/valgrind/libfused.so lua/fused/cdef.lua
+# (The emulator is built for the specs whose child processes run CUDA code outside valgrind.)
+test-valgrind: deps $(BUILD)/valgrind/libfused.so $(BUILD)/libfused_cuda_emu.so lua/fused/cdef.lua
 	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \
 	  LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
 	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite \

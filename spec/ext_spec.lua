@@ -131,7 +131,8 @@ describe('fused.ext.load', function()
       local ffi = require 'ffi'
       local lib = require('fused').ext.load({name = 'k2', sources = {'%sk2.cu'}, cache_dir = '%s',
                                              cdef = 'int ext_k2(void);'})
-      print('value', lib.ext_k2())]], src, cache), 'NVCC=/nonexistent/nvcc FUSED_CUDA_EMULATOR=1')
+      print('value', lib.ext_k2())]], src, cache),
+      'env -u FUSED_NO_CUDA NVCC=/nonexistent/nvcc FUSED_CUDA_EMULATOR=1')
     assert.truthy(out:find('value\t7', 1, true), out)
   end)
 
