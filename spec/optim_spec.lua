@@ -208,9 +208,11 @@ describe('optim.clip_grad_norm', function()
 
   it('rejects bad arguments', function()
     helper.assert_error(function() optim.clip_grad_norm(fused.ones({ 2 }), 1) end,
-                        "clip_grad_norm: argument 'grads' expected a list of tensors")
+                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors")
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2 }) }, 0) end,
                         "argument 'max_norm' expected a number > 0, got 0")
+    helper.assert_error(function() optim.clip_grad_norm({}, 1) end,
+                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors, got an empty list")
     helper.assert_error(function() optim.clip_grad_norm({ 1 }, 1) end, "argument 'grads[1]' expected a tensor")
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2, 2 }):t() }, 1) end,
                         "sum_squares: argument 'input' expected a contiguous tensor")
@@ -240,6 +242,24 @@ describe('optimizer errors', function()
     helper.assert_error(function() optim.SGD({ 'x' }, { g }) end, "argument 'params[1]' expected a tensor, got string")
   end)
 
+  it('refuse a parameter given twice, which would be stepped twice', function()
+    local q = fused.ones({ 2 }, F64)
+    helper.assert_error(function() optim.Adam({ p, q, p }, { g, fused.zeros({ 2 }, F64), g }) end,
+                        'Adam: params[3] is params[1] again (each parameter expected once)')
+  end)
+
+  it('check the types of a loaded state, naming the field', function()
+    local opt = optim.Adam({ p }, { g })
+    for _, case in ipairs({ { 'step', 1.5 }, { 'step', -1 }, { 'step', 0 / 0 }, { 'params', 1.5 } }) do
+      local state = opt:state_dict()
+      state[case[1]] = case[2]
+      helper.assert_error(function() opt:load_state_dict(state) end,
+                          string.format("Adam:load_state_dict: argument 'state' field '%s' expected an "
+                                        .. 'integer >= 0, got %s', case[1], tostring(case[2])))
+    end
+    assert.are.equal(0, opt.step_count)
+  end)
+
   it('come from the C API too, naming the argument', function()
     local C = fused.C
     local m, v = fused.zeros({ 3 }, F64), fused.zeros({ 3 }, F64)
@@ -251,6 +271,22 @@ describe('optimizer errors', function()
                         "sgd_step: argument 'momentum_buffer' expected a tensor (momentum is 0.9), got NULL")
     helper.assert_error(function() require('fused.lib').check(C.fused_rmsprop_step(p, p, nil, g, 0.1, 0.9, 1e-8, 0, 0)) end,
                         "rmsprop_step: argument 'square_avg' must not share memory with 'param'")
+  end)
+end)
+
+describe('an optimizer built before model:to()', function()
+  it('steps the converted parameters, which stay the same tensors', function()
+    local model = fused.nn.Linear(3, 2)
+    local params, grads = model:parameters()
+    local opt = optim.SGD(params, grads, { lr = 0.5, momentum = 0.9 })
+    model:double()
+    assert.are.equal(params[1], model.weight)
+    assert.are.equal('float64', model.weight.dtype)
+    local before = model.weight:clone()
+    model.gradWeight:fill_(1)
+    opt:step()
+    assert.are.same((before - 0.5):totable(), model.weight:totable())
+    assert.are.equal('float64', opt.buffers.momentum_buffer[1].dtype)
   end)
 end)
 

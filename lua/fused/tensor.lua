@@ -509,6 +509,21 @@ function Tensor.to(t, a, b)
   return out
 end
 
+-- t converted as t:to(a, b) does, in place: the same Lua object now holds the converted
+-- storage, dtype and device, so that whoever holds t (an optimizer) sees the move, as
+-- PyTorch's module.to() keeps its parameters' identity. Views of t keep the old storage.
+function M.to_in_place(t, a, b)
+  local out = t:to(a, b)
+  if out == t then return t end
+  -- A swap of the two structs: out's __gc then releases t's old storage reference.
+  local size = ffi.sizeof(tensor_t)
+  local old = ffi.new('uint8_t[?]', size)
+  ffi.copy(old, t, size)
+  ffi.copy(t, out, size)
+  ffi.copy(out, old, size)
+  return t
+end
+
 function Tensor.float(t) return t:to('float32') end
 function Tensor.double(t) return t:to('float64') end
 function Tensor.cpu(t) return t:to('cpu') end

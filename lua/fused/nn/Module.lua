@@ -182,7 +182,7 @@ local PARAMETER_FIELDS = { weight = true, bias = true, gradWeight = true, gradBi
 -- A module of this one's class that shares its parameters and their gradients (the same
 -- tensors) and its numbers and strings, with buffers of its own, as Torch7's
 -- clone('weight', 'bias', 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at
--- the current parameters instead (they change tensors on :to()).
+-- the current parameters instead.
 function Module:shared_clone(into)
   local c = into or setmetatable({ buffers = {} }, getmetatable(self))
   for k, v in pairs(self) do
@@ -199,12 +199,14 @@ function Module:clearState()
   return self
 end
 
--- Converts every tensor field (parameters, gradients) and every child; what the latest forward
--- kept and the buffers are dropped, since they live on the old device or dtype.
+-- Converts every tensor field (parameters, gradients) and every child in place: the tensors
+-- stay the same Lua objects, so an optimizer built before keeps stepping them (as PyTorch's
+-- module.to()). What the latest forward kept and the buffers are dropped, since they live on
+-- the old device or dtype.
 function Module:to(a, b)
   tensor.parse_to(a, b, self.__name .. ':to', 3)
-  for k, v in pairs(self) do
-    if tensor.is_tensor(v) then self[k] = v:to(a, b) end
+  for _, v in pairs(self) do
+    if tensor.is_tensor(v) then tensor.to_in_place(v, a, b) end
   end
   for _, child in ipairs(self:children()) do child:to(a, b) end
   self.saved, self.buffers = nil, {}

@@ -62,8 +62,14 @@ function Optimizer.new(cls, params, grads, opts)
                         .. "length (as module:parameters() returns), got %s and %s", fn,
                         describe_list(params), describe_list(grads)), 2)
   end
+  local position = {} -- the same tensor twice would be stepped twice per step
   for i = 1, #params do
     tensor.expect(params[i], fn, 'params[' .. i .. ']')
+    if position[params[i]] then
+      error(string.format("%s: params[%d] is params[%d] again (each parameter expected once)", fn,
+                          i, position[params[i]]), 2)
+    end
+    position[params[i]] = i
     tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
     if not same_layout(params[i], grads[i]) then
       error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn,
@@ -85,10 +91,20 @@ function Optimizer.new(cls, params, grads, opts)
   return self
 end
 
--- One update of every parameter from its gradient.
+-- One update of every parameter from its gradient. A module moved by :to() after this
+-- optimizer was built converted its parameters in place: the buffers follow them here.
 function Optimizer:step()
   self.step_count = self.step_count + 1
-  for i = 1, #self.params do self:update(i, self.params[i], self.grads[i]) end
+  for i = 1, #self.params do
+    local p = self.params[i]
+    for _, list in pairs(self.buffers) do
+      local b = list[i]
+      if b and (b.scalar_type ~= p.scalar_type or b.device_type ~= p.device_type) then
+        tensor.to_in_place(b, p.dtype, p.device)
+      end
+    end
+    self:update(i, p, self.grads[i])
+  end
 end
 
 -- { step = n, hyper = {lr = ...}, params = #params, tensors = {['1.exp_avg'] = t, ...} }:
@@ -112,6 +128,13 @@ function Optimizer:load_state_dict(state)
   if type(state) ~= 'table' or type(state.step) ~= 'number' or type(state.params) ~= 'number'
      or type(state.tensors) ~= 'table' then
     error(fn .. ": argument 'state' expected a table from state_dict()", 2)
+  end
+  for _, field in ipairs({ 'step', 'params' }) do
+    local v = state[field]
+    if v ~= math.floor(v) or v < 0 or v == math.huge then
+      error(string.format("%s: argument 'state' field '%s' expected an integer >= 0, got %s", fn,
+                          field, tostring(v)), 2)
+    end
   end
   if state.params ~= #self.params then
     error(string.format("%s: argument 'state' expected the state of %d parameters (this optimizer's), "

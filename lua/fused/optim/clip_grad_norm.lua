@@ -7,9 +7,10 @@ local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
 
 return function(grads, max_norm)
-  if type(grads) ~= 'table' or not tensor.sequence_length(grads) then
-    error("clip_grad_norm: argument 'grads' expected a list of tensors, got "
-          .. (type(grads) == 'table' and tensor.show_list(grads) or tensor.type_name(grads)), 2)
+  if type(grads) ~= 'table' or not tensor.sequence_length(grads) or #grads == 0 then
+    error("clip_grad_norm: argument 'grads' expected a non-empty list of tensors, got "
+          .. (type(grads) ~= 'table' and tensor.type_name(grads)
+              or next(grads) == nil and 'an empty list' or tensor.show_list(grads)), 2)
   end
   if type(max_norm) ~= 'number' or not (max_norm > 0) then
     error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm),
