@@ -186,6 +186,37 @@ describe('fused.ext.load', function()
     assert.truthy(again:find('value 10 20', 1, true), again)
   end)
 
+  it('builds sources and a cache in folders whose names have spaces and quotes', function()
+    local odd = dir .. [[/it's a "src" dir/]]
+    assert.are.equal(0, os.execute(string.format('mkdir -p %q', odd)))
+    write(odd .. 'q #1.h', '#define Q_VALUE 7\n')
+    write(odd .. 'q.c', '#include "q #1.h"\nint ext_q(void) { return Q_VALUE; }\n')
+    local code = string.format([[
+      local ext = require('fused').ext.load{name = 'q', sources = {[=[%sq.c]=]}, verbose = true,
+                                            cache_dir = [=[%s/cache "4" isn't]=], cdef = 'int ext_q(void);'}
+      print('value ' .. ext.ext_q())]], odd, dir)
+    local first = luajit(code)
+    assert.truthy(first:find('value 7', 1, true), first)
+    local again = luajit(code)
+    assert.truthy(again:find('value 7', 1, true), again)
+    assert.are.equal(0, count(again, 'compiling '), again)
+    write(odd .. 'q #1.h', '#define Q_VALUE 8\n') -- the header, read back from the -MMD record
+    local changed = luajit(code)
+    assert.truthy(changed:find('value 8', 1, true), changed)
+    assert.are.equal(1, count(changed, 'compiling '), changed)
+  end)
+
+  it('refuses at load a library with an undefined symbol, naming it, rather than exiting at the call', function()
+    write(src .. 'undef.c', 'int ext_missing(void);\nint ext_undef(void) { return ext_missing(); }\n')
+    local out = luajit(string.format([[
+      local ok, err = pcall(require('fused').ext.load, {name = 'undef', sources = {'%sundef.c'},
+                                                       cache_dir = '%s', cdef = 'int ext_undef(void);'})
+      print(ok, err)]], src, cache))
+    assert.truthy(out:find("fused.ext.load: extension 'undef': library " .. cache .. '/undef/libundef-',
+                           1, true), out)
+    assert.truthy(out:find('undefined symbol: ext_missing', 1, true), out)
+  end)
+
   it('rejects bad options naming them', function()
     assert.has_error(function() fused.ext.load { name = 'x y', sources = { 'a.c' } } end,
       "fused.ext.load: option 'name' expected a name of letters, digits and _, got \"x y\"")

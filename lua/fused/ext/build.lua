@@ -38,12 +38,27 @@ function M.mkdir(fn, dir)
   if not ok then error(string.format("%s: cannot create the cache folder %s: %s", fn, dir, out), 4) end
 end
 
--- The files a -MMD rule names besides the source itself.
+-- The target name of the -MMD rule: a fixed word, so that the rule's first ':' ends it.
+local DEPS_TARGET = 'object'
+
+-- The files a -MMD rule names besides the source itself. The compiler writes a space in a
+-- name as '\ ', '#' as '\#' and '$' as '$$'; other characters (quotes) as they are.
 local function parse_deps(text, source)
-  local deps = {}
-  for word in text:gsub('\\\n', ' '):gsub('^[^:]*:', ''):gmatch('%S+') do
-    if word ~= source then deps[#deps + 1] = word end
+  local deps, word = {}, nil
+  local rule = text:gsub('\\\n', ' '):gsub('^' .. DEPS_TARGET .. ':', '')
+  local i = 1
+  while i <= #rule do
+    local c, nxt = rule:sub(i, i), rule:sub(i + 1, i + 1)
+    if c == '\\' and (nxt == ' ' or nxt == '#') or c == '$' and nxt == '$' then
+      word, i = (word or '') .. nxt, i + 2
+    elseif c:match('%s') then
+      if word and word ~= source then deps[#deps + 1] = word end
+      word, i = nil, i + 1
+    else
+      word, i = (word or '') .. c, i + 1
+    end
   end
+  if word and word ~= source then deps[#deps + 1] = word end
   return deps
 end
 
@@ -78,9 +93,9 @@ function M.object(fn, dir, s, say)
   local tmp = temporary(dir .. '/' .. base)
   local flags = {}
   for i, f in ipairs(s.flags) do flags[i] = quote(f) end
-  local ok, out = run(string.format('%s %s -MMD -MF %s -c %s -o %s', s.compiler,
-                                    table.concat(flags, ' '), quote(tmp .. '.d'), quote(s.path),
-                                    quote(tmp .. '.o')))
+  local ok, out = run(string.format('%s %s -MMD -MT %s -MF %s -c %s -o %s', s.compiler,
+                                    table.concat(flags, ' '), DEPS_TARGET, quote(tmp .. '.d'),
+                                    quote(s.path), quote(tmp .. '.o')))
   if not ok then
     os.remove(tmp .. '.o'); os.remove(tmp .. '.d')
     error(string.format("%s: compiling %s failed:\n%s", fn, s.path, out), 4)

@@ -24,6 +24,28 @@ local hash = require 'fused.ext.hash'
 local M = {}
 
 pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);')
+pcall(ffi.cdef, [[
+void *dlopen(const char *filename, int flags);
+char *dlerror(void);
+int dlclose(void *handle);
+]])
+local RTLD_NOW = 2
+-- Resolved now: looking a name up in ffi.C calls dlsym, which clears the error dlerror reports.
+local dlopen, dlerror, dlclose = ffi.C.dlopen, ffi.C.dlerror, ffi.C.dlclose
+
+-- ffi.load binds lazily: a symbol the library lacks would end the process at its first call
+-- (exit 127). Binding every symbol once first turns that into an error here, in the loader's
+-- words (which name the symbol).
+local function load_library(fn, name, so)
+  local handle = dlopen(so, RTLD_NOW)
+  if handle == nil then
+    local why = dlerror()
+    error(string.format("%s: extension '%s': library %s cannot be loaded: %s", fn, name, so,
+                        why ~= nil and ffi.string(why) or 'dlopen failed'), 5)
+  end
+  dlclose(handle)
+  return ffi.load(so)
+end
 
 local function cache_root(opts)
   if opts.cache_dir then return opts.cache_dir end
@@ -132,7 +154,7 @@ local function load(fn, opts)
     end
   end
   say('loading %s', so)
-  return ffi.load(so), so
+  return load_library(fn, name, so), so
 end
 
 local loaded = {} -- kept for the life of the program, as lib.C is
