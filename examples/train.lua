@@ -83,8 +83,24 @@ local function read_checkpoint(opts, given, flag)
                   .. 'model, data and optimizer options', name, tostring(opts[name]), tostring(saved))
     end
   end
-  run.taken = cmd:take(opts, given, run.options, NOT_RESUMED)
+  local ok_take, taken = pcall(cmd.take, cmd, opts, given, run.options, NOT_RESUMED)
+  if not ok_take then
+    if not options.is_usage_error(taken) then error(taken, 0) end
+    usage_error("--%s %s: the checkpoint's %s", flag, opts[flag], taken.message)
+  end
+  run.taken = taken
   return run
+end
+
+-- The checkpoint's parameters (and optimizer state) into model (and optimizer): names or
+-- shapes that do not fit are the checkpoint's fault, a usage error naming it.
+local function load_states(opts, run, model, optimizer)
+  local flag = opts.resume and 'resume' or 'sample'
+  local ok, err = pcall(function()
+    model:load_state_dict(run.model)
+    if optimizer then optimizer:load_state_dict(run.optim) end
+  end)
+  if not ok then usage_error('--%s %s: %s', flag, opts[flag], (tostring(err):gsub('^.-:%d+: ', ''))) end
 end
 
 -- The checks that involve more than one option, or the machine.
@@ -129,7 +145,7 @@ end
 -- --sample: the prime, then what the checkpoint's model writes after it.
 local function sample(opts, run, out)
   local task, model = build(opts)
-  model:load_state_dict(run.model)
+  load_states(opts, run, model)
   local prime = opts.prime or ''
   for i = 1, #prime do
     if not task.index[prime:byte(i)] then
@@ -149,8 +165,7 @@ local function train(opts, resumed, out, on_step, par)
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })
   local first, heldout = 1, nil
   if resumed then
-    model:load_state_dict(resumed.model)
-    optimizer:load_state_dict(resumed.optim)
+    load_states(opts, resumed, model, optimizer)
     first, heldout = resumed.step + 1, resumed.heldout
   end
 

@@ -29,23 +29,71 @@ function M.save(path, model, optimizer, run)
   })
 end
 
--- The run saved at path; an error names the file and what is wrong with it.
+-- What a checkpoint's metadata field must be: fails with "checkpoint.load: <path>: <what>
+-- ..." naming the field.
+local function invalid(path, fmt, ...)
+  error(string.format('checkpoint.load: %s: ' .. fmt, path, ...), 0)
+end
+
+local function is_count(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) and v < math.huge end
+
+-- A metadata field holding JSON of an object, decoded.
+local function json_object(path, meta, field)
+  local ok, v = pcall(json.decode, meta[field] or 'null')
+  if not ok or type(v) ~= 'table' then
+    invalid(path, "metadata '%s' expected a JSON object, got %s", field,
+            meta[field] and string.format('%q', meta[field]) or 'none')
+  end
+  return v
+end
+
+-- The run saved at path; an error names the file and what is wrong with it: every field is
+-- checked here, so that an edited checkpoint is a clear error, not a failure later in training.
+-- What only the model can check (its parameters' names and shapes) is load_state_dict's.
 function M.load(path)
   local tensors, meta = safetensors.load(path)
   if meta.format ~= M.FORMAT then
     error(string.format("checkpoint.load: %s is not a training checkpoint of format '%s' "
                         .. "(format '%s')", path, M.FORMAT, tostring(meta.format)), 0)
   end
-  local optim = json.decode(meta.optim)
+  local step = tonumber(meta.step)
+  if not (meta.step or ''):match('^%d+$') or not is_count(step) then
+    invalid(path, "metadata 'step' expected an integer >= 0, got %s",
+            meta.step and string.format('%q', meta.step) or 'none')
+  end
+  local heldout = tonumber(meta.heldout)
+  if meta.heldout ~= '' and not heldout then
+    invalid(path, "metadata 'heldout' expected a number or '', got %s",
+            meta.heldout and string.format('%q', meta.heldout) or 'none')
+  end
+  local options = json_object(path, meta, 'options')
+  for k, v in pairs(options) do
+    local kind = type(v)
+    if type(k) ~= 'string' or (kind ~= 'string' and kind ~= 'number' and kind ~= 'boolean') then
+      invalid(path, "metadata 'options' expected names with strings, numbers or booleans, got %s = %s",
+              tostring(k), kind)
+    end
+  end
+  local optim = json_object(path, meta, 'optim')
+  for _, field in ipairs({ 'step', 'params' }) do
+    if not is_count(optim[field]) then
+      invalid(path, "metadata 'optim' field '%s' expected an integer >= 0, got %s", field,
+              tostring(optim[field]))
+    end
+  end
+  if type(optim.hyper) ~= 'table' then
+    invalid(path, "metadata 'optim' field 'hyper' expected an object, got %s", type(optim.hyper))
+  end
   optim.tensors = {}
-  local run = { model = {}, optim = optim, step = tonumber(meta.step),
-                options = json.decode(meta.options), heldout = tonumber(meta.heldout) }
+  local run = { model = {}, optim = optim, step = step, options = options, heldout = heldout }
   for name, t in pairs(tensors) do
-    local prefix, rest = name:match('^(%a+)%.(.*)$')
+    local prefix, rest = name:match('^(%a+)%.(.+)$')
     if prefix == 'model' then
       run.model[rest] = t
     elseif prefix == 'optim' then
       optim.tensors[rest] = t
+    else
+      invalid(path, "tensor '%s' expected a name 'model.<parameter>' or 'optim.<buffer>'", name)
     end
   end
   return run

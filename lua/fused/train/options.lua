@@ -114,7 +114,13 @@ function Parser:take(opts, given, saved, except)
   for _, o in ipairs(self.list) do
     local name, value = o[1], saved[o[1]]
     if value ~= nil and not given[name] and not except[name] then
-      if o[3] == 'output' and value then convert(o, value) end
+      -- Saved values were parsed once, but may have been edited since: checked as given ones.
+      local numeric = o[3] == 'int' or o[3] == 'number'
+      if type(value) ~= (numeric and 'number' or 'string') and not (value == false and o[2] == false) then
+        M.usage_error("option '--%s' expected %s, got %s", name,
+                      numeric and 'a number' or 'a string', tostring(value))
+      end
+      if value then value = convert(o, numeric and value or tostring(value)) end
       opts[name] = value
       if value ~= o[2] then taken[#taken + 1] = '--' .. name .. ' ' .. tostring(value) end
     end

@@ -1,0 +1,74 @@
+-- examples/train.lua given an edited checkpoint (--resume or --sample, in a child as a user runs
+-- it): every field that does not fit is a usage error (exit 2) naming the file and the field,
+-- never a traceback.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local json = require 'fused.json'
+local child = require 'spec.train_child'
+local train = dofile(child.script)
+
+local dir, path = child.scratch()
+local ck = path('run.safetensors')
+
+-- A copy of the checkpoint with edit(tensors, meta) applied, at path(name).
+local function edited(name, edit)
+  local tensors, meta = fused.load(ck)
+  edit(tensors, meta)
+  fused.save(path(name), tensors, meta)
+  return path(name)
+end
+
+local function json_edit(field, edit)
+  return function(_, meta)
+    local v = json.decode(meta[field])
+    edit(v)
+    meta[field] = json.encode(v)
+  end
+end
+
+local CASES = {
+  { 'negative step', function(_, m) m.step = '-1' end, [[metadata 'step' expected an integer >= 0, got "-1"]] },
+  { 'fractional step', function(_, m) m.step = '1.5' end, [[metadata 'step' expected an integer >= 0, got "1.5"]] },
+  { 'heldout not a number', function(_, m) m.heldout = 'low' end, [[metadata 'heldout' expected a number or '', got "low"]] },
+  { 'options not JSON', function(_, m) m.options = '{hidden' end, [[metadata 'options' expected a JSON object, got "{hidden"]] },
+  { 'an option of the wrong type', json_edit('options', function(o) o.hidden = 'eight' end),
+    "the checkpoint's option '--hidden' expected a number, got eight" },
+  { 'an option out of range', json_edit('options', function(o) o.layers = 0 end),
+    "the checkpoint's option '--layers' expected >= 1, got 0" },
+  { 'an option not among the choices', json_edit('options', function(o) o.cell = 'rnn' end),
+    "the checkpoint's option '--cell' expected one of lltm, lstm, gru, got 'rnn'" },
+  { "the optimizer's step fractional", json_edit('optim', function(o) o.step = 1.5 end),
+    "metadata 'optim' field 'step' expected an integer >= 0, got 1.5" },
+  { "the optimizer's hyperparameters missing", json_edit('optim', function(o) o.hyper = nil end),
+    "metadata 'optim' field 'hyper' expected an object, got nil" },
+  { 'a learning rate of the wrong type', json_edit('optim', function(o) o.hyper.lr = 'fast' end),
+    "Adam:load_state_dict: option 'lr' expected a finite number >= 0, got fast" },
+  { 'a parameter missing', function(t) t['model.head.bias'] = nil end, "head.bias" },
+  { 'a parameter of the wrong shape', function(t) t['model.head.bias'] = fused.zeros({ 3 }) end, 'head.bias' },
+  { 'an optimizer buffer missing', function(t) t['optim.1.exp_avg'] = nil end,
+    "Adam:load_state_dict: buffer '1.exp_avg' expected a tensor of shape" },
+  { 'a tensor of neither part', function(t) t.extra = fused.zeros({ 1 }) end,
+    "tensor 'extra' expected a name 'model.<parameter>' or 'optim.<buffer>'" },
+}
+
+describe('examples/train.lua with an edited checkpoint', function()
+  setup(function()
+    local status = train.run({ '--hidden', '8', '--seq-len', '6', '--batch', '4', '--device', 'cpu',
+                               '--steps', '1', '--checkpoint', ck }, { out = helper.sink(), err = helper.sink() })
+    assert.are.equal(0, status)
+  end)
+  teardown(function() os.execute('rm -rf ' .. dir) end)
+
+  for i, case in ipairs(CASES) do
+    it('refuses ' .. case[1] .. ', naming the file and the field', function()
+      local file = edited(i .. '.safetensors', case[2])
+      local status, text = child.luajit(dir, '', child.script .. ' ' .. child.quote({ '--resume', file, '--steps', '2' }),
+                                        path('child.out'))
+      assert.are.equal(2, status, text)
+      assert.is_truthy(text:find('^train.lua: %-%-resume'), text)
+      assert.is_truthy(text:find(file .. ': ', 1, true), text)
+      assert.is_truthy(text:find(case[3], 1, true), text)
+      assert.is_falsy(text:find('traceback', 1, true), text)
+    end)
+  end
+end)
