@@ -173,8 +173,11 @@ int convert_error(double value, int64_t position) {
 }
 
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype) {
-  const fused_dtype_info *info = fused_dtype_info_of(dtype);
-  if (!info) return fused_error("%s: argument '%s' for an unknown dtype %d", fn, arg, (int)dtype);
+  if (!fn || !arg)
+    return fused_error("check_scalar: arguments 'fn' and 'arg' expected names, got NULL");
+  if (!fused_dtype_info_of(dtype))
+    return fused_error("check_scalar: argument 'dtype' expected 0 to %d, got %d",
+                       FUSED_NUM_DTYPES - 1, (int)dtype);
   char got[32] = "nan"; /* never "-nan" */
   /* The shortest that reads back as value: 1e+300, not 1.0000000000000001e+300. */
   for (int digits = 15; value == value && digits <= 17; digits++) {
