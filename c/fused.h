@@ -76,6 +76,12 @@ int fused_tensor_is_contiguous(const fused_tensor *t);
  * gives for such an output, naming the op fn and its argument arg (for bindings that write
  * through a temporary, so that the user's op is named rather than the copy back). */
 int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t);
+/* 0 when value is exactly one of dtype's values, so that writing it (fill, t[i] = v) loses
+ * nothing: an int64 takes an integer in [-2^63, 2^63) (no NaN, infinity or fraction), a bool
+ * 0 or 1 (PyTorch takes any nonzero as true; a 2 or a 0.5 written into a bool is taken for a
+ * mistake: compare instead, x:ne(0)), a float any number, rounded as C rounds. Else the error,
+ * naming the op fn and its argument arg (for bindings, whose users know other names). */
+int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype);
 /* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
 /* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers
@@ -124,12 +130,14 @@ int32_t fused_blas_threading(void);
  * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
  * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
-/* Any strides and dtype; value is converted to t's dtype as copy converts. */
+/* Any strides and dtype; value is one of t's dtype's values (fused_check_scalar). */
 int fused_fill(fused_tensor *t, double value);
 
-/* Comparisons into a contiguous bool tensor of a's shape (1 where true): a and b (or the
- * scalar, converted to a's dtype first) of one dtype and device, any dtype. a and b may have
- * any strides (a broadcast operand is a view with stride 0); with a scalar, a is contiguous. */
+/* Comparisons into a contiguous bool tensor of a's shape (1 where true): a and b of one dtype
+ * and device, any dtype, or a and a scalar, compared exactly as PyTorch does (an int64 or bool
+ * a as if in infinite precision: {0, 1, 2} < 0.5 is {1, 0, 0}, < 1e300 all 1; a float a
+ * against the scalar rounded to its dtype). a and b may have any strides (a broadcast operand
+ * is a view with stride 0); with a scalar, a is contiguous. */
 typedef enum {
   FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
 } fused_compare_op;

@@ -37,6 +37,8 @@ local CASES = {
   -- arg names the tensor in its errors: 't' here, as the cases' names expect.
   fused_check_writable = { function() return { 'fill_', 't', t(2) } end, null = { 'fn', 'arg', 't' },
                            released = { nil, nil, 't' } },
+  fused_check_scalar = { function() return { 'fill_', 'value', 1, C.FUSED_INT64 } end, null = { 'fn', 'arg' },
+                         released = {} },
   fused_tensor_numel = { function() return { t(2) } end, null = { 't' }, ok = 2 },
   fused_copy = { function() return { t(2, 3), t(2, 3) } end, null = { 'dst', 'src' },
                  released = { 'dst', 'src' } },

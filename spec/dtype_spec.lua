@@ -82,7 +82,7 @@ describe('int64 and bool tensors', function()
 
   it('fill any dtype, a bool with 0 or 1', function()
     assert.are.same({ 7, 7 }, int64_values(fused.full({ 2 }, 7, { dtype = 'int64' })))
-    assert.are.same({ 1, 1 }, values(fused.full({ 2 }, 0.5, { dtype = 'bool' })))
+    assert.are.same({ 1, 1 }, values(fused.full({ 2 }, 1, { dtype = 'bool' })))
     assert.are.same({ 0, 0 }, values(fused.zeros({ 2 }, { dtype = 'bool' })))
     local t = fused.zeros({ 2, 3 }, { dtype = 'int64' })
     check(C.fused_fill(t:narrow(2, 2, 1), -5))

@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "check.h"
 #include "error.h"
+#include "../maths/convert.h"
 
 const char *dtype_name(int32_t dtype) {
   const fused_dtype_info *info = fused_dtype_info_of(dtype);
@@ -169,6 +170,27 @@ int check_csr(const char *fn, const int64_t *row_ptr, int64_t n_rows, const int6
 int convert_error(double value, int64_t position) {
   return fused_error("copy: argument 'src' expected integers in int64's range for an int64 "
                      "'dst', got %g at position %lld", value, (long long)position);
+}
+
+int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype) {
+  if (!fn || !arg)
+    return fused_error("check_scalar: arguments 'fn' and 'arg' expected names, got NULL");
+  if (!fused_dtype_info_of(dtype))
+    return fused_error("check_scalar: argument 'dtype' expected 0 to %d, got %d",
+                       FUSED_NUM_DTYPES - 1, (int)dtype);
+  char got[32] = "nan"; /* never "-nan" */
+  /* The shortest that reads back as value: 1e+300, not 1.0000000000000001e+300. */
+  for (int digits = 15; value == value && digits <= 17; digits++) {
+    snprintf(got, sizeof got, "%.*g", digits, value);
+    if (strtod(got, NULL) == value) break;
+  }
+  if (dtype == FUSED_INT64 && !fits_int64(value))
+    return fused_error("%s: argument '%s' expected an integer in int64's range [-2^63, 2^63) for "
+                       "an int64 tensor, got %s", fn, arg, got);
+  if (dtype == FUSED_BOOL && value != 0 && value != 1)
+    return fused_error("%s: argument '%s' expected 0, 1, true or false for a bool tensor, got %s",
+                       fn, arg, got);
+  return 0;
 }
 
 /* The bytes [lo, hi) that t's elements occupy, as offsets from its storage's base. t comes from

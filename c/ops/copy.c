@@ -59,5 +59,6 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
 
 int fused_fill(fused_tensor *t, double value) {
   FUSED_TRY(check_output("fill", "t", t));
+  FUSED_TRY(fused_check_scalar("fill", "value", value, t->scalar_type));
   FUSED_CALL_KERNEL("fill", t, fill, t, value);
 }

@@ -58,6 +58,29 @@ local function expect_number(x, fn, arg, level)
 end
 M.expect_number = expect_number
 
+-- A number (or a boolean, as 1 or 0) that fn writes into a tensor of dtype (an id): C's error
+-- unless it is exactly one of the dtype's values (no int64 from 0.5 or NaN, no bool from 2).
+local function expect_scalar(x, dtype, fn, arg, level)
+  if type(x) == 'boolean' then x = x and 1 or 0 end
+  expect_number(x, fn, arg, (level or 2) + 1)
+  if C.fused_check_scalar(fn, arg, x, dtype) ~= 0 then
+    error(ffi.string(C.fused_last_error()), (level or 2) + 1)
+  end
+  return x
+end
+M.expect_scalar = expect_scalar
+
+-- Raises "fn: argument 'arg' expected dtype <name>, got <name>" unless tensor x has that dtype
+-- (a name): what an index or a class target gets, which a float tensor must not silently be.
+function M.expect_dtype(x, name, fn, arg, level)
+  M.expect(x, fn, arg, (level or 2) + 1)
+  if x.scalar_type ~= dt.dtypes[name] then
+    error(string.format("%s: argument '%s' expected dtype %s, got %s", fn, arg, name,
+                        dt.dtype_names[x.scalar_type]), (level or 2) + 1)
+  end
+  return x
+end
+
 -- n when the keys of list are exactly 1..n, else nil: Lua's # on a table with a hole
 -- ({2, nil, 3}) may give either border, and would drop entries silently.
 local function sequence_length(list)
@@ -237,8 +260,8 @@ M.randn = factory('randn', function(t) return C.fused_normal(t, 0, 1) end)
 
 -- full(shape, value, opts): the shape a list (or one number), as value follows it.
 function M.full(shape, value, opts)
-  expect_number(value, 'full', 'value')
   local dtype, device = dt.parse(opts, 'full')
+  value = expect_scalar(value, dtype, 'full', 'value')
   local t = new(parse_shape(shape, 'full'), sizes_buf, dtype, device)
   check(C.fused_fill(t, value))
   return t
@@ -429,8 +452,7 @@ end
 
 function Tensor.fill_(t, value)
   M.expect_writable(t, 'fill_', 'self')
-  expect_number(value, 'fill_', 'value')
-  check(C.fused_fill(t, value))
+  check(C.fused_fill(t, expect_scalar(value, t.scalar_type, 'fill_', 'value')))
   return t
 end
 
@@ -712,9 +734,8 @@ index_set = function(t, i, v)
   i = dim1_index(t, i)
   local slice = t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1)
   M.expect_writable(slice, 't[i] = v', 't[i]', 2)
-  if type(v) == 'boolean' then v = v and 1 or 0 end
-  if type(v) == 'number' then
-    check(C.fused_fill(slice, v))
+  if type(v) == 'number' or type(v) == 'boolean' then
+    check(C.fused_fill(slice, expect_scalar(v, t.scalar_type, 't[i] = v', 'v')))
   elseif ffi.istype(tensor_t, v) then
     slice:copy_(v)
   else

@@ -4,7 +4,7 @@
 -- guess scores 10 log(8) / (T + 20) nats per step: the baseline.
 --
 -- Symbols count from 1: 1 blank, 2 to 9 the data, 10 the delimiter (inputs only). Inputs and
--- targets are (T + 20) × B tensors of those indices.
+-- targets are (T + 20) × B int64 tensors of those indices.
 --
 --   local task = require('fused.data.copy').new{ seq_len = T, batch = B, seed =, heldout =, ... }
 local stream = require 'fused.data.stream'
@@ -20,7 +20,7 @@ function M.new(opts)
   local T = opts.seq_len
   return setmetatable({
     name = 'copy', seq_len = T, steps = T + 2 * LENGTH, batch_size = opts.batch, seed = opts.seed,
-    heldout_size = opts.heldout or 256, tensor_opts = { dtype = opts.dtype, device = opts.device },
+    heldout_size = opts.heldout or 256, tensor_opts = { dtype = 'int64', device = opts.device },
     input = { kind = 'tokens', vocab = DELIMITER },
     output = { kind = 'every', classes = 1 + SYMBOLS, loss = 'CrossEntropyLoss' },
     metric = 'cross-entropy (nats/step)', baseline = LENGTH * math.log(SYMBOLS) / (T + 2 * LENGTH),

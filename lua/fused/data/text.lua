@@ -1,8 +1,8 @@
 -- A character-level language model's data: any file, read as bytes. The vocabulary is the
 -- bytes that occur, numbered from 1 in byte order. The first 90% trains (batch k: B windows
 -- at offsets drawn from stream k), the last 10% is held out (fixed windows spread evenly).
--- Inputs are T × B indices, targets the next characters. The baseline is the entropy of the
--- training text's character frequencies (a model that ignores context), in nats/char.
+-- Inputs are T × B int64 indices, targets the next characters. The baseline is the entropy of
+-- the training text's character frequencies (a model that ignores context), in nats/char.
 --
 --   local task = require('fused.data.text').new{ path =, seq_len =, batch =, seed =, ... }
 --   task:encode('abc'), task:decode({ 1, 2 })
@@ -48,7 +48,7 @@ function M.new(opts)
   return setmetatable({
     name = 'text', path = opts.path, seq_len = T, steps = T, batch_size = opts.batch,
     seed = opts.seed, codes = codes, split = split, vocab = vocab, index = index,
-    tensor_opts = { dtype = opts.dtype, device = opts.device },
+    tensor_opts = { dtype = 'int64', device = opts.device },
     input = { kind = 'tokens', vocab = #vocab },
     output = { kind = 'every', classes = #vocab, loss = 'CrossEntropyLoss' },
     metric = 'cross-entropy (nats/char)', baseline = entropy,

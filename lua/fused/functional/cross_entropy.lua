@@ -13,7 +13,8 @@ local one = out_.sizes()
 one[0] = 1
 
 local function inputs(fn, logits, targets)
-  return out_.contiguous(expect(logits, fn, 'logits')), out_.contiguous(expect(targets, fn, 'targets'))
+  return out_.contiguous(expect(logits, fn, 'logits')),
+         out_.contiguous(tensor.expect_dtype(targets, 'int64', fn, 'targets', 3))
 end
 
 function M.cross_entropy(logits, targets, opts)

@@ -12,7 +12,7 @@ local M = {}
 local sizes = out_.sizes()
 function M.embedding(indices, weight, opts)
   local fn = 'embedding'
-  indices = out_.contiguous(expect(indices, fn, 'indices'))
+  indices = out_.contiguous(tensor.expect_dtype(indices, 'int64', fn, 'indices'))
   expect(weight, fn, 'weight')
   if indices.ndim >= 8 then
     error(string.format("%s: argument 'indices' expected at most 7 dims, got %d", fn, indices.ndim), 2)

@@ -15,8 +15,8 @@ local tensor = require 'fused.tensor'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
--- The logits as rows (N × C) and the targets as N int64 values on their device (a table goes
--- through float64, whose conversion to int64 rejects a value that is not an integer).
+-- The logits as rows (N × C) and the targets as N int64 values on their device (an int64
+-- tensor, or a table, whose conversion to int64 rejects a value that is not an integer).
 local function rows_and_targets(logits, targets, fn)
   tensor.expect(logits, fn, 'logits', 3)
   if logits.ndim ~= 2 and logits.ndim ~= 3 then
@@ -26,9 +26,9 @@ local function rows_and_targets(logits, targets, fn)
   local classes = tonumber(logits.sizes[logits.ndim - 1])
   local rows = logits:contiguous():view(-1, classes)
   local t = targets
-  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'float64' }) end
-  tensor.expect(t, fn, 'targets', 3)
-  t = t:to('int64'):to(logits.device)
+  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'int64' }) end
+  tensor.expect_dtype(t, 'int64', fn, 'targets', 3)
+  t = t:to(logits.device)
   if t:numel() ~= rows:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",
                         fn, rows:size(1), t:numel()), 3)

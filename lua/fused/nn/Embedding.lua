@@ -26,12 +26,12 @@ function Embedding:extra_repr()
   return string.format('(num_embeddings=%d, embedding_dim=%d)', self.num_embeddings, self.embedding_dim)
 end
 
--- The C kernels take int64 indices on the weight's device; a table goes through float64, whose
+-- The C kernels take int64 indices on the weight's device: an int64 tensor, or a table, whose
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
-  if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'float64' }) end
-  tensor.expect(indices, 'Embedding:forward', 'indices', 3)
-  return indices:to('int64'):to(like.device):contiguous()
+  if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'int64' }) end
+  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices', 3)
+  return indices:to(like.device):contiguous()
 end
 
 function Embedding:forward(indices)

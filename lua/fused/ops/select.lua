@@ -13,8 +13,8 @@ local M = {}
 
 -- A number operand of where as a one-element tensor like the other operand (expanded later).
 local function operand(x, like, fn, arg)
-  if type(x) == 'boolean' then x = x and 1 or 0 end
-  if type(x) ~= 'number' then return expect(x, fn, arg, 4) end
+  if type(x) ~= 'number' and type(x) ~= 'boolean' then return expect(x, fn, arg, 4) end
+  x = tensor.expect_scalar(x, like.scalar_type, fn, arg, 4)
   local t = tensor.empty({ 1 }, { dtype = dt.dtype_names[like.scalar_type], device = dt.device_names[like.device_type] })
   return t:fill_(x)
 end
@@ -56,13 +56,12 @@ function M.masked_fill_(t, mask, value)
   return where_into('masked_fill_', masked_fill_names, tensor.expect_writable(t, 'masked_fill_', 'self'), mask, value, t)
 end
 
--- An int64 index on t's device, from a tensor (converted) or a Lua list.
+-- An int64 index on t's device, from an int64 tensor or a Lua list.
 local function as_index(index, t, fn)
   if type(index) == 'table' then
     return tensor.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
   end
-  expect(index, fn, 'index', 4)
-  return contiguous(index:to('int64'))
+  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index', 4))
 end
 
 local sizes = out_.sizes()

@@ -101,10 +101,10 @@ end
 -- changes the training batches). The prime's characters must be in task.index.
 function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
-  local topts = { dtype = self.head.weight.dtype, device = self.head.weight.device }
+  local index_opts = { dtype = 'int64', device = self.head.weight.device }
   local codes = {}
   for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
-  local x = tensor.tensor(codes, topts) -- the prime in one forward, T × 1
+  local x = tensor.tensor(codes, index_opts) -- the prime in one forward, T × 1
   local generated, h, c, _ = {}
   for i = 1, n do
     local inputs = self.embed:forward(x)
@@ -125,7 +125,7 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
       if r < 0 then pick = k; break end
     end
     generated[i] = pick
-    x = tensor.tensor({ { pick } }, topts)
+    x = tensor.tensor({ { pick } }, index_opts)
   end
   self.rnn:clearState()
   return task:decode(generated)
