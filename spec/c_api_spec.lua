@@ -152,7 +152,8 @@ local BY_HAND = {
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
-  'fused_write_file_atomic', 'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
+  'fused_write_file_atomic', 'fused_file_open', 'fused_file_read', 'fused_file_close',
+  'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
   'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
   'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
@@ -247,6 +248,13 @@ describe('the C API', function()
     assert.truthy(last_error():find("write_file_atomic: argument 'path' expected a file name, got NULL", 1, true), last_error())
     assert.are.equal(-1, C.fused_write_file_atomic('x', nil, nil, 1))
     assert.truthy(last_error():find("write_file_atomic: arguments 'chunks' and 'sizes' expected arrays of 1 entries, got NULL", 1, true), last_error())
+    local fd, size = ffi.new('int32_t[1]'), ffi.new('int64_t[1]')
+    assert.are.equal(-1, C.fused_file_open(nil, fd, size))
+    assert.truthy(last_error():find("file_open: arguments 'path', 'fd' and 'size' expected pointers, got NULL", 1, true), last_error())
+    assert.are.equal(-1, C.fused_file_read(-1, 0, nil, 1))
+    assert.truthy(last_error():find("file_read: arguments 'offset' 0 and 'n' 1 expected >= 0 and 'dst' a buffer", 1, true), last_error())
+    assert.are.equal(-1, C.fused_file_close(-1))
+    assert.truthy(last_error():find('file_close: Bad file descriptor', 1, true), last_error())
     assert.are.same({ 5, 7, 7 }, { C.fused_rnn_saved_blocks(C.FUSED_CELL_LLTM),
       C.fused_rnn_saved_blocks(C.FUSED_CELL_LSTM), C.fused_rnn_saved_blocks(C.FUSED_CELL_GRU) })
     assert.are.equal(-1, C.fused_rnn_saved_blocks(1000))

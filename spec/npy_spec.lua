@@ -181,7 +181,7 @@ describe('npy', function()
 
     it('a missing file, a directory, a path that is not a string', function()
       assert_load_error(dir .. '/nope.npy', 'No such file or directory')
-      assert_load_error(dir, 'cannot read: Is a directory')
+      assert_load_error(dir, 'not a regular file (a directory)')
       helper.assert_error(function() fused.load_npy(1) end, "npy_spec.lua", "load_npy: argument 'path' expected a string, got number")
     end)
   end)

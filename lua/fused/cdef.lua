@@ -338,9 +338,20 @@ int fused_sigint_received(void);
 int fused_sigint_restore(void);
 
 /* Files written whole or not at all: the n chunks (sizes in bytes) go in order into a new
- * temporary file beside path (a random name, created exclusively), which is synced, renamed
- * over path, and its directory synced; on failure the temporary file is removed and path is
- * untouched. The error names path, never the temporary file. */
+ * file in the target's directory (unnamed through O_TMPFILE where the filesystem has it, else
+ * a temporary "NAME.fused-tmp-PID-RANDOM" created exclusively), which is synced, renamed over
+ * the target, and its directory synced; on failure path is untouched and nothing is left. The
+ * target is path, or the file a symlink at path points to; an existing target keeps its mode,
+ * and one that is not a regular file (a FIFO, a device, a directory) is refused. Each save
+ * removes the named temporaries beside its target whose writer is dead. The error names path,
+ * never the temporary file. */
 int fused_write_file_atomic(const char *path, const char *const *chunks, const size_t *sizes,
                             int32_t n);
+/* Files read in parts, straight into tensors: fused_file_open opens path for reading, never
+ * blocking (a FIFO with no writer), refuses what is not a regular file, and gives its size;
+ * fused_file_read reads n bytes at offset into dst, an error if the file ends first;
+ * fused_file_close closes fd. Errors name path (file_open) or what failed. */
+int fused_file_open(const char *path, int32_t *fd, int64_t *size);
+int fused_file_read(int32_t fd, int64_t offset, void *dst, int64_t n);
+int fused_file_close(int32_t fd);
 ]]

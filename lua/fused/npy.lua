@@ -2,8 +2,9 @@
 -- (little-endian '<f4', '<f8', '<i8', and '|b1' for bool), bools as bytes 0 and 1.
 -- Reading parses the header as the Python dict literal it is and rejects what NumPy's reader
 -- rejects; every error names load_npy and the file, what was expected and what came.
--- Saving writes a temporary file beside the target and renames it, so that a crash never
--- leaves a half-written file at the path.
+-- Saving writes a new file beside the target and renames it over it (fused.file), so that a
+-- crash never leaves a half-written file at the path. Loading reads the data straight into
+-- the tensor, so files over 1 GiB load as well as small ones.
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
@@ -211,11 +212,11 @@ function M.load_npy(path)
   if type(path) ~= 'string' then
     error("load_npy: argument 'path' expected a string, got " .. type(path), 2)
   end
-  local f, err = io.open(path, 'rb')
-  if not f then error('load_npy: ' .. err, 0) end
-  local bytes, rerr = f:read('*a')
-  f:close()
-  if not bytes then fail(path, 'cannot read: %s', rerr) end
+  -- The file is read in two parts: what can hold the header (a few KB), then the data straight
+  -- into the tensor, so that a file of any size loads without a Lua string of its size.
+  local reader = file.open('load_npy', path)
+  local size = reader.size
+  local bytes = reader:read(0, math.min(size, 12 + MAX_HEADER))
 
   if bytes:sub(1, 6) ~= MAGIC then
     fail(path, "not a .npy file: expected it to start with '\\x93NUMPY', got '%s'",
@@ -228,8 +229,8 @@ function M.load_npy(path)
          minor or '?')
   end
   local header_start = 9 + width
-  if #bytes < header_start - 1 then
-    fail(path, 'truncated: %d bytes, too short for the version %d.0 header length', #bytes, major)
+  if size < header_start - 1 then
+    fail(path, 'truncated: %d bytes, too short for the version %d.0 header length', size, major)
   end
   local header_len = width == 2 and u16le(bytes, 9) or u32le(bytes, 9)
   if header_len > MAX_HEADER then
@@ -237,28 +238,29 @@ function M.load_npy(path)
          MAX_HEADER)
   end
   local data_start = header_start + header_len
-  if data_start - 1 > #bytes then
+  if data_start - 1 > size then
     fail(path, 'truncated header: %d bytes announced, %d in the file', header_len,
-         #bytes - header_start + 1)
+         size - header_start + 1)
   end
   local dtype, shape = parse_header(path, bytes:sub(header_start, data_start - 1), major)
 
   local numel = 1
   for _, n in ipairs(shape) do numel = numel * n end
   local want = numel * dt.sizes[dtype]
-  local have = #bytes - data_start + 1
+  local have = size - data_start + 1
   if have ~= want then
     fail(path, 'shape %s of %s needs %s bytes of data, but the file holds %d', excerpt(shape.text),
          dt.dtype_names[dtype], want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
   end
-  -- A C bool holds 0 or 1; NumPy writes nothing else for one.
-  local other = dtype == dt.dtypes.bool and bytes:find('[^%z\1]', data_start)
-  if other then
-    fail(path, 'bool element %d is the byte %d: expected 0 or 1', other - data_start + 1,
-         bytes:byte(other))
-  end
   local t = tensor.empty({ unpack(shape) }, { dtype = dt.dtype_names[dtype] })
-  ffi.copy(t.data, ffi.cast('const char *', bytes) + data_start - 1, want)
+  reader:read_into(t.data, data_start - 1, want)
+  reader:close()
+  -- A C bool holds 0 or 1; NumPy writes nothing else for one.
+  local other = dtype == dt.dtypes.bool and file.first_non_bool(t.data, want)
+  if other then
+    fail(path, 'bool element %d is the byte %d: expected 0 or 1', other,
+         ffi.cast('const uint8_t *', t.data)[other - 1])
+  end
   return t
 end
 
@@ -282,7 +284,7 @@ function M.save_npy(path, t)
     or string.char(len % 256, math.floor(len / 256) % 256, math.floor(len / 65536) % 256, 0)
   file.write_atomic('save_npy', path, {
     MAGIC, string.char(version, 0), len_bytes, dict,
-    ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type]),
+    { host.data, host:numel() * dt.sizes[host.scalar_type], host },
   })
 end
 

@@ -5,8 +5,10 @@
 --   the data: each tensor's bytes, little-endian, C order, at [begin, end) of this part
 --   (a bool is one byte, 0 or 1).
 --
--- fused.save(path, {name = tensor, ...}, metadata) writes a temporary file and renames it,
--- so a crash never leaves a half-written checkpoint. Device tensors are saved through a host
+-- fused.save(path, {name = tensor, ...}, metadata) writes a new file and renames it over path
+-- (fused.file), so a crash never leaves a half-written checkpoint; a symlink at path is
+-- followed and an existing file keeps its mode. fused.load reads each tensor's data straight
+-- into its storage, so checkpoints over 1 GiB load as well. Device tensors are saved through a host
 -- copy, so a checkpoint made on a GPU loads on a CPU-only machine. metadata values must be
 -- strings (the format says so): encode anything else yourself (json.encode, tostring).
 -- fused.load(path) returns {name = tensor} (CPU tensors) and the metadata table ({} if none).
@@ -81,7 +83,7 @@ function M.save(path, named, metadata)
 
   local chunks = { u64le(#text), text }
   for i, host in ipairs(hosts) do
-    chunks[i + 2] = ffi.string(host.data, host:numel() * dt.sizes[host.scalar_type])
+    chunks[i + 2] = { host.data, host:numel() * dt.sizes[host.scalar_type], host }
   end
   file.write_atomic('save', path, chunks)
 end
@@ -219,24 +221,23 @@ function M.load(path)
   if type(path) ~= 'string' then
     error("load: argument 'path' expected a string, got " .. type(path), 2)
   end
-  local f, err = io.open(path, 'rb')
-  if not f then error('load: ' .. err, 0) end
-  local bytes, rerr = f:read('*a')
-  f:close()
-  if not bytes then fail(path, 'cannot read: %s', rerr) end
-  if #bytes < 8 then
-    fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', #bytes)
+  -- The header, then each tensor's data straight into its storage: a file of any size loads
+  -- without a Lua string of its size.
+  local reader = file.open('load', path)
+  local size = reader.size
+  if size < 8 then
+    fail(path, 'truncated: %d bytes, expected at least 8 (the header length)', size)
   end
-  local header_len = read_u64le(bytes)
+  local header_len = read_u64le(reader:read(0, 8))
   if header_len > MAX_HEADER then
     fail(path, 'header length %s: expected at most %d (the format\'s limit)',
          header_len < 2 ^ 53 and string.format('%d', header_len) or 'over 2^53', MAX_HEADER)
   end
-  if header_len > #bytes - 8 then
+  if header_len > size - 8 then
     fail(path, 'header length %d runs past the end of the file (%d bytes): truncated or not '
-         .. 'safetensors', header_len, #bytes)
+         .. 'safetensors', header_len, size)
   end
-  local ok, header = pcall(json.decode, bytes:sub(9, 8 + header_len), { parse_float = parse_float })
+  local ok, header = pcall(json.decode, reader:read(8, header_len), { parse_float = parse_float })
   if not ok then fail(path, 'bad header: %s', header) end
   if not is_object(header) then
     fail(path, 'bad header: expected a JSON object, got %s', show(header))
@@ -253,7 +254,7 @@ function M.load(path)
     end
   end
 
-  local data_start, data_len = 8 + header_len, #bytes - 8 - header_len
+  local data_start, data_len = 8 + header_len, size - 8 - header_len
   local entries = {}
   for name, entry in pairs(header) do
     if name ~= '__metadata__' then
@@ -262,20 +263,19 @@ function M.load(path)
   end
   check_layout(path, entries, data_len)
 
-  local base = ffi.cast('const char *', bytes) + data_start
   local tensors = {}
   for _, e in ipairs(entries) do
+    local t = tensor.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
+    reader:read_into(t.data, data_start + e.first, e.last - e.first)
     -- A C bool holds 0 or 1; safetensors writes nothing else for one.
-    local other = e.dtype == dt.dtypes.bool
-      and bytes:sub(data_start + e.first + 1, data_start + e.last):find('[^%z\1]')
+    local other = e.dtype == dt.dtypes.bool and file.first_non_bool(t.data, e.last - e.first)
     if other then
       fail(path, 'tensor %s: bool element %d is the byte %d: expected 0 or 1', show(e.name), other,
-           bytes:byte(data_start + e.first + other))
+           ffi.cast('const uint8_t *', t.data)[other - 1])
     end
-    local t = tensor.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
-    ffi.copy(t.data, base + e.first, e.last - e.first)
     tensors[e.name] = t
   end
+  reader:close()
   return tensors, metadata
 end
 
