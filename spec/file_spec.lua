@@ -159,8 +159,13 @@ describe('a save killed mid-write', function()
       while true do fused.save_npy(%q, t) end
     ]], p))
     os.execute('(' .. save .. ' & pid=$!; sleep 1; kill -9 $pid; wait $pid) 2> /dev/null')
+    -- A kill between linkat and rename (microseconds) leaves a named temporary of a dead
+    -- writer, which the next save in the directory removes: after one, nothing but files.
+    helper.fused.save_npy(path('killed/after.npy'), helper.fused.ones({ 1 }))
     local names = {}
-    for name in io.popen('ls -A ' .. path('killed')):lines() do names[#names + 1] = name end
+    for name in io.popen('ls -A ' .. path('killed')):lines() do
+      if name ~= 'after.npy' then names[#names + 1] = name end
+    end
     assert.is_true(#names == 0 or #names == 1 and names[1] == 'big.npy', table.concat(names, ' '))
     os.execute('rm -r ' .. path('killed'))
   end)
