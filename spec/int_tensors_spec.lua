@@ -22,8 +22,9 @@ local function total(xs)
 end
 
 for _, device in ipairs(devices) do
-  local I64, F32, BOOL = { dtype = 'int64', device = device }, { dtype = 'float32', device = device },
-                         { dtype = 'bool', device = device }
+  local I64 = { dtype = 'int64', device = device }
+  local F32, F64 = { dtype = 'float32', device = device }, { dtype = 'float64', device = device }
+  local BOOL = { dtype = 'bool', device = device }
   local xs, ys = { -7, -2, 0, 3, 9 }, { 2, 5, -3, 4, -1 }
   local function int(list) return fused.tensor(list, I64) end
   local function check(t, dtype, want)
@@ -64,13 +65,15 @@ for _, device in ipairs(devices) do
     it('negates and takes abs; the other unary ops want a floating tensor', function()
       check(-int(xs), 'int64', map(function(x) return -x end, xs))
       check(int(xs):abs(), 'int64', map(math.abs, xs))
-      err(function() int(xs):exp() end, "exp: argument 'input' expected a floating dtype", 'got int64')
+      err(function() int(xs):exp() end, "exp: argument 'input' expected a floating dtype",
+          'got int64')
     end)
 
     it('divides as PyTorch\'s `/`: true division into float32', function()
       local q = int(xs) / int(ys)
       assert.are.equal('float32', q.dtype)
-      helper.assert_close(q, fused.tensor(map(function(x, y) return x / y end, xs, ys)), 1e-7, 'a / b')
+      local want = fused.tensor(map(function(x, y) return x / y end, xs, ys))
+      helper.assert_close(q, want, 1e-7, 'a / b')
       check(int({ 1, 3 }) / 2, 'float32', { 0.5, 1.5 })
       check(6 / int({ 4, 3 }), 'float32', { 1.5, 2 })
     end)
@@ -90,7 +93,8 @@ for _, device in ipairs(devices) do
     it('a bool mask sums to its count, in int64', function()
       local x = int(xs)
       assert.are.equal(2, x:gt(0):sum())
-      check(fused.tensor({ { true, false, true }, { true, true, true } }, BOOL):sum(2), 'int64', { { 2 }, { 3 } })
+      local mask = fused.tensor({ { true, false, true }, { true, true, true } }, BOOL)
+      check(mask:sum(2), 'int64', { { 2 }, { 3 } })
     end)
 
     it('max, min and prod of int64', function()
@@ -121,15 +125,17 @@ for _, device in ipairs(devices) do
       check(1.5 + int({ 1, 2 }), 'float32', { 2.5, 3.5 })
     end)
 
-    it('float32 with float64 gives float64; a float self takes an int64 operand in place', function()
-      check(fused.tensor({ 1 }, F32) + fused.tensor({ 2 }, { dtype = 'float64', device = device }), 'float64', { 3 })
+    it('float32 with float64 gives float64; a float self takes an int64 operand', function()
+      check(fused.tensor({ 1 }, F32) + fused.tensor({ 2 }, F64), 'float64', { 3 })
       local f = fused.tensor({ 1.5, 2.5 }, F32)
       check(f:add_(int({ 1, 2 })), 'float32', { 2.5, 4.5 })
     end)
 
-    it('an in-place op keeps its dtype: an int64 self refuses a float result, naming self', function()
-      err(function() int({ 1 }):add_(0.5) end, "add_: the result's dtype float32 differs from 'self''s int64")
-      err(function() int({ 1 }):div_(2) end, "div_: the result's dtype float32 differs from 'self''s int64")
+    it('an in-place op keeps its dtype: an int64 self refuses a float result', function()
+      err(function() int({ 1 }):add_(0.5) end,
+          "add_: the result's dtype float32 differs from 'self''s int64")
+      err(function() int({ 1 }):div_(2) end,
+          "div_: the result's dtype float32 differs from 'self''s int64")
     end)
   end)
 end
@@ -139,8 +145,10 @@ describe('errors of integer ops', function()
     local ok, e = pcall(function() return fused.tensor({ true }):exp() end)
     assert.is_false(ok)
     assert.is_nil(tostring(e):find("'out'", 1, true))
-    err(function() fused.tensor({ true }):exp() end, "exp: argument 'input' expected a floating dtype")
-    err(function() fused.matmul(fused.ones({ 2, 2 }, { dtype = 'int64' }), fused.ones({ 2, 2 }, { dtype = 'int64' })) end,
+    err(function() fused.tensor({ true }):exp() end,
+        "exp: argument 'input' expected a floating dtype")
+    local ones = fused.ones({ 2, 2 }, { dtype = 'int64' })
+    err(function() fused.matmul(ones, ones) end,
         "matmul: argument 'a' expected a floating dtype (float32 or float64), got int64")
   end)
 end)

@@ -39,5 +39,6 @@ int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *log
   FUSED_TRY(check_contiguous(fn, "d_logits", d_logits));
   FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "logits", logits, 0));
   FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "targets", targets, 0));
-  FUSED_CALL_KERNEL(fn, "logits", logits, cross_entropy_backward, d_logits, logits, targets, grad_loss);
+  FUSED_CALL_KERNEL(fn, "logits", logits, cross_entropy_backward, d_logits, logits, targets,
+                    grad_loss);
 }

@@ -73,8 +73,8 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"param", param}, {"square_avg", square_avg},
                                                     {"momentum_buffer", momentum_buffer}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
-  FUSED_CALL_KERNEL(fn, "param", param, rmsprop_step, param, square_avg, momentum_buffer, grad, lr, alpha,
-                    eps, momentum, weight_decay);
+  FUSED_CALL_KERNEL(fn, "param", param, rmsprop_step, param, square_avg, momentum_buffer, grad, lr,
+                    alpha, eps, momentum, weight_decay);
 }
 
 int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,

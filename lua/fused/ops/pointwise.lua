@@ -97,7 +97,7 @@ local function as_dtype(x, dtype)
 end
 
 -- a and b in the dtype that op computes them in; an in-place op's (out is a) must be a's own
--- (errors at level 3 from here: the caller of the op).
+-- (errors at level 3 from here: the caller of the op, which tail-calls binary_into).
 local function promote(fn, op, out, a, b, x, y)
   local dtype = result_dtype(op, x, y)
   if dtype == x.scalar_type and (type(y) == 'number' or y.scalar_type == dtype) then
@@ -105,7 +105,8 @@ local function promote(fn, op, out, a, b, x, y)
   end
   if (rawequal(out, a) or rawequal(out, b)) and out.scalar_type ~= dtype then
     error(string.format("%s: the result's dtype %s differs from 'self''s %s, which an in-place "
-                        .. "op keeps", fn, dt.dtype_names[dtype], dt.dtype_names[out.scalar_type]), 4)
+                        .. "op keeps", fn, dt.dtype_names[dtype],
+                        dt.dtype_names[out.scalar_type]), 3)
   end
   return as_dtype(a, dtype), as_dtype(b, dtype)
 end
