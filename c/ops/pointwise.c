@@ -18,7 +18,8 @@ static const char *const binary_names[FUSED_NUM_BINARY_OPS] = {
     [FUSED_MIN] = "min"};
 
 /* Integers have the ops whose result is an integer, defined for every operand (c/maths/
- * arithmetic.h): the Lua layer computes a division or another unary op in float. */
+ * arithmetic.h): neg, abs and the binary ops but division, which the Lua layer computes in
+ * float32 (true division, as PyTorch's). */
 static int check_exact(const char *fn, const char *arg, const fused_tensor *t, int exact) {
   if (exact || fused_dtype_info_of(t->scalar_type)->is_floating) return 0;
   return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
@@ -66,6 +67,8 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_TRY(check_exact(fn, "a", a, op != FUSED_DIV && op != FUSED_RDIV));
-  FUSED_TRY(fused_check_scalar(fn, "b", scalar, a->scalar_type));
+  /* An integer's scalar is one of its values (the float paths skip the check's formatting). */
+  if (!fused_dtype_info_of(a->scalar_type)->is_floating)
+    FUSED_TRY(fused_check_scalar(fn, "b", scalar, a->scalar_type));
   FUSED_CALL_KERNEL(fn, "a", a, binary_scalar, op, out, a, scalar);
 }
