@@ -138,15 +138,17 @@ FUSED_KERNELS(FUSED_CUDA_DECLARE)
 #undef FUSED_CUDA_DECLARE
 
 /* At the end of each group's .cu file: FUSED_KERNELS_<GROUP>(FUSED_CUDA_INSTANTIATE_FLOATING),
- * or FUSED_CUDA_INSTANTIATE_ALL for the ANY_DTYPE kernels. */
+ * FUSED_CUDA_INSTANTIATE_ARITHMETIC for the ARITHMETIC kernels, or FUSED_CUDA_INSTANTIATE_ALL
+ * for the ANY_DTYPE ones. */
 #define FUSED_CUDA_INSTANTIATE(name, params, T) template int cuda_##name<T> params;
 #define FUSED_CUDA_INSTANTIATE_FLOATING(name, params) \
   FUSED_CUDA_INSTANTIATE(name, params, float) FUSED_CUDA_INSTANTIATE(name, params, double)
+#define FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) \
+  FUSED_CUDA_INSTANTIATE_FLOATING(name, params) FUSED_CUDA_INSTANTIATE(name, params, int64_t)
 /* Every C type of c/core/dtypes.h (a macro cannot walk that list for each kernel). */
 static_assert(FUSED_NUM_DTYPES == 4, "a new dtype: add its C type to FUSED_CUDA_INSTANTIATE_ALL");
-#define FUSED_CUDA_INSTANTIATE_ALL(name, params)                                           \
-  FUSED_CUDA_INSTANTIATE_FLOATING(name, params) FUSED_CUDA_INSTANTIATE(name, params, int64_t) \
-  FUSED_CUDA_INSTANTIATE(name, params, bool)
+#define FUSED_CUDA_INSTANTIATE_ALL(name, params) \
+  FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) FUSED_CUDA_INSTANTIATE(name, params, bool)
 
 /* copy.cu: the device's copy (within the device, or between it and the host). */
 int cuda_copy(fused_tensor *dst, const fused_tensor *src);

@@ -1,11 +1,15 @@
 /* The kernel tables that fused_cuda_init registers, one per dtype, from c/core/kernel_list.h:
- * every dtype has the ANY_DTYPE kernels, the floating ones the rest. */
+ * every dtype has the ANY_DTYPE kernels, every one but bool the ARITHMETIC ones, the floating
+ * ones the rest. */
 #include "common.cuh"
 
 #define FUSED_CUDA_ENTRY(name, params) k.name = cuda_##name<T>;
 template <typename T, bool floating> static fused_kernels make_kernels() {
   fused_kernels k = {};
   FUSED_KERNELS_ANY_DTYPE(FUSED_CUDA_ENTRY)
+  if constexpr (!std::is_same<T, bool>::value) {
+    FUSED_KERNELS_ARITHMETIC(FUSED_CUDA_ENTRY)
+  }
   if constexpr (floating) {
     FUSED_KERNELS_FLOATING(FUSED_CUDA_ENTRY)
   }

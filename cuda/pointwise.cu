@@ -4,9 +4,14 @@
 #include "common.cuh"
 #include "../c/maths/pointwise.h"
 
+/* int64 has neg and abs only (c/maths/arithmetic.h; the API refuses the rest). */
 template <typename T>
 __global__ void unary_kernel(fused_unary_op op, T *y, const T *x, T alpha, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = apply_unary(op, x[i], alpha);
+  if constexpr (std::is_integral<T>::value) {
+    GRID_STRIDE(i, n) y[i] = apply_unary_exact(op, x[i]);
+  } else {
+    GRID_STRIDE(i, n) y[i] = apply_unary(op, x[i], alpha);
+  }
 }
 
 template <typename T>
@@ -55,4 +60,4 @@ int cuda_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor
   return cuda_done("binary_scalar");
 }
 
-FUSED_KERNELS_POINTWISE(FUSED_CUDA_INSTANTIATE_FLOATING)
+FUSED_KERNELS_POINTWISE(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

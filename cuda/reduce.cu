@@ -57,4 +57,4 @@ int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, in
   return cuda_done("cat");
 }
 
-FUSED_KERNELS_REDUCE(FUSED_CUDA_INSTANTIATE_FLOATING)
+FUSED_KERNELS_REDUCE(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

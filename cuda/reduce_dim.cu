@@ -39,4 +39,4 @@ int cuda_extremum_dim(fused_tensor *values, fused_tensor *indices, const fused_t
   return cuda_done(largest ? "max" : "min");
 }
 
-FUSED_KERNELS_REDUCE_DIM(FUSED_CUDA_INSTANTIATE_FLOATING)
+FUSED_KERNELS_REDUCE_DIM(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

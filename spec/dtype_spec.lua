@@ -146,13 +146,15 @@ describe('compare', function()
   end)
 end)
 
-describe('arithmetic on integer dtypes', function()
-  it('is a clear error naming the dtype', function()
+describe('arithmetic that a dtype lacks', function()
+  it('is a clear error naming the dtype and the input', function()
     local i = fused.tensor({ 1, 2 }, { dtype = 'int64' })
     err(function() check(C.fused_unary(C.FUSED_EXP, fused.empty({ 2 }, { dtype = 'int64' }), i, 0)) end,
-        "exp: argument 'out' expected a floating dtype (float32 or float64), got int64")
+        "exp: argument 'input' expected a floating dtype (float32 or float64), got int64")
+    err(function() check(C.fused_binary(C.FUSED_DIV, fused.empty({ 2 }, { dtype = 'int64' }), i, i)) end,
+        "div: argument 'a' expected a floating dtype (float32 or float64), got int64")
     err(function() check(C.fused_binary(C.FUSED_ADD, fused.empty({ 2 }, { dtype = 'bool' }), i:to('bool'), i:to('bool'))) end,
-        "add: argument 'out' expected a floating dtype (float32 or float64), got bool")
+        "add: argument 'a' expected a number dtype (float32, float64 or int64), got bool")
     local m = fused.ones({ 2, 2 }, { dtype = 'int64' })
     err(function() check(C.fused_addmm(fused.empty({ 2, 2 }, { dtype = 'int64' }), nil, m, m, 0, 1)) end,
         'expected a floating dtype', 'got int64')

@@ -41,17 +41,20 @@ int fused_register_device(int32_t device, const fused_device_ops *ops);
 const fused_device_ops *fused_device_ops_for(const char *fn, int32_t device);
 const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t);
 
-/* The error for a kernel that t's table leaves NULL: t (named arg) is not of a floating
- * dtype, or the device has no such kernel yet. Returns -1. */
-int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t);
+/* The error for a kernel (named kernel) that t's table leaves NULL: t (named arg) is not of a
+ * dtype that has it, or the device has no such kernel yet. Returns -1. */
+int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
+                         const char *kernel);
 
 /* How every API function ends: returns kernels_for(fn, t)->op(...), or -1 with an error when
- * t's device has no backend, or its table has no such kernel (see fused_missing_kernel). */
-#define FUSED_CALL_KERNEL(fn, t, op, ...)                                                     \
+ * t's device has no backend, or its table has no such kernel (see fused_missing_kernel). arg
+ * is t's name in the API, which the error names: an input of the caller's, never an out the
+ * Lua layer made. */
+#define FUSED_CALL_KERNEL(fn, arg, t, op, ...)                                                \
   do {                                                                                        \
     const fused_kernels *kernels_ = fused_kernels_for(fn, t);                                 \
     if (!kernels_) return -1;                                                                 \
-    if (!kernels_->op) return fused_missing_kernel(fn, #t, t);                                \
+    if (!kernels_->op) return fused_missing_kernel(fn, arg, t, #op);                           \
     return kernels_->op(__VA_ARGS__);                                                         \
   } while (0)
 

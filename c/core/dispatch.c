@@ -1,5 +1,6 @@
 /* The registry of device backends: see backend.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include "backend.h"
 #include "check.h"
@@ -56,7 +57,15 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
   return ops ? ops->kernels[t->scalar_type] : NULL;
 }
 
-int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t) {
+#define FUSED_KERNEL_NAME(name, params) #name,
+static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)};
+
+int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
+                         const char *kernel) {
+  for (size_t k = 0; k < sizeof arithmetic_kernels / sizeof *arithmetic_kernels; k++)
+    if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, arithmetic_kernels[k]))
+      return fused_error("%s: argument '%s' expected a number dtype (float32, float64 or "
+                         "int64), got bool", fn, arg);
   if (!fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
                        fn, arg, dtype_name(t->scalar_type));

@@ -4,8 +4,10 @@
  * A kernel is `name` on the CPU (c/cpu/generic/<group>.h) and `cuda_name` on CUDA
  * (cuda/<group>.cu); the groups are those files (COPY: convert.h on the CPU, copy.cu on CUDA).
  * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
- * device (the devices' copy calls it). The others are float32 and float64 only, and an
- * integer dtype's table leaves them NULL. */
+ * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
+ * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
+ * the ops whose maths is not exact (unary ops other than neg and abs, division, pow). The
+ * others are float32 and float64 only. A table leaves a kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
@@ -93,11 +95,14 @@
            const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,     \
            int32_t relu))
 
-#define FUSED_KERNELS_FLOATING(X)                                                           \
-  FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_REDUCE(X)                 \
-  FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X) FUSED_KERNELS_EMBEDDING(X)                   \
-  FUSED_KERNELS_REDUCE_DIM(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
+#define FUSED_KERNELS_ARITHMETIC(X)                                                         \
+  FUSED_KERNELS_POINTWISE(X) FUSED_KERNELS_REDUCE(X) FUSED_KERNELS_REDUCE_DIM(X)
 
-#define FUSED_KERNELS(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
+#define FUSED_KERNELS_FLOATING(X)                                                           \
+  FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X)                       \
+  FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
+
+#define FUSED_KERNELS(X) \
+  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_FLOATING(X)
 
 #endif

@@ -1,5 +1,6 @@
-/* The CPU kernels in int64: fill and compare (generic/compare.h). */
+/* The CPU kernels in int64: the ANY_DTYPE and ARITHMETIC ones of c/core/kernel_list.h. */
 #define scalar_t int64_t
 #define SCALAR_IS_FLOATING 0
+#define SCALAR_IS_ARITHMETIC 1
 #define CPU_KERNELS fused_cpu_int64_kernels
 #include "generic/kernels.h"

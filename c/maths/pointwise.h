@@ -1,8 +1,10 @@
-/* fused_unary's ops and their derivatives over lanes (hd.h), and fused_binary's per element. */
+/* fused_unary's ops and their derivatives over lanes (hd.h), for float32 and float64; and
+ * fused_binary's per element (arithmetic.h). */
 #ifndef FUSED_MATHS_POINTWISE_H
 #define FUSED_MATHS_POINTWISE_H
 
 #include "activations.h"
+#include "arithmetic.h"
 
 /* alpha is ELU's; the API has rejected unknown ops. */
 FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t alpha) {
@@ -25,22 +27,6 @@ FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t 
     case FUSED_D_RELU:
       return lane_select(z > 0, lane_splat(1), lane_select(z <= 0, lane_splat(0), z));
     default: return lane_splat(0);
-  }
-}
-
-/* Per element on both backends (neither runs these over vectors); max and min propagate NaN. */
-FUSED_GENERIC FUSED_HD scalar_t apply_binary(fused_binary_op op, scalar_t a, scalar_t b) {
-  switch (op) {
-    case FUSED_ADD: return a + b;
-    case FUSED_SUB: return a - b;
-    case FUSED_MUL: return a * b;
-    case FUSED_DIV: return a / b;
-    case FUSED_RSUB: return b - a;
-    case FUSED_RDIV: return b / a;
-    case FUSED_POW: return m_pow(a, b);
-    case FUSED_MAX: return a > b || a != a ? a : b;
-    case FUSED_MIN: return a < b || a != a ? a : b;
-    default: return 0;
   }
 }
 

@@ -3,7 +3,7 @@
 #ifndef FUSED_MATHS_REDUCE_H
 #define FUSED_MATHS_REDUCE_H
 
-#include "hd.h"
+#include "arithmetic.h"
 
 FUSED_GENERIC FUSED_HD const scalar_t *column_of(const scalar_t *x, int64_t j, int64_t len,
                                                  int64_t inner) {
@@ -19,8 +19,8 @@ FUSED_GENERIC FUSED_HD scalar_t column_prod(const scalar_t *column, int64_t len,
 /* Whether x replaces the best so far: when it is more extreme, or a NaN where the best is not
  * (NaN propagates, as in PyTorch); ties keep the first. */
 FUSED_GENERIC FUSED_HD bool replaces_extremum(scalar_t x, scalar_t best, int32_t largest) {
-  if (best != best) return false;
-  if (x != x) return true;
+  if (is_nan(best)) return false;
+  if (is_nan(x)) return true;
   return largest ? x > best : x < best;
 }
 

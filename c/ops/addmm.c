@@ -45,5 +45,5 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
     /* The kernel accumulates into out when bias is out itself. */
     FUSED_TRY(check_no_overlap(fn, "out", out, "bias", bias, 1));
   }
-  FUSED_CALL_KERNEL(fn, out, addmm, out, bias, a, b, beta, alpha);
+  FUSED_CALL_KERNEL(fn, "a", a, addmm, out, bias, a, b, beta, alpha);
 }

@@ -26,7 +26,7 @@ int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
   const char *fn = compare_names[op];
   FUSED_TRY(check_out(fn, out, a));
   FUSED_TRY(check_like(fn, "b", b, "a", a));
-  FUSED_CALL_KERNEL(fn, a, compare, op, out, a, b);
+  FUSED_CALL_KERNEL(fn, "a", a, compare, op, out, a, b);
 }
 
 /* An integer a (int64: lo -2^63, end 2^63; bool: 0, 2) against a double scalar, exactly, as
@@ -62,6 +62,6 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
   int answer = -1;
   if (a->scalar_type == FUSED_INT64) answer = integer_compare(&op, &scalar, -0x1p63, 0x1p63);
   if (a->scalar_type == FUSED_BOOL) answer = integer_compare(&op, &scalar, 0, 2);
-  if (answer >= 0) FUSED_CALL_KERNEL(fn, out, fill, out, answer);
-  FUSED_CALL_KERNEL(fn, a, compare_scalar, op, out, a, scalar);
+  if (answer >= 0) FUSED_CALL_KERNEL(fn, "out", out, fill, out, answer);
+  FUSED_CALL_KERNEL(fn, "a", a, compare_scalar, op, out, a, scalar);
 }

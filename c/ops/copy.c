@@ -60,5 +60,5 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
 int fused_fill(fused_tensor *t, double value) {
   FUSED_TRY(check_output("fill", "t", t));
   FUSED_TRY(fused_check_scalar("fill", "value", value, t->scalar_type));
-  FUSED_CALL_KERNEL("fill", t, fill, t, value);
+  FUSED_CALL_KERNEL("fill", "t", t, fill, t, value);
 }

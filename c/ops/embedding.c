@@ -35,7 +35,7 @@ int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
   FUSED_TRY(check_lookup(fn, "weight", weight, "out", out, indices));
   FUSED_TRY(check_no_overlap(fn, "out", out, "weight", weight, 0));
   FUSED_TRY(check_no_overlap(fn, "out", out, "indices", indices, 0));
-  FUSED_CALL_KERNEL(fn, weight, embedding_forward, out, weight, indices);
+  FUSED_CALL_KERNEL(fn, "weight", weight, embedding_forward, out, weight, indices);
 }
 
 int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
@@ -45,5 +45,6 @@ int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad
   FUSED_TRY(check_lookup(fn, "grad_weight", grad_weight, "grad_out", grad_out, indices));
   FUSED_TRY(check_no_overlap(fn, "grad_weight", grad_weight, "grad_out", grad_out, 0));
   FUSED_TRY(check_no_overlap(fn, "grad_weight", grad_weight, "indices", indices, 0));
-  FUSED_CALL_KERNEL(fn, grad_weight, embedding_backward, grad_weight, grad_out, indices);
+  FUSED_CALL_KERNEL(fn, "grad_weight", grad_weight, embedding_backward, grad_weight, grad_out,
+                    indices);
 }

@@ -103,8 +103,8 @@ int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_
                                 2, 2));
   fused_tensor w_ih, w_hh;
   split_weight(W, d.H, &w_ih, &w_hh);
-  FUSED_CALL_KERNEL(fn, xs, rnn_forward, FUSED_CELL_LLTM, hs, h_T, c_T, saved, xs, h0, c0, &w_ih,
-                    &w_hh, b, NULL, lengths, reverse != 0);
+  FUSED_CALL_KERNEL(fn, "xs", xs, rnn_forward, FUSED_CELL_LLTM, hs, h_T, c_T, saved, xs, h0, c0,
+                    &w_ih, &w_hh, b, NULL, lengths, reverse != 0);
 }
 
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
@@ -140,7 +140,7 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   fused_tensor w_ih, w_hh, d_w_ih, d_w_hh;
   split_weight(W, d.H, &w_ih, &w_hh);
   split_weight(d_W, d.H, &d_w_ih, &d_w_hh);
-  FUSED_CALL_KERNEL(fn, xs, rnn_backward, FUSED_CELL_LLTM, d_xs, d_h0, d_c0, &d_w_ih, &d_w_hh, d_b,
-                    NULL, d_hs, d_hT, d_cT, saved, xs, &w_ih, &w_hh, lengths, reverse != 0,
+  FUSED_CALL_KERNEL(fn, "xs", xs, rnn_backward, FUSED_CELL_LLTM, d_xs, d_h0, d_c0, &d_w_ih, &d_w_hh,
+                    d_b, NULL, d_hs, d_hT, d_cT, saved, xs, &w_ih, &w_hh, lengths, reverse != 0,
                     accumulate != 0);
 }

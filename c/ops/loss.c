@@ -27,7 +27,7 @@ int fused_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,
   FUSED_TRY(check_shape(fn, "loss", loss, 1, one));
   FUSED_TRY(check_no_overlap(fn, "loss", loss, "logits", logits, 0));
   FUSED_TRY(check_no_overlap(fn, "loss", loss, "targets", targets, 0));
-  FUSED_CALL_KERNEL(fn, logits, cross_entropy_forward, loss, logits, targets);
+  FUSED_CALL_KERNEL(fn, "logits", logits, cross_entropy_forward, loss, logits, targets);
 }
 
 int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *logits,
@@ -39,5 +39,6 @@ int fused_cross_entropy_backward(fused_tensor *d_logits, const fused_tensor *log
   FUSED_TRY(check_contiguous(fn, "d_logits", d_logits));
   FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "logits", logits, 0));
   FUSED_TRY(check_no_overlap(fn, "d_logits", d_logits, "targets", targets, 0));
-  FUSED_CALL_KERNEL(fn, logits, cross_entropy_backward, d_logits, logits, targets, grad_loss);
+  FUSED_CALL_KERNEL(fn, "logits", logits, cross_entropy_backward, d_logits, logits, targets,
+                    grad_loss);
 }

@@ -53,7 +53,7 @@ int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fus
   FUSED_TRY(check_outputs_apart(fn, 2, (fused_arg[]){{"param", param},
                                                     {"momentum_buffer", momentum_buffer}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
-  FUSED_CALL_KERNEL(fn, param, sgd_step, param, momentum_buffer, grad, lr, momentum,
+  FUSED_CALL_KERNEL(fn, "param", param, sgd_step, param, momentum_buffer, grad, lr, momentum,
                     weight_decay, init_buffer);
 }
 
@@ -73,8 +73,8 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"param", param}, {"square_avg", square_avg},
                                                     {"momentum_buffer", momentum_buffer}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
-  FUSED_CALL_KERNEL(fn, param, rmsprop_step, param, square_avg, momentum_buffer, grad, lr, alpha,
-                    eps, momentum, weight_decay);
+  FUSED_CALL_KERNEL(fn, "param", param, rmsprop_step, param, square_avg, momentum_buffer, grad, lr,
+                    alpha, eps, momentum, weight_decay);
 }
 
 int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
@@ -95,7 +95,7 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
   FUSED_TRY(check_outputs_apart(fn, 3, (fused_arg[]){{"param", param}, {"exp_avg", exp_avg},
                                                     {"exp_avg_sq", exp_avg_sq}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
-  FUSED_CALL_KERNEL(fn, param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
+  FUSED_CALL_KERNEL(fn, "param", param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
                     eps, weight_decay, step);
 }
 
@@ -104,5 +104,5 @@ int fused_sum_squares(double *out, const fused_tensor *t) {
   if (!out) return fused_error("%s: argument 'out' expected a pointer, got NULL", fn);
   FUSED_TRY(check_tensor(fn, "input", t));
   FUSED_TRY(check_contiguous(fn, "input", t));
-  FUSED_CALL_KERNEL(fn, t, sum_squares, out, t);
+  FUSED_CALL_KERNEL(fn, "input", t, sum_squares, out, t);
 }

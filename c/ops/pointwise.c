@@ -17,6 +17,15 @@ static const char *const binary_names[FUSED_NUM_BINARY_OPS] = {
     [FUSED_RSUB] = "rsub", [FUSED_RDIV] = "rdiv", [FUSED_POW] = "pow", [FUSED_MAX] = "max",
     [FUSED_MIN] = "min"};
 
+/* Integers have the ops whose result is an integer, defined for every operand (c/maths/
+ * arithmetic.h): neg, abs and the binary ops but division, which the Lua layer computes in
+ * float32 (true division, as PyTorch's). */
+static int check_exact(const char *fn, const char *arg, const fused_tensor *t, int exact) {
+  if (exact || fused_dtype_info_of(t->scalar_type)->is_floating) return 0;
+  return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
+                     fn, arg, dtype_name(t->scalar_type));
+}
+
 static int check_operand(const char *fn, const char *arg, const fused_tensor *t,
                          const char *ref_arg, const fused_tensor *ref) {
   FUSED_TRY(check_like(fn, arg, t, ref_arg, ref));
@@ -30,7 +39,8 @@ int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, do
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "input", in, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 1));
-  FUSED_CALL_KERNEL(fn, out, unary, op, out, in, alpha);
+  FUSED_TRY(check_exact(fn, "input", in, op == FUSED_NEG || op == FUSED_ABS));
+  FUSED_CALL_KERNEL(fn, "input", in, unary, op, out, in, alpha);
 }
 
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
@@ -43,7 +53,8 @@ int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
   FUSED_TRY(check_like(fn, "b", b, "a", a));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_TRY(check_no_overlap(fn, "out", out, "b", b, 1));
-  FUSED_CALL_KERNEL(fn, out, binary, op, out, a, b);
+  FUSED_TRY(check_exact(fn, "a", a, op != FUSED_DIV && op != FUSED_RDIV));
+  FUSED_CALL_KERNEL(fn, "a", a, binary, op, out, a, b);
 }
 
 int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
@@ -55,5 +66,9 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "a", a, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
-  FUSED_CALL_KERNEL(fn, out, binary_scalar, op, out, a, scalar);
+  FUSED_TRY(check_exact(fn, "a", a, op != FUSED_DIV && op != FUSED_RDIV));
+  /* An integer's scalar is one of its values (the float paths skip the check's formatting). */
+  if (!fused_dtype_info_of(a->scalar_type)->is_floating)
+    FUSED_TRY(fused_check_scalar(fn, "b", scalar, a->scalar_type));
+  FUSED_CALL_KERNEL(fn, "a", a, binary_scalar, op, out, a, scalar);
 }

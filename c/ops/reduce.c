@@ -34,14 +34,14 @@ int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   const char *fn = "sum";
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
-  FUSED_CALL_KERNEL(fn, in, sum_dim, out, in, dim);
+  FUSED_CALL_KERNEL(fn, "input", in, sum_dim, out, in, dim);
 }
 
 int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   const char *fn = "prod";
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
-  FUSED_CALL_KERNEL(fn, in, prod_dim, out, in, dim);
+  FUSED_CALL_KERNEL(fn, "input", in, prod_dim, out, in, dim);
 }
 
 static int extremum(const char *fn, fused_tensor *values, fused_tensor *indices,
@@ -52,7 +52,7 @@ static int extremum(const char *fn, fused_tensor *values, fused_tensor *indices,
     FUSED_TRY(check_reduced(fn, "indices", indices, in, dim, FUSED_INT64));
     FUSED_TRY(check_no_overlap(fn, "indices", indices, "values", values, 0));
   }
-  FUSED_CALL_KERNEL(fn, in, extremum_dim, values, indices, in, dim, largest);
+  FUSED_CALL_KERNEL(fn, "input", in, extremum_dim, values, indices, in, dim, largest);
 }
 
 int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
@@ -89,5 +89,5 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
   if (total != out->sizes[dim])
     return fused_error("%s: argument 'out' expected size %lld along dim %d, got %lld", fn,
                        (long long)total, dim + 1, (long long)out->sizes[dim]);
-  FUSED_CALL_KERNEL(fn, out, cat, out, inputs, n, dim);
+  FUSED_CALL_KERNEL(fn, "tensors[1]", inputs[0], cat, out, inputs, n, dim);
 }

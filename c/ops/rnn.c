@@ -127,8 +127,8 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
       (fused_arg[]){{"xs", xs}, {"h0", h0}, {"c0", c0}, {"w_ih", w_ih}, {"w_hh", w_hh},
                     {"b_ih", b_ih}, {"b_hh", b_hh}},
       2, 2));
-  FUSED_CALL_KERNEL(fn, xs, rnn_forward, cell, hs, h_n, c_n, saved, xs, h0, c0, w_ih, w_hh, b_ih,
-                    b_hh, lengths, reverse != 0);
+  FUSED_CALL_KERNEL(fn, "xs", xs, rnn_forward, cell, hs, h_n, c_n, saved, xs, h0, c0, w_ih, w_hh,
+                    b_ih, b_hh, lengths, reverse != 0);
 }
 
 int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
@@ -166,7 +166,7 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
                     {"d_w_hh", d_w_hh}, {"d_b_ih", d_b_ih}, {"d_b_hh", d_b_hh}, {"saved", saved},
                     {"d_hn", d_hn}, {"d_hs", d_hs}, {"xs", xs}, {"w_ih", w_ih}, {"w_hh", w_hh}},
       0, 0));
-  FUSED_CALL_KERNEL(fn, xs, rnn_backward, cell, d_xs, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih, d_b_hh,
-                    d_hs, d_hn, d_cn, saved, xs, w_ih, w_hh, lengths, reverse != 0,
+  FUSED_CALL_KERNEL(fn, "xs", xs, rnn_backward, cell, d_xs, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih,
+                    d_b_hh, d_hs, d_hn, d_cn, saved, xs, w_ih, w_hh, lengths, reverse != 0,
                     accumulate != 0);
 }

@@ -18,7 +18,7 @@ int fused_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor 
   FUSED_TRY(check_no_overlap(fn, "out", out, "condition", cond, 0));
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_TRY(check_no_overlap(fn, "out", out, "b", b, 1));
-  FUSED_CALL_KERNEL(fn, out, where, out, cond, a, b);
+  FUSED_CALL_KERNEL(fn, "a", a, where, out, cond, a, b);
 }
 
 /* in contiguous with dim among its dims; index int64 on its device, contiguous; out
@@ -49,7 +49,7 @@ int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? index->sizes[0] : in->sizes[d];
   FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
-  FUSED_CALL_KERNEL(fn, in, index_select, out, in, dim, index);
+  FUSED_CALL_KERNEL(fn, "input", in, index_select, out, in, dim, index);
 }
 
 int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
@@ -61,5 +61,5 @@ int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
   if (index->ndim != in->ndim) FUSED_TRY(check_ndim(fn, "index", index, in->ndim));
   FUSED_TRY(check_shape(fn, "index", index, in->ndim, want));
   FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
-  FUSED_CALL_KERNEL(fn, in, gather, out, in, dim, index);
+  FUSED_CALL_KERNEL(fn, "input", in, gather, out, in, dim, index);
 }

@@ -212,5 +212,5 @@ int fused_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tenso
   const fused_arg ins[] = {{"row_ptr", row_ptr}, {"col_idx", col_idx}, {"values", values},
                            {"x", x}, {"bias", bias}};
   FUSED_TRY(check_outputs_apart(fn, 1, outs, 5, ins, -1, -1));
-  FUSED_CALL_KERNEL(fn, out, spmm, out, row_ptr, col_idx, values, x, bias, relu);
+  FUSED_CALL_KERNEL(fn, "x", x, spmm, out, row_ptr, col_idx, values, x, bias, relu);
 }

@@ -1,8 +1,9 @@
 /* One source for every dtype: each file below is compiled once per dtype with scalar_t defined
  * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cblas_gemm).
  * Functions are static, so every instantiation keeps the plain names of kernel_list.h; only
- * the table is exported. Integer dtypes get the ANY_DTYPE kernels; their table leaves the
- * rest NULL. <tgmath.h> picks expf or exp from the argument's type. */
+ * the table is exported. int64 gets the ANY_DTYPE and ARITHMETIC kernels, bool the ANY_DTYPE
+ * ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp from the argument's
+ * type. */
 #include <stdbool.h>
 #include <string.h>
 
@@ -44,9 +45,9 @@ static inline vec vsqrt_libm(vec v) {
 #define m_pow pow
 
 #include "pointwise.h"
-#include "addmm.h"
 #include "reduce.h"
 #include "reduce_dim.h"
+#include "addmm.h"
 #include "optim.h"
 #include "loss.h"
 #include "embedding.h"
@@ -55,6 +56,12 @@ static inline vec vsqrt_libm(vec v) {
 #include "rnn.h"
 #include "sparse.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
+#elif SCALAR_IS_ARITHMETIC
+#define m_pow int64_pow /* the only integer dtype that computes (c/maths/arithmetic.h) */
+#include "pointwise.h"
+#include "reduce.h"
+#include "reduce_dim.h"
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X)
 #else
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
 #endif

@@ -1,5 +1,6 @@
 /* Unary ops on contiguous tensors; binary ops on operands of any strides into a contiguous out.
- * The maths is shared (c/maths/pointwise.h). */
+ * The maths is shared (c/maths/pointwise.h; int64's, c/maths/arithmetic.h). */
+#if SCALAR_IS_FLOATING
 #include "../../maths/pointwise.h"
 
 /* The op is a compile-time constant inside each case, so each loop is specialised: apply_unary
@@ -25,6 +26,18 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
   return 0;
 }
 #undef MAP
+#else
+#include "../../maths/arithmetic.h"
+
+/* Integers have neg and abs only (the API refuses the rest), element by element. */
+static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
+  const scalar_t *x = (const scalar_t *)in->data;
+  scalar_t *y = (scalar_t *)out->data;
+  const int64_t n = fused_tensor_numel(in);
+  PARALLEL_FOR(n, i, { y[i] = apply_unary_exact(op, x[i]); });
+  return 0;
+}
+#endif
 
 #define BINARY_OPS(M)                                                                \
   M(FUSED_ADD) M(FUSED_SUB) M(FUSED_MUL) M(FUSED_DIV) M(FUSED_RSUB) M(FUSED_RDIV) M(FUSED_POW) \

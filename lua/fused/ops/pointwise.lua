@@ -3,7 +3,16 @@
 -- rules, ops/broadcast.lua). Every op takes {out = t} last (ops/out.lua). A unary op's input
 -- that is a view is made contiguous first; an in-place op on a view computes into a temporary
 -- and copies back. clamp(t, min, max) is maximum then minimum.
+--
+-- Integers compute: int64 has every binary op (pow of int64 stays int64, as PyTorch's), neg
+-- and abs; the other unary ops want a floating tensor. A binary op's operands are promoted as
+-- PyTorch promotes them (result_dtype): bool < int64 < float32 < float64, and a Lua number
+-- that is not an integer makes an int64 or bool tensor's result float32 (PyTorch's default
+-- dtype). Unlike PyTorch, bool with bool computes in int64 (True + True is 2). div is true
+-- division, as PyTorch's `/`: of integers it gives float32; there is no floor_divide yet.
+-- An in-place op keeps its dtype: a result of another dtype is an error naming 'self'.
 local lib = require 'fused.lib'
+local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
@@ -61,11 +70,57 @@ for name, op in pairs(unary_ops) do
   end
 end
 
+local FLOAT32, FLOAT64, INT64 = dt.dtypes.float32, dt.dtypes.float64, dt.dtypes.int64
+local is_floating = dt.is_floating
+-- PyTorch's order of dtypes: a wider kind wins, and float64 over float32.
+local rank = { [dt.dtypes.bool] = 0, [INT64] = 1, [FLOAT32] = 2, [FLOAT64] = 3 }
+
+-- The dtype that op computes a (a tensor) with b (a tensor or a number) in.
+local function result_dtype(op, a, b)
+  local dtype = a.scalar_type
+  if type(b) == 'number' then
+    if not is_floating[dtype] then
+      dtype = (b == math.floor(b) and b - b == 0) and INT64 or FLOAT32
+    end
+  elseif rank[b.scalar_type] > rank[dtype] then
+    dtype = b.scalar_type
+  end
+  if is_floating[dtype] then return dtype end
+  if op == C.FUSED_DIV or op == C.FUSED_RDIV then return FLOAT32 end
+  return INT64 -- bool computes as int64
+end
+
+-- x converted to dtype, the float paths untouched: a tensor already of it is itself.
+local function as_dtype(x, dtype)
+  if type(x) == 'number' or x.scalar_type == dtype then return x end
+  return x:to(dt.dtype_names[dtype])
+end
+
+-- a and b in the dtype that op computes them in; an in-place op's (out is a) must be a's own
+-- (errors at level 3 from here: the caller of the op, which tail-calls binary_into).
+local function promote(fn, op, out, a, b, x, y)
+  local dtype = result_dtype(op, x, y)
+  if dtype == x.scalar_type and (type(y) == 'number' or y.scalar_type == dtype) then
+    return a, b
+  end
+  if (rawequal(out, a) or rawequal(out, b)) and out.scalar_type ~= dtype then
+    error(string.format("%s: the result's dtype %s differs from 'self''s %s, which an in-place "
+                        .. "op keeps", fn, dt.dtype_names[dtype],
+                        dt.dtype_names[out.scalar_type]), 3)
+  end
+  return as_dtype(a, dtype), as_dtype(b, dtype)
+end
+
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
 -- number a becomes a tensor full of it.
 local function binary_into(fn, op, rop, out, a, b)
   if type(a) ~= 'number' and type(b) ~= 'number' then
-    a, b = broadcast.operands(fn, out, broadcast.expect_operand(a, fn, 'a'), broadcast.expect_operand(b, fn, 'b'))
+    broadcast.expect_operand(a, fn, 'a')
+    broadcast.expect_operand(b, fn, 'b')
+    if a.scalar_type ~= b.scalar_type or not is_floating[a.scalar_type] then
+      a, b = promote(fn, op, out, a, b, a, b)
+    end
+    a, b = broadcast.operands(fn, out, a, b)
     out = like(fn, out, a)
     local dst = dense(out)
     check(C.fused_binary(op, dst, a, b))
@@ -73,7 +128,12 @@ local function binary_into(fn, op, rop, out, a, b)
   end
   local x, y, arg = a, b, 'a' -- x: the tensor operand
   if type(a) == 'number' then x, y, arg = b, a, 'b' end
-  x = contiguous(broadcast.expect_operand(x, fn, arg))
+  broadcast.expect_operand(x, fn, arg)
+  if not is_floating[x.scalar_type] then
+    a, b = promote(fn, op, out, a, b, x, y)
+    if arg == 'a' then x = a else x = b end
+  end
+  x = contiguous(x)
   out = like(fn, out, x)
   local dst = dense(out)
   if arg == 'a' then

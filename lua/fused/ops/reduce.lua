@@ -4,6 +4,7 @@
 -- indices}}). Without one, the reduction of all elements is a number (argmax's a flat index
 -- from 1). t:sum_squares() is a number accumulated in float64, of a contiguous t only
 -- (clip_grad_norm's gradients, which it then scales in place). var and std are unbiased.
+-- sum and prod of int64 are int64; of bool they count in int64, as PyTorch's.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
@@ -15,8 +16,11 @@ local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
 
 local sizes = out_.sizes()
+local BOOL = dt.dtypes.bool
+local function counted(t) return t.scalar_type == BOOL and t:to('int64') or contiguous(t) end
+
 function M.sum(t, dim, opts)
-  t = contiguous(expect(t, 'sum', 'input'))
+  t = counted(expect(t, 'sum', 'input'))
   if dim == nil then return M.sum(t:view(-1), 1):item() end
   dim = tensor.check_dim(t, dim, 'sum')
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
@@ -43,7 +47,7 @@ local function reduced(t, dim, fn)
 end
 
 function M.prod(t, dim, opts)
-  t = contiguous(expect(t, 'prod', 'input'))
+  t = counted(expect(t, 'prod', 'input'))
   if dim == nil then return M.prod(t:view(-1), 1):item() end
   dim = reduced(t, dim, 'prod')
   local out = out_.result('prod', out_.option(opts, 'prod'), t.ndim, sizes, t.scalar_type, t.device_type)
