@@ -66,6 +66,23 @@ local function terminal(home, env)
     end
     error('the REPL did not quit; the screen shows:\n' .. term.screen(), 2)
   end
+  -- The lines that begin with a prompt ('>' or '>>'), typed on or not.
+  function term.prompts()
+    local n = 0
+    for _ in ('\n' .. term.screen()):gmatch('\n>') do n = n + 1 end
+    return n
+  end
+  -- Types keys, then waits (up to 10 s) for the fresh prompt they lead to: keys typed before
+  -- it could be echoed by the terminal ahead of the REPL's own output.
+  function term.type_to_prompt(...)
+    local before = term.prompts()
+    term.type(...)
+    for _ = 1, 100 do
+      if term.prompts() > before then return term.prompt() end
+      os.execute('sleep 0.1')
+    end
+    error('no new prompt; the screen shows:\n' .. term.screen(), 2)
+  end
   -- Types a line at the next prompt.
   function term.line(text)
     term.prompt()
@@ -158,18 +175,18 @@ describe('bin/fused in a terminal', function()
   local function ctrl_c_at_the_prompt(t)
     t.line('w = 7')
     t.prompt()
-    t.type('C-c')
+    t.type_to_prompt('C-c')
     t.wait_for('> w = 7\n>') -- no error
     t.line('w * 6')
     t.wait_for('> w * 6\n42\n')
     t.prompt()
-    t.type({ 'w = 100' }, 'C-c')
+    t.type_to_prompt({ 'w = 100' }, 'C-c')
     t.wait_for('> w = 100^C\n>')
     t.line('w + 1')
     t.wait_for('> w + 1\n8\n')
     t.line('function g()')
     t.wait_for('>>\n')
-    t.type('C-c')
+    t.type_to_prompt('C-c')
     t.line('g')
     t.wait_for('> g\nnil\n')
   end
