@@ -45,6 +45,11 @@ describe('tensor fields', function()
     helper.poke(t, 'data', ffi.cast('char*', t.data) + 2)
     err(function() t:fill_(1) end, 'fill_', 'starts 2 bytes into its storage')
     helper.poke(t, 'data', ffi.cast('char*', t.data) - 2)
+    helper.poke(t, 'strides', -1) -- reaches 3 elements before the first
+    err(function() t:fill_(1) end, 'past the end of its storage')
+    helper.poke(t, 'strides', 2 ^ 62) -- (size - 1) * stride overflows int64
+    err(function() t:fill_(1) end, 'past the end of its storage')
+    helper.poke(t, 'strides', 1)
     assert.are.same({ 1, 1, 1, 1 }, t:fill_(1):totable())
   end)
 end)

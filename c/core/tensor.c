@@ -180,8 +180,8 @@ int check_extent(const char *fn, const char *arg, const fused_tensor *t) {
   int64_t first, end;
   if (fits && !__builtin_mul_overflow(lo, elem, &first) &&
       !__builtin_add_overflow(first, offset_bytes, &first) && first >= 0 &&
-      !__builtin_mul_overflow(hi + 1, elem, &end) &&
-      !__builtin_add_overflow(end, offset_bytes, &end) && end <= (int64_t)s->bytes)
+      !__builtin_mul_overflow(hi, elem, &end) && !__builtin_add_overflow(end, offset_bytes, &end) &&
+      !__builtin_add_overflow(end, elem, &end) && end <= (int64_t)s->bytes)
     return 0;
   char sizes[200], strides[200];
   return fused_error("%s: argument '%s' (offset %lld, sizes %s, strides %s) views elements past "
