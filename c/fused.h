@@ -44,6 +44,8 @@ typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_devi
 
 typedef struct fused_storage fused_storage;
 
+/* C writes these fields; Lua reads them only (scripts/gen-cdef.sh makes them const there),
+ * and every op checks them against the storage before a kernel trusts them. */
 typedef struct fused_tensor {
   char *data;                       /* first element: storage base + offset */
   fused_storage *storage;           /* shared by views; freed with its last tensor */

@@ -10,7 +10,7 @@ local err = helper.assert_error
 local function on_cuda(t)
   local fake = ffi.new('fused_tensor')
   assert(fused.C.fused_tensor_view(fake, t, t.ndim, t.sizes, t.strides, 0) == 0)
-  fake.device_type = 1
+  helper.poke(fake, 'device_type', 1)
   return fake
 end
 
@@ -120,7 +120,7 @@ describe('bad input', function()
       local t = fused.zeros({ 2, 3 })
       local gpu = ffi.new('fused_tensor')
       assert(fused.C.fused_tensor_view(gpu, t, t.ndim, t.sizes, t.strides, 0) == 0)
-      gpu.device_type = 1
+      helper.poke(gpu, 'device_type', 1)
       helper.assert_error(function() fused.exp(gpu) end, 'cuda', 'not available')]])
   end)
 
@@ -155,10 +155,12 @@ describe('bad input', function()
     assert.are.equal(-1, C.fused_addmm(a, nil, nil, a, 0, 1))
     assert.are.equal(-1, C.fused_cat(a, nil, 0, 0))
     local bad = on_cuda(a)
-    bad.device_type, bad.ndim = 0, 12
+    helper.poke(bad, 'device_type', 0)
+    helper.poke(bad, 'ndim', 12)
     assert.are.equal(-1, C.fused_fill(bad, 0))
     assert.truthy(ffi.string(C.fused_last_error()):find('1 to 8 dims, got 12', 1, true))
-    bad.ndim, bad.scalar_type = 2, 7
+    helper.poke(bad, 'ndim', 2)
+    helper.poke(bad, 'scalar_type', 7)
     assert.are.equal(-1, C.fused_fill(bad, 0))
     assert.truthy(ffi.string(C.fused_last_error()):find('unknown dtype 7', 1, true))
     local sizes = ffi.new('int64_t[1]', 4)

@@ -153,4 +153,14 @@ function helper.nan_mask(t)
   return table.concat(m)
 end
 
+-- Writes value into t's field (a name of c/fused.h's struct, an array field's element 0 unless
+-- index says), past the read-only cdef: how a spec builds a corrupted or relabelled tensor.
+function helper.poke(t, field, value, index)
+  local ffi = require 'ffi'
+  local ctype = (field == 'sizes' or field == 'strides') and 'int64_t*'
+    or (field == 'data' or field == 'storage') and 'void**' or 'int32_t*'
+  local at = ffi.cast('char*', ffi.cast('fused_tensor*', t)) + ffi.offsetof('fused_tensor', field)
+  ffi.cast(ctype, at)[index or 0] = value
+end
+
 return helper

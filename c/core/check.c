@@ -39,11 +39,11 @@ int check_tensor(const char *fn, const char *arg, const fused_tensor *t) {
   if (t->ndim < 1 || t->ndim > FUSED_MAX_DIMS)
     return fused_error("%s: argument '%s' expected 1 to %d dims, got %d", fn, arg,
                        FUSED_MAX_DIMS, t->ndim);
-  return 0;
+  return check_extent(fn, arg, t);
 }
 
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t) {
-  if (fused_tensor_is_contiguous(t) == 1) return 0;
+  if (tensor_is_contiguous(t)) return 0;
   char sizes[160], strides[160];
   return fused_error("%s: argument '%s' expected a contiguous tensor, got sizes %s with "
                      "strides %s (call :contiguous() first)", fn, arg,

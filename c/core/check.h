@@ -9,8 +9,14 @@
 extern "C" {
 #endif
 
-/* Not NULL, not released (a storage), with a sane dtype, device and shape. */
+/* Not NULL, not released (a storage), with a sane dtype, device and shape, whose elements all
+ * lie inside its storage (check_extent). */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
+/* t's sizes are >= 1 and every element its offset, sizes and strides reach lies inside its
+ * storage. In tensor.c, which owns the storage; t has one. */
+int check_extent(const char *fn, const char *arg, const fused_tensor *t);
+/* fused_tensor_is_contiguous for a checked tensor: 1 or 0. */
+int tensor_is_contiguous(const fused_tensor *t);
 int check_contiguous(const char *fn, const char *arg, const fused_tensor *t);
 /* No two of t's elements share memory (no expanded, stride-0 dim; no strides that land two
  * indices on one element), so that an op may write t: PyTorch refuses the same write, whose

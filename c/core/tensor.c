@@ -1,10 +1,12 @@
 /* Tensors and their refcounted storages. A storage is allocated by its device's backend and
  * freed when the last tensor viewing it is freed. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "check.h"
+#include "dtypes.h"
 #include "error.h"
 
 struct fused_storage {
@@ -40,6 +42,10 @@ int64_t fused_tensor_numel(const fused_tensor *t) {
 
 int fused_tensor_is_contiguous(const fused_tensor *t) {
   FUSED_TRY(check_tensor("tensor_is_contiguous", "t", t));
+  return tensor_is_contiguous(t);
+}
+
+int tensor_is_contiguous(const fused_tensor *t) {
   int64_t expected = 1;
   for (int32_t d = t->ndim - 1; d >= 0; d--) {
     if (t->sizes[d] != 1 && t->strides[d] != expected) return 0;
@@ -143,6 +149,48 @@ static int view_fits(int64_t first, int32_t ndim, const int64_t *sizes, const in
     if (__builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi)) return 0;
   }
   return lo >= 0 && hi < count;
+}
+
+/* Lua reads a tensor's fields and C writes them, yet a struct can still be corrupted (a raw
+ * FFI cast, a C caller's bug): every op re-checks, through check_tensor, that the fields
+ * describe elements inside the storage before a kernel trusts them. One pass over the dims in
+ * checked arithmetic and no division: it runs for every tensor of every call. */
+int check_extent(const char *fn, const char *arg, const fused_tensor *t) {
+#define SIZE(id, ctype, ...) [id] = sizeof(ctype),
+  static const int64_t elem_sizes[FUSED_NUM_DTYPES] = {FUSED_DTYPES(SIZE)}; /* powers of two */
+#undef SIZE
+  const fused_storage *s = t->storage;
+  const int64_t elem = elem_sizes[t->scalar_type]; /* check_tensor checked it */
+  const int64_t offset_bytes = t->data - s->base;
+  if (offset_bytes & (elem - 1))
+    return fused_error("%s: argument '%s' starts %lld bytes into its storage, not a whole "
+                       "number of elements of %s (a corrupted tensor)", fn, arg,
+                       (long long)offset_bytes, dtype_name(t->scalar_type));
+  int64_t numel = 1, lo = 0, hi = 0; /* lo, hi: the elements reached, counted from data */
+  int fits = 1;
+  for (int32_t d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] < 1)
+      return fused_error("%s: argument '%s' has size %lld in dim %d (a corrupted tensor)", fn,
+                         arg, (long long)t->sizes[d], d + 1);
+    int64_t reach;
+    fits &= !__builtin_mul_overflow(numel, t->sizes[d], &numel) &&
+            !__builtin_mul_overflow(t->sizes[d] - 1, t->strides[d], &reach) &&
+            !__builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi);
+  }
+  int64_t first, end;
+  if (fits && !__builtin_mul_overflow(lo, elem, &first) &&
+      !__builtin_add_overflow(first, offset_bytes, &first) && first >= 0 &&
+      !__builtin_mul_overflow(hi, elem, &end) && !__builtin_add_overflow(end, offset_bytes, &end) &&
+      !__builtin_add_overflow(end, elem, &end) && end <= (int64_t)s->bytes)
+    return 0;
+  char sizes[200], strides[200];
+  return fused_error("%s: argument '%s' (offset %lld, sizes %s, strides %s) views elements past "
+                     "the end of its storage of %lld elements of %s (a corrupted tensor: its "
+                     "fields are read-only, change a shape with view, resize_ or narrow)", fn,
+                     arg, (long long)(offset_bytes / elem),
+                     format_shape(sizes, sizeof sizes, t->ndim, t->sizes),
+                     format_shape(strides, sizeof strides, t->ndim, t->strides),
+                     (long long)s->bytes / elem, dtype_name(t->scalar_type));
 }
 
 int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,

@@ -10,14 +10,16 @@ typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_devi
 
 typedef struct fused_storage fused_storage;
 
+/* C writes these fields; Lua reads them only (scripts/gen-cdef.sh makes them const there),
+ * and every op checks them against the storage before a kernel trusts them. */
 typedef struct fused_tensor {
-  char *data;                       /* first element: storage base + offset */
-  fused_storage *storage;           /* shared by views; freed with its last tensor */
-  int64_t sizes[FUSED_MAX_DIMS];
-  int64_t strides[FUSED_MAX_DIMS];  /* in elements */
-  int32_t ndim;
-  int32_t scalar_type;              /* fused_dtype */
-  int32_t device_type;              /* fused_device */
+  char *const data;                       /* first element: storage base + offset */
+  fused_storage *const storage;           /* shared by views; freed with its last tensor */
+  const int64_t sizes[FUSED_MAX_DIMS];
+  const int64_t strides[FUSED_MAX_DIMS];  /* in elements */
+  const int32_t ndim;
+  const int32_t scalar_type;              /* fused_dtype */
+  const int32_t device_type;              /* fused_device */
 } fused_tensor;
 
 const char *fused_last_error(void);
