@@ -1,7 +1,7 @@
 -- The CUDA emulator (cuda/emu/, docs/cuda.md) catches what a GPU would show only sometimes: a
 -- missing __syncthreads gives wrong results on some thread orders, warps exchange values,
 -- launches out of CUDA's limits fail as CUDA says. Its kernels are spec/cuda_emu/kernels.cu,
--- built by fused.ext as a user's .cu is. Where a GPU answers, these are pending: the order of
+-- built by fused.ext as a user's .cu is (kernels.h declares them). Where a GPU answers, these are pending: the order of
 -- its threads is not ours to choose.
 local helper = require 'spec.helper'
 local fused = helper.fused
@@ -19,9 +19,8 @@ end
 local K
 local function kernels()
   if not K then
-    local src = 'spec/cuda_emu/kernels.cu'
-    K = fused.ext.load { name = 'cuda_emu_kernels', sources = { src },
-                         cdef = helper.read(src):match('/%* ffi%-begin %*/(.-)/%* ffi%-end %*/') }
+    K = fused.ext.load { name = 'cuda_emu_kernels',
+                         sources = { 'spec/cuda_emu/kernels.cu', 'spec/cuda_emu/kernels.h' } }
   end
   return K
 end

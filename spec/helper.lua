@@ -83,19 +83,26 @@ function helper.assert_error(f, ...)
   end
 end
 
--- Runs `code` (Lua, with fused and helper in scope) in a child luajit where CUDA is off
--- (FUSED_NO_CUDA=1), so that what a machine without a device does is checked on every machine;
--- asserts that it ran to its end, and returns what it printed.
-function helper.without_cuda(code)
+-- Runs `code` (Lua, with fused and helper in scope) in a child luajit with env (a string of
+-- NAME=value words) before the environment it inherits; returns what it printed, stderr too.
+function helper.child(code, env)
   local path = os.tmpname()
   local f = assert(io.open(path, 'wb'))
-  f:write("local helper = require 'spec.helper'\nlocal fused = helper.fused\n", code,
-          "\nprint('without_cuda: done')\n")
+  f:write("local helper = require 'spec.helper'\nlocal fused = helper.fused\n", code, '\n')
   f:close()
-  local p = io.popen("FUSED_NO_CUDA=1 LUA_PATH='lua/?.lua;lua/?/init.lua;;' luajit " .. path .. ' 2>&1')
+  local p = io.popen(string.format("%s LUA_PATH='lua/?.lua;lua/?/init.lua;;' luajit %s 2>&1",
+                                   env or '', path))
   local out = p:read('*a')
   p:close()
   os.remove(path)
+  return out
+end
+
+-- Runs `code` as helper.child does where CUDA is off (FUSED_NO_CUDA=1), so that what a
+-- machine without a device does is checked on every machine; asserts that it ran to its end,
+-- and returns what it printed.
+function helper.without_cuda(code)
+  local out = helper.child(code .. "\nprint('without_cuda: done')", 'FUSED_NO_CUDA=1')
   assert(out:find('without_cuda: done', 1, true), out)
   return out
 end

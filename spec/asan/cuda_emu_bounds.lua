@@ -8,15 +8,10 @@ local helper = require 'spec.helper'
 -- error) on a tensor of 3 int64, reading `extra` more; `free` drops the tensor first, keeping
 -- its pointer. Returns what the child printed.
 local function read_past(extra, free)
-  local path = os.tmpname()
-  local f = assert(io.open(path, 'wb'))
-  f:write(string.format([[
-    local fused = require 'fused'
-    local src = 'spec/cuda_emu/kernels.cu'
-    local f = assert(io.open(src, 'rb'))
-    local K = fused.ext.load { name = 'cuda_emu_kernels_asan', sources = { src },
-      cuda_cflags = { '-fsanitize=address', '-fno-omit-frame-pointer', '-g' },
-      cdef = f:read('*a'):match('/%%* ffi%%-begin %%*/(.-)/%%* ffi%%-end %%*/') }
+  return helper.child(string.format([[
+    local K = fused.ext.load { name = 'cuda_emu_kernels_asan',
+      sources = { 'spec/cuda_emu/kernels.cu', 'spec/cuda_emu/kernels.h' },
+      cuda_cflags = { '-fsanitize=address', '-fno-omit-frame-pointer', '-g' } }
     local x = fused.tensor({ 1, 2, 3 }, { dtype = 'int64' }):cuda()
     local out = fused.zeros({ 64 }, { dtype = 'int64', device = 'cuda' })
     local ffi = require 'ffi'
@@ -28,12 +23,6 @@ local function read_past(extra, free)
     fused.ext.check(K.emu_read_past(out, view, %d))
     print('read_past: no error')
   ]], tostring(free), extra))
-  f:close()
-  local p = io.popen('luajit ' .. path .. ' 2>&1')
-  local out = p:read('*a')
-  p:close()
-  os.remove(path)
-  return out
 end
 
 describe('the CUDA emulator under AddressSanitizer', function()

@@ -2,19 +2,9 @@
  * Each writes int64 results into a contiguous cuda tensor and returns 0, or -1 with the CUDA
  * error as fused's error. */
 #include <cublas_v2.h>
-#include <fused_ext.h>
 #include <fused_launch.h>
 
-extern "C" {
-/* ffi-begin */
-int emu_neighbours(fused_tensor *out, int32_t blocks, int32_t barrier, int64_t tag);
-int emu_warp_sum(fused_tensor *out);
-int emu_launch_threads(int32_t threads, int32_t shared_bytes);
-int emu_read_past(fused_tensor *out, const fused_tensor *in, int64_t extra);
-int emu_gemm_batched(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, double alpha,
-                     double beta, int32_t lda_less);
-/* ffi-end */
-}
+#include "kernels.h"
 
 static int launched(const char *fn) {
   const cudaError_t e = cudaGetLastError();
