@@ -1,8 +1,8 @@
 -- The CUDA emulator (cuda/emu/, docs/cuda.md) catches what a GPU would show only sometimes: a
 -- missing __syncthreads gives wrong results on some thread orders, warps exchange values,
 -- launches out of CUDA's limits fail as CUDA says. Its kernels are spec/cuda_emu/kernels.cu,
--- built by fused.ext as a user's .cu is (kernels.h declares them). Where a GPU answers, these are pending: the order of
--- its threads is not ours to choose.
+-- built by fused.ext as a user's .cu is (kernels.h declares them). Where a GPU answers, these
+-- are pending: the order of its threads is not ours to choose.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error

@@ -57,6 +57,12 @@ cudaError_t fail(cudaError_t err, const char *call, const char *why) {
   return err;
 }
 
+/* Every call that takes a stream checks it: the null stream, or one made and not destroyed. */
+cudaError_t check_stream(const char *call, cudaStream_t stream) {
+  return emu::stream_is_valid(stream) ? cudaSuccess
+                                      : fail(cudaErrorInvalidValue, call, "not a stream");
+}
+
 /* Whether [p, p + bytes) lies in one live allocation. */
 bool on_device(const void *p, size_t bytes) {
   Memory &m = memory();
@@ -216,9 +222,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t stream) {
 
 /* Work on a stream is done when its call returns. */
 cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
-  return emu::stream_is_valid(stream) ? cudaSuccess
-                                      : fail(cudaErrorInvalidValue, "cudaStreamSynchronize",
-                                             "not a stream");
+  return check_stream("cudaStreamSynchronize", stream);
 }
 cudaError_t cudaStreamQuery(cudaStream_t stream) { return cudaStreamSynchronize(stream); }
 
@@ -260,7 +264,8 @@ cudaError_t cudaMalloc(void **ptr, size_t bytes) {
   }
   const size_t size = bytes == 0 ? ALIGNMENT : bytes;
   void *p = nullptr;
-  if (posix_memalign(&p, ALIGNMENT, size) != 0) return fail(cudaErrorMemoryAllocation, "cudaMalloc", "the host has no memory left");
+  if (posix_memalign(&p, ALIGNMENT, size) != 0)
+    return fail(cudaErrorMemoryAllocation, "cudaMalloc", "the host has no memory left");
   /* A block is recorded at its asked size, so that AddressSanitizer's bound and ours agree. */
   m.blocks[(const char *)p] = size;
   m.in_use += size;
@@ -292,14 +297,14 @@ cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind 
 
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
                             cudaStream_t stream) {
-  if (!emu::stream_is_valid(stream))
-    return fail(cudaErrorInvalidValue, "cudaMemcpyAsync", "not a stream");
+  if (cudaError_t err = check_stream("cudaMemcpyAsync", stream)) return err;
   return cudaMemcpy(dst, src, bytes, kind);
 }
 
 cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
                               size_t width, size_t height, cudaMemcpyKind kind,
                               cudaStream_t stream) {
+  if (cudaError_t err = check_stream("cudaMemcpy2DAsync", stream)) return err;
   if (width > dpitch || width > spitch)
     return fail(cudaErrorInvalidValue, "cudaMemcpy2DAsync", "width exceeds a pitch");
   if (height == 0 || width == 0) return cudaSuccess;
@@ -319,15 +324,19 @@ cudaError_t cudaMemset(void *dst, int value, size_t bytes) {
 }
 
 cudaError_t cudaMemsetAsync(void *dst, int value, size_t bytes, cudaStream_t stream) {
+  if (cudaError_t err = check_stream("cudaMemsetAsync", stream)) return err;
   return cudaMemset(dst, value, bytes);
 }
 
 cudaError_t cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width, size_t height,
                               cudaStream_t stream) {
-  if (width > pitch) return fail(cudaErrorInvalidValue, "cudaMemset2DAsync", "width exceeds pitch");
+  if (cudaError_t err = check_stream("cudaMemset2DAsync", stream)) return err;
+  if (width > pitch)
+    return fail(cudaErrorInvalidValue, "cudaMemset2DAsync", "width exceeds pitch");
   if (height == 0 || width == 0) return cudaSuccess;
   if (!on_device(dst, pitch * (height - 1) + width))
-    return fail(cudaErrorInvalidValue, "cudaMemset2DAsync", "not device memory (or past its block)");
+    return fail(cudaErrorInvalidValue, "cudaMemset2DAsync",
+                "not device memory (or past its block)");
   for (size_t r = 0; r < height; r++) memset((char *)dst + r * pitch, value, width);
   return cudaSuccess;
 }

@@ -22,8 +22,9 @@ end
 -- Whether a loaded library is the CUDA emulator's (only it has fused_cuda_emu_seed).
 local function is_emulator(C) return (pcall(function() return C.fused_cuda_emu_seed end)) end
 
-local path = not os.getenv('FUSED_NO_CUDA') and lib.find('libfused_cuda', 'FUSED_CUDA_LIB')
-if os.getenv('FUSED_NO_CUDA') then
+local disabled = os.getenv('FUSED_NO_CUDA')
+local path = not disabled and lib.find('libfused_cuda', 'FUSED_CUDA_LIB')
+if disabled then
   reason = 'disabled by FUSED_NO_CUDA'
 elseif not path then
   reason = 'libfused_cuda.so was not built (no nvcc when `make` ran)'
@@ -33,8 +34,7 @@ end
 -- FUSED_CUDA_EMULATOR=1 (make test sets it): where no GPU answers, the same CUDA sources run on
 -- the emulator (docs/cuda.md), a test device that nothing picks by itself.
 local want_emulator = os.getenv('FUSED_CUDA_EMULATOR')
-if reason and want_emulator and want_emulator ~= '' and want_emulator ~= '0'
-    and not os.getenv('FUSED_NO_CUDA') then
+if reason and not disabled and want_emulator and want_emulator ~= '' and want_emulator ~= '0' then
   local emu_path = lib.find('libfused_cuda_emu', 'FUSED_CUDA_EMU_LIB')
   local C, why
   if emu_path then C, why = open(emu_path) end
