@@ -62,7 +62,8 @@ static void cpu_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m
 /* c (m×n, ldc) = a·wᵀ for a m×k (lda) and w n×k (ldw), computed as cᵀ = w·aᵀ: at a few rows
  * OpenBLAS runs this "NT" product at about half the speed of "NN" (one thread, float32,
  * 16×384×128: 23.5 against 13.5 µs), and transposing a and c costs less than re-laying out
- * w when w serves one product. scratch: m·(k + n) elements. */
+ * w when w serves one product. From CPU_GEMM_NT_ROWS rows the NT product runs as it is: at
+ * 64×1536×768 the transposes cost the one-step LLTM cell 4%. scratch: m·(k + n) elements. */
 #define CPU_GEMM_NT_ROWS 32
 static void cpu_gemm_nt(int64_t m, int64_t n, int64_t k, const scalar_t *a, int64_t lda,
                         const scalar_t *w, int64_t ldw, scalar_t *c, int64_t ldc,
