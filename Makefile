@@ -129,9 +129,9 @@ emu: $(BUILD)/libfused_cuda_emu.so $(DIST_CDEFS)
 $(BUILD)/libfused_nccl_emu.so: cuda/dist/nccl.cu cuda/emu/dist/nccl.cpp cuda/emu/dist/nccl.h \
   cuda/dist/fused_nccl.h c/dist/check.h $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS) \
   $(BUILD)/libfused_cuda_emu.so
-	$(CXX) $(CFLAGS) $(EMU_FLAGS) -DOMPI_SKIP_MPICXX -Icuda/emu/dist -shared -Wl,-z,nodelete -x c++ cuda/dist/nccl.cu \
-	  cuda/emu/dist/nccl.cpp -o $@ $(MPI_FLAGS) -L$(BUILD) -lfused_cuda_emu -lfused \
-	  -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
+	$(CXX) $(CFLAGS) $(EMU_FLAGS) -DOMPI_SKIP_MPICXX -Icuda/emu/dist -shared -Wl,-z,nodelete \
+	  -x c++ cuda/dist/nccl.cu cuda/emu/dist/nccl.cpp -o $@ $(MPI_FLAGS) -L$(BUILD) \
+	  -lfused_cuda_emu -lfused -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
 
 $(BUILD)/libfused_cuda_emu.so: $(EMU_OBJECTS) $(BUILD)/libfused.so
 	$(CXX) $(EMU_OBJECTS) -o $@ $(LDFLAGS) -L$(BUILD) $(EMU_LINK)
@@ -139,21 +139,18 @@ $(BUILD)/libfused_cuda_emu.so: $(EMU_OBJECTS) $(BUILD)/libfused.so
 $(BUILD)/asan/libfused_cuda_emu.so: $(ASAN_EMU_OBJECTS) $(BUILD)/asan/libfused.so
 	$(CXX) $(ASAN_EMU_OBJECTS) -o $@ $(LDFLAGS) $(SANITIZE) -L$(BUILD)/asan $(EMU_LINK)
 
-$(BUILD)/emu/%.o: %.cu $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CFLAGS) $(EMU_FLAGS) -x c++ -c $< -o $@
+# One pair of object rules per build (plain, asan: its extra flags), as KERNEL_RULE does.
+define EMU_RULE
+$(BUILD)/$(1)/%.o: %.cu $$(CU_HEADERS) $$(C_HEADERS) $$(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$$(CXX) $$(CFLAGS) $$(EMU_FLAGS) $(2) -x c++ -c $$< -o $$@
 
-$(BUILD)/emu/%.o: %.cpp $(EMU_HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CFLAGS) $(EMU_FLAGS) -c $< -o $@
-
-$(BUILD)/asan/emu/%.o: %.cu $(CU_HEADERS) $(C_HEADERS) $(EMU_HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CFLAGS) $(EMU_FLAGS) $(SANITIZE) -x c++ -c $< -o $@
-
-$(BUILD)/asan/emu/%.o: %.cpp $(EMU_HEADERS)
-	@mkdir -p $(@D)
-	$(CXX) $(CFLAGS) $(EMU_FLAGS) $(SANITIZE) -c $< -o $@
+$(BUILD)/$(1)/%.o: %.cpp $$(EMU_HEADERS)
+	@mkdir -p $$(@D)
+	$$(CXX) $$(CFLAGS) $$(EMU_FLAGS) $(2) -c $$< -o $$@
+endef
+$(eval $(call EMU_RULE,emu,))
+$(eval $(call EMU_RULE,asan/emu,$$(SANITIZE)))
 
 # Distributed training (docs/distributed.md): libfused_mpi.so wherever Open MPI is, and
 # libfused_nccl.so wherever nvcc and nccl.h are; libfused itself links neither. MPI's flags are
