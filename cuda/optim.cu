@@ -5,26 +5,31 @@
 
 /* buf NULL: no momentum; init: the first step sets buf = g. */
 template <typename T>
-__global__ void sgd_kernel(T *p, T *buf, const T *g, T lr, T momentum, T wd, bool init,
-                           int64_t n) {
-  GRID_STRIDE(i, n) sgd_element(&p[i], buf ? &buf[i] : (T *)NULL, g[i], lr, momentum, wd, init);
+__global__ void sgd_kernel(T *p, T *buf, const T *g, T lr, T momentum, T undamped, T wd,
+                           bool nesterov, bool init, int64_t n) {
+  GRID_STRIDE(i, n)
+    sgd_element(&p[i], buf ? &buf[i] : (T *)NULL, g[i], lr, momentum, undamped, wd, nesterov,
+                init);
 }
 
 template <typename T>
 int cuda_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
-                  double lr, double momentum, double weight_decay, int32_t init_buffer) {
+                  double lr, double momentum, double dampening, double weight_decay,
+                  int32_t nesterov, int32_t init_buffer) {
   const int64_t n = fused_tensor_numel(param);
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, sgd_kernel<T>)(
       (T *)param->data, momentum_buffer ? (T *)momentum_buffer->data : NULL,
-      (const T *)grad->data, (T)lr, (T)momentum, (T)weight_decay, init_buffer != 0, n);
+      (const T *)grad->data, (T)lr, (T)momentum, (T)(1 - dampening), (T)weight_decay,
+      nesterov != 0, init_buffer != 0, n);
   return cuda_done("sgd_step");
 }
 
 template <typename T>
-__global__ void rmsprop_kernel(T *p, T *sq, T *buf, const T *g, T lr, T alpha, T eps,
-                               T momentum, T wd, int64_t n) {
+__global__ void rmsprop_kernel(T *p, T *sq, T *buf, const T *g, T lr, T alpha,
+                               T one_minus_alpha, T eps, T momentum, T wd, int64_t n) {
   GRID_STRIDE(i, n)
-    rmsprop_element(&p[i], &sq[i], buf ? &buf[i] : (T *)NULL, g[i], lr, alpha, eps, momentum, wd);
+    rmsprop_element(&p[i], &sq[i], buf ? &buf[i] : (T *)NULL, g[i], lr, alpha, one_minus_alpha,
+                    eps, momentum, wd);
 }
 
 template <typename T>
@@ -35,28 +40,23 @@ int cuda_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, rmsprop_kernel<T>)(
       (T *)param->data, (T *)square_avg->data,
       momentum_buffer ? (T *)momentum_buffer->data : NULL, (const T *)grad->data, (T)lr,
-      (T)alpha, (T)eps, (T)momentum, (T)weight_decay, n);
+      (T)alpha, (T)(1 - alpha), (T)eps, (T)momentum, (T)weight_decay, n);
   return cuda_done("rmsprop_step");
 }
 
 template <typename T>
-__global__ void adam_kernel(T *p, T *m, T *v, const T *g, T step_size, T correction2_sqrt,
-                            T beta1, T beta2, T eps, T wd, int64_t n) {
-  GRID_STRIDE(i, n)
-    adam_element(&p[i], &m[i], &v[i], g[i], step_size, correction2_sqrt, beta1, beta2, eps, wd);
+__global__ void adam_kernel(T *p, T *m, T *v, const T *g, adam_coefficients<T> k, int64_t n) {
+  GRID_STRIDE(i, n) adam_element(&p[i], &m[i], &v[i], g[i], k);
 }
 
 template <typename T>
 int cuda_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
                    const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
-                   double weight_decay, int64_t step) {
+                   double weight_decay, int32_t decoupled, int64_t step) {
   const int64_t n = fused_tensor_numel(param);
-  /* The bias corrections in double on the host, rounded once, as on the CPU. */
-  const T step_size = (T)(lr / (1 - pow(beta1, (double)step)));
-  const T correction2_sqrt = (T)sqrt(1 - pow(beta2, (double)step));
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, adam_kernel<T>)(
       (T *)param->data, (T *)exp_avg->data, (T *)exp_avg_sq->data, (const T *)grad->data,
-      step_size, correction2_sqrt, (T)beta1, (T)beta2, (T)eps, (T)weight_decay, n);
+      adam_coefficients_of<T>(lr, beta1, beta2, eps, weight_decay, decoupled != 0, step), n);
   return cuda_done("adam_step");
 }
 

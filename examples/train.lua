@@ -41,7 +41,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'batch', 64, 'int', 'sequences per step', min = 1 },
   { 'steps', 1000, 'int', 'training steps', min = 1, max = stream.MAX_STEPS },
   { 'lr', 1e-2, 'number', 'learning rate', above = 0 },
-  { 'optim', 'adam', { 'adam', 'rmsprop', 'sgd' }, 'optimizer' },
+  { 'optim', 'adam', { 'adam', 'adamw', 'rmsprop', 'sgd' }, 'optimizer' },
   { 'clip', 1, 'number', 'clip the gradient norm to this (0: no clipping)', min = 0 },
   { 'dropout', 0, 'number', 'dropout probability on what the head reads', min = 0, below = 1 },
   { 'seed', 1, 'int', 'random seed (0 to 1048575): same seed, same losses', min = 0,
@@ -67,7 +67,7 @@ local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'se
                         'optim', 'clip', 'dropout', 'seed', 'dtype' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint.
 local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
-local OPTIMIZERS = { adam = 'Adam', rmsprop = 'RMSprop', sgd = 'SGD' }
+local OPTIMIZERS = { adam = 'Adam', adamw = 'AdamW', rmsprop = 'RMSprop', sgd = 'SGD' }
 local usage_error = options.usage_error
 
 -- The run saved in the checkpoint opts[flag] ('resume' or 'sample'): its model options must

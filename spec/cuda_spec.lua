@@ -158,12 +158,16 @@ describe('CUDA tensors', function()
         local g = fused.randn({ 40 }, o)
         local buf, sq, buf2 = fused.zeros({ 40 }, o), fused.zeros({ 40 }, o), fused.zeros({ 40 }, o)
         local m, v = fused.zeros({ 40 }, o), fused.zeros({ 40 }, o)
+        local p4, buf3 = fused.randn({ 40 }, o), fused.zeros({ 40 }, o)
+        local p5, m2, v2 = fused.randn({ 40 }, o), fused.zeros({ 40 }, o), fused.zeros({ 40 }, o)
         for step = 1, 3 do
-          check(fused.C.fused_sgd_step(p1, buf, g, 0.1, 0.9, 0.01, step == 1 and 1 or 0))
+          check(fused.C.fused_sgd_step(p1, buf, g, 0.1, 0.9, 0, 0.01, 0, step == 1 and 1 or 0))
           check(fused.C.fused_rmsprop_step(p2, sq, buf2, g, 0.01, 0.99, 1e-8, 0.5, 0.01))
-          check(fused.C.fused_adam_step(p3, m, v, g, 0.01, 0.9, 0.999, 1e-8, 0.01, step))
+          check(fused.C.fused_adam_step(p3, m, v, g, 0.01, 0.9, 0.999, 1e-8, 0.01, 0, step))
+          check(fused.C.fused_sgd_step(p4, buf3, g, 0.1, 0.9, 0, 0.01, 1, step == 1 and 1 or 0))
+          check(fused.C.fused_adam_step(p5, m2, v2, g, 0.01, 0.9, 0.999, 1e-8, 0.05, 1, step))
         end
-        return p1, buf, p2, sq, buf2, p3, m, v
+        return p1, buf, p2, sq, buf2, p3, m, v, p4, buf3, p5, m2, v2
       end)
       local x = fused.randn({ 1000, 37 }, opts)
       local cpu, gpu = ffi.new('double[1]'), ffi.new('double[1]')

@@ -354,7 +354,7 @@ describe('NaN and overlapping memory', function()
     assert.truthy(last_error():find("'out' must not share memory with 'weight'", 1, true), last_error())
     local state = fused.zeros({ 6 })
     assert.are.equal(-1, C.fused_adam_step(state:narrow(1, 1, 3), state:narrow(1, 3, 3), fused.zeros({ 3 }),
-                                           fused.zeros({ 3 }), 0.1, 0.9, 0.999, 1e-8, 0, 1))
+                                           fused.zeros({ 3 }), 0.1, 0.9, 0.999, 1e-8, 0, 0, 1))
     assert.truthy(last_error():find("adam_step: argument 'exp_avg' must not share memory with 'param'", 1, true), last_error())
   end)
 end)

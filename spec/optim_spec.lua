@@ -69,6 +69,23 @@ describe('optim.SGD', function()
       return p - 0.1 * st.buf
     end), 1e-15)
   end)
+
+  it('with dampening: later gradients enter the buffer scaled by 1 - dampening', function()
+    local got = run(optim.SGD, { lr = 0.1, momentum = 0.9, dampening = 0.3 }, 3)
+    assert_near(got, reference(3, function(st, p, g, t)
+      st.buf = t == 1 and g or 0.9 * st.buf + 0.7 * g
+      return p - 0.1 * st.buf
+    end), 1e-15)
+  end)
+
+  it('with nesterov: the step looks ahead by momentum * buffer', function()
+    local got = run(optim.SGD, { lr = 0.1, momentum = 0.9, weight_decay = 0.01, nesterov = true }, 3)
+    assert_near(got, reference(3, function(st, p, g, t)
+      local d = g + 0.01 * p
+      st.buf = t == 1 and d or 0.9 * st.buf + d
+      return p - 0.1 * (d + 0.9 * st.buf)
+    end), 1e-15)
+  end)
 end)
 
 describe('optim.RMSprop', function()
@@ -119,9 +136,23 @@ describe('optim.Adam', function()
   end)
 end)
 
+describe('optim.AdamW', function()
+  it('decays the parameter apart from the gradient, then takes Adam’s step', function()
+    local got = run(optim.AdamW, { lr = 0.1, betas = { 0.8, 0.95 }, eps = 1e-3, weight_decay = 0.2 }, 3)
+    assert_near(got, reference(3, function(st, p, g, t)
+      p = p * (1 - 0.1 * 0.2)
+      st.m = 0.8 * (st.m or 0) + 0.2 * g
+      st.v = 0.95 * (st.v or 0) + 0.05 * g * g
+      return p - 0.1 / (1 - 0.8 ^ t) * st.m / (math.sqrt(st.v) / math.sqrt(1 - 0.95 ^ t) + 1e-3)
+    end), 1e-15)
+  end)
+end)
+
 describe('Optimizer:state_dict', function()
   for _, case in ipairs({ { optim.Adam, { lr = 0.1 } }, { optim.SGD, { lr = 0.1, momentum = 0.9 } },
-                          { optim.RMSprop, { lr = 0.01, momentum = 0.5 } } }) do
+                          { optim.RMSprop, { lr = 0.01, momentum = 0.5 } },
+                          { optim.AdamW, { lr = 0.1 } },
+                          { optim.SGD, { lr = 0.1, momentum = 0.9, nesterov = true } } }) do
     local class, opts = case[1], case[2]
     it(class.__name .. ': a fresh optimizer loaded from step 2 continues exactly as the original', function()
       local want = run(class, opts, 3)
@@ -231,6 +262,12 @@ describe('optimizer errors', function()
     helper.assert_error(function() optim.SGD({ p }, { g }, { momentum = 1.5 }) end,
                         "SGD: option 'momentum' expected a number in [0, 1], got 1.5")
     helper.assert_error(function() optim.RMSprop({ p }, { g }, { rho = 0.9 }) end, "RMSprop: unknown option 'rho'")
+    helper.assert_error(function() optim.SGD({ p }, { g }, { momentum = 0.9, nesterov = 1 }) end,
+                        "SGD: option 'nesterov' expected true or false, got 1")
+    helper.assert_error(function() optim.SGD({ p }, { g }, { nesterov = true }) end,
+                        'SGD: nesterov expected momentum > 0 and dampening 0, got momentum 0 and dampening 0')
+    helper.assert_error(function() optim.SGD({ p }, { g }, { momentum = 0.9, dampening = 0.1, nesterov = true }) end,
+                        'SGD: nesterov expected momentum > 0 and dampening 0, got momentum 0.9 and dampening 0.1')
   end)
 
   it('check params against grads', function()
@@ -263,11 +300,11 @@ describe('optimizer errors', function()
   it('come from the C API too, naming the argument', function()
     local C = fused.C
     local m, v = fused.zeros({ 3 }, F64), fused.zeros({ 3 }, F64)
-    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, v, g, 0.1, 0.9, 0.999, 1e-8, 0, 0)) end,
+    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, v, g, 0.1, 0.9, 0.999, 1e-8, 0, 0, 0)) end,
                         "adam_step: argument 'step' expected >= 1, got 0")
-    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, fused.zeros({ 2 }, F64), g, 0.1, 0.9, 0.999, 1e-8, 0, 1)) end,
+    helper.assert_error(function() require('fused.lib').check(C.fused_adam_step(p, m, fused.zeros({ 2 }, F64), g, 0.1, 0.9, 0.999, 1e-8, 0, 0, 1)) end,
                         "adam_step: argument 'exp_avg_sq' expected shape [3] (as 'param'), got [2]")
-    helper.assert_error(function() require('fused.lib').check(C.fused_sgd_step(p, nil, g, 0.1, 0.9, 0, 1)) end,
+    helper.assert_error(function() require('fused.lib').check(C.fused_sgd_step(p, nil, g, 0.1, 0.9, 0, 0, 0, 1)) end,
                         "sgd_step: argument 'momentum_buffer' expected a tensor (momentum is 0.9), got NULL")
     helper.assert_error(function() require('fused.lib').check(C.fused_rmsprop_step(p, p, nil, g, 0.1, 0.9, 1e-8, 0, 0)) end,
                         "rmsprop_step: argument 'square_avg' must not share memory with 'param'")
@@ -293,7 +330,9 @@ end)
 describe('optimizers on the GPU', function()
   helper.gpu_it('take the same steps as on the CPU, and clip_grad_norm agrees', function()
     for _, case in ipairs({ { optim.Adam, { lr = 0.1, weight_decay = 0.1 } },
+                            { optim.AdamW, { lr = 0.1, weight_decay = 0.1 } },
                             { optim.SGD, { lr = 0.1, momentum = 0.9 } },
+                            { optim.SGD, { lr = 0.1, momentum = 0.9, nesterov = true } },
                             { optim.RMSprop, { lr = 0.01, momentum = 0.5 } } }) do
       local want = run(case[1], case[2], 3)
       local params, grads = {}, {}

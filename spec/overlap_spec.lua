@@ -46,7 +46,7 @@ local function cases(o)
   case('cat', 'out', e1(), function(e) fused.cat({ src():narrow(1, 1, 2), src():narrow(1, 1, 1) }, 1, { out = e }) end)
   case('index_select', 'out', e1(), function(e) fused.index_select(src(), 1, { 3, 2, 1 }, { out = e }) end)
   -- an optimizer's parameter
-  case('sgd_step', 'param', e1(), function(e) fused.functional.sgd_step(e, src(), nil, 0.1, 0, 0, true) end)
+  case('sgd_step', 'param', e1(), function(e) fused.functional.sgd_step(e, src(), nil, 0.1, 0, 0, 0, false, true) end)
   return list
 end
 

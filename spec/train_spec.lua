@@ -238,7 +238,7 @@ describe('examples/train.lua', function()
     for _, case in ipairs({
       { { '--bogus', '1' }, "unknown option '--bogus'" },
       { { '--lr', '-1' }, "option '--lr' expected > 0, got -1" },
-      { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, rmsprop, sgd, got 'lbfgs'" },
+      { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, adamw, rmsprop, sgd, got 'lbfgs'" },
       { { '--task', 'text' }, '--task text needs --data FILE' },
       { { '--task', 'text', '--data', path('none.txt') }, 'No such file or directory' },
       { { '--task', 'adding', '--seq-len', '1' }, "option '--seq-len' expected >= 2 for the adding task, got 1" },

@@ -55,13 +55,14 @@
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
-               double lr, double momentum, double weight_decay, int32_t init_buffer))       \
+               double lr, double momentum, double dampening, double weight_decay,          \
+               int32_t nesterov, int32_t init_buffer))                                      \
   X(rmsprop_step, (fused_tensor *param, fused_tensor *square_avg,                           \
                    fused_tensor *momentum_buffer, const fused_tensor *grad, double lr,      \
                    double alpha, double eps, double momentum, double weight_decay))         \
   X(adam_step, (fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,       \
                 const fused_tensor *grad, double lr, double beta1, double beta2, double eps, \
-                double weight_decay, int64_t step))                                         \
+                double weight_decay, int32_t decoupled, int64_t step))                      \
   X(sum_squares, (double *out, const fused_tensor *t))
 
 #define FUSED_KERNELS_LOSS(X)                                                               \

@@ -5,7 +5,8 @@
  * scalar_t, host and device, one element a thread); on the CPU the vector `vec` of
  * c/cpu/simd.h (VEC_LANES elements at once), so that a CPU row is a VEC_FOR loop over the very
  * step a CUDA thread runs. The optimizer updates and apply_binary, which no backend runs over
- * vectors, are written over scalar_t. What each backend defines before these headers:
+ * vectors, are written over scalar_t (a struct over it is FUSED_GENERIC struct s { ... } and
+ * its type FUSED_GENERIC_TYPE(struct s)). What each backend defines before these headers:
  *   lane_t                          the lane type
  *   lane_select(mask, a, b)         mask ? a : b per lane, mask a comparison of lanes
  *   lane_splat(x)                   x in every lane
@@ -27,6 +28,7 @@
 #if defined(__CUDACC__) || defined(FUSED_CUDA_EMULATED) /* nvcc, or the CUDA emulator */
 #define FUSED_HD __host__ __device__ inline
 #define FUSED_GENERIC template <typename scalar_t>
+#define FUSED_GENERIC_TYPE(name) name<scalar_t>
 #define lane_t scalar_t
 #define lane_splat(x) ((scalar_t)(x))
 template <typename T> __host__ __device__ inline T lane_select(bool mask, T a, T b) {
@@ -38,6 +40,7 @@ template <typename T> __host__ __device__ inline void lane_store(T *p, T v, int6
 /* Always inlined: a step's vectors, its outputs included, then stay in registers. */
 #define FUSED_HD static inline __attribute__((always_inline))
 #define FUSED_GENERIC
+#define FUSED_GENERIC_TYPE(name) name
 #endif
 
 #endif

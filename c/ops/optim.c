@@ -42,19 +42,24 @@ static int check_momentum_buffer(const char *fn, const fused_tensor *buffer, dou
 }
 
 int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
-                   double lr, double momentum, double weight_decay, int32_t init_buffer) {
+                   double lr, double momentum, double dampening, double weight_decay,
+                   int32_t nesterov, int32_t init_buffer) {
   const char *fn = "sgd_step";
   FUSED_TRY(check_param(fn, param, grad));
   FUSED_TRY(check_hyper(fn, "lr", lr, 0, INFINITY, ">= 0"));
   FUSED_TRY(check_hyper(fn, "momentum", momentum, 0, 1, "in [0, 1]"));
+  FUSED_TRY(check_hyper(fn, "dampening", dampening, 0, 1, "in [0, 1]"));
   FUSED_TRY(check_hyper(fn, "weight_decay", weight_decay, 0, INFINITY, ">= 0"));
+  if (nesterov && (momentum == 0 || dampening != 0))
+    return fused_error("%s: nesterov expected momentum > 0 and dampening 0, got momentum %g and "
+                       "dampening %g", fn, momentum, dampening);
   FUSED_TRY(check_momentum_buffer(fn, momentum_buffer, momentum, param));
   if (momentum == 0) momentum_buffer = NULL;
   FUSED_TRY(check_outputs_apart(fn, 2, (fused_arg[]){{"param", param},
                                                     {"momentum_buffer", momentum_buffer}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
   FUSED_CALL_KERNEL(fn, "param", param, sgd_step, param, momentum_buffer, grad, lr, momentum,
-                    weight_decay, init_buffer);
+                    dampening, weight_decay, nesterov, init_buffer);
 }
 
 int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
@@ -79,7 +84,7 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
 
 int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
                     const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
-                    double weight_decay, int64_t step) {
+                    double weight_decay, int32_t decoupled, int64_t step) {
   const char *fn = "adam_step";
   FUSED_TRY(check_param(fn, param, grad));
   FUSED_TRY(check_state(fn, "exp_avg", exp_avg, param));
@@ -96,7 +101,7 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
                                                     {"exp_avg_sq", exp_avg_sq}},
                                 1, (fused_arg[]){{"grad", grad}}, -1, -1));
   FUSED_CALL_KERNEL(fn, "param", param, adam_step, param, exp_avg, exp_avg_sq, grad, lr, beta1, beta2,
-                    eps, weight_decay, step);
+                    eps, weight_decay, decoupled, step);
 }
 
 int fused_sum_squares(double *out, const fused_tensor *t) {

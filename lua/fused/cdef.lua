@@ -263,10 +263,15 @@ const fused_cell_def *fused_rnn_cell(int32_t cell);
 /* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is
  * written in place; grad and the state buffers have its shape, dtype and device; all are
  * contiguous. weight_decay adds weight_decay * param to the gradient g (L2), as PyTorch does.
- * SGD: with momentum > 0, buf = momentum * buf + g (buf = g on the first step: init_buffer 1),
- * param -= lr * buf; with momentum 0 (momentum_buffer may be NULL), param -= lr * g. */
+ * Every coefficient (1 - beta, the bias corrections, the step sizes) is computed in double and
+ * rounded to param's dtype once per step.
+ * SGD: with momentum > 0, buf = momentum * buf + (1 - dampening) * g (buf = g on the first
+ * step: init_buffer 1), param -= lr * buf, or with nesterov (dampening 0)
+ * param -= lr * (g + momentum * buf); with momentum 0 (momentum_buffer may be NULL),
+ * param -= lr * g. */
 int fused_sgd_step(fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad,
-                   double lr, double momentum, double weight_decay, int32_t init_buffer);
+                   double lr, double momentum, double dampening, double weight_decay,
+                   int32_t nesterov, int32_t init_buffer);
 /* RMSprop: square_avg = alpha * square_avg + (1 - alpha) * g^2, avg = sqrt(square_avg) + eps
  * (eps outside the root); with momentum > 0, buf = momentum * buf + g / avg and
  * param -= lr * buf; else param -= lr * g / avg. Buffers start at zero. */
@@ -275,10 +280,11 @@ int fused_rmsprop_step(fused_tensor *param, fused_tensor *square_avg,
                        double alpha, double eps, double momentum, double weight_decay);
 /* Adam at step t (counted from 1): m = beta1 * m + (1 - beta1) * g,
  * v = beta2 * v + (1 - beta2) * g^2,
- * param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). */
+ * param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
+ * decoupled 1 (AdamW): param *= 1 - lr * weight_decay first, and g is the gradient alone. */
 int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *exp_avg_sq,
                     const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
-                    double weight_decay, int64_t step);
+                    double weight_decay, int32_t decoupled, int64_t step);
 /* The sum of the squares of all elements of a contiguous tensor, accumulated in float64. */
 int fused_sum_squares(double *out, const fused_tensor *t);
 

@@ -1,4 +1,4 @@
--- Adam as torch.optim.Adam (weight decay as L2 added to the gradient, not AdamW):
+-- Adam as torch.optim.Adam (weight decay as L2 added to the gradient; optim/AdamW.lua decouples it):
 -- g = grad + weight_decay * param, m = beta1 * m + (1 - beta1) * g,
 -- v = beta2 * v + (1 - beta2) * g^2, and at step t (from 1)
 -- param -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps). One fused C pass per
@@ -26,7 +26,8 @@ function Adam:buffer_names() return { 'exp_avg', 'exp_avg_sq' } end
 
 function Adam:update(i, param, grad)
   functional.adam_step(param, grad, self.buffers.exp_avg[i], self.buffers.exp_avg_sq[i], self.lr,
-                       self.betas[1], self.betas[2], self.eps, self.weight_decay, self.step_count)
+                       self.betas[1], self.betas[2], self.eps, self.weight_decay, false,
+                       self.step_count)
 end
 
 return Adam

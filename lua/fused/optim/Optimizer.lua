@@ -5,6 +5,7 @@
 --   local Adam = Optimizer:extend('Adam', defaults, check)
 --   function Adam:buffer_names() return { 'exp_avg', 'exp_avg_sq' } end
 --   function Adam:update(i, param, grad) ... end  -- one parameter, one fused C call
+--   function SGD:check_together() ... end  -- optional: a message when options clash
 --
 -- The hyperparameters are fields (opt.lr, ...) and may be changed between steps.
 local options = require 'fused.options'
@@ -84,6 +85,8 @@ function Optimizer.new(cls, params, grads, opts)
   for k, default in pairs(cls.defaults) do
     if opts[k] == nil then self[k] = default else self[k] = opts[k] end
   end
+  local clash = self:check_together()
+  if clash then error(fn .. ': ' .. clash, 2) end
   for _, b in ipairs(self:buffer_names()) do
     self.buffers[b] = {}
     for i, p in ipairs(params) do self.buffers[b][i] = tensor.empty_like(p):zero() end
@@ -174,12 +177,18 @@ function Optimizer:load_state_dict(state)
   self.step_count = state.step
 end
 
+function Optimizer:check_together() end
+
 -- Checks for the subclasses' check(name, value): each raises "expected ..., got ..." (the
 -- constructor adds the optimizer's name and the option's).
 function Optimizer.expect_non_negative(v)
   if type(v) ~= 'number' or not (v >= 0 and v < math.huge) then
     error('expected a finite number >= 0, got ' .. tostring(v), 0)
   end
+end
+
+function Optimizer.expect_boolean(v)
+  if type(v) ~= 'boolean' then error('expected true or false, got ' .. tostring(v), 0) end
 end
 
 -- In [low, high], or [low, high) when open_high.
