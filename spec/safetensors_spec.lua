@@ -235,8 +235,8 @@ describe('fused.save and fused.load', function()
     end)
 
     it('a dtype that is not one, or that fused does not hold', function()
-      load_error('bf16', file('{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}', '1234'),
-                 "tensor \"a\": unsupported dtype \"BF16\" (expected \"F32\", \"F64\", \"I64\" or \"BOOL\")")
+      load_error('f8', file('{"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}}', '12'),
+                 'tensor "a": unsupported dtype "F8_E4M3" (expected "F32", "F64", "I64", "BOOL", "F16" or "BF16")')
       load_error('bool-2', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
                                 .. '"m":{"dtype":"BOOL","shape":[3],"data_offsets":[4,7]}}', f32(1) .. '\0\1\7'),
                  'tensor "m": bool element 3 is the byte 7: expected 0 or 1')
@@ -261,6 +261,8 @@ describe('fused.save and fused.load', function()
     it('offsets that do not match the shape, and shapes fused cannot hold', function()
       load_error('mismatch', file('{"a":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}}', f64(1)),
                  "tensor \"a\": data_offsets [0, 8] hold 8 bytes, but shape [2] of F64 needs 16")
+      load_error('half-mismatch', file('{"a":{"dtype":"BF16","shape":[2],"data_offsets":[0,8]}}', f64(1)),
+                 "tensor \"a\": data_offsets [0, 8] hold 8 bytes, but shape [2] of BF16 needs 4")
       load_error('overflow', file(entry('[4294967296,4294967296]', '[0,4]'), f32(1)), 'needs over 2^53')
       load_error('backwards', file(entry('[1]', '[4,0]'), f32(1)), 'data_offsets [4, 0] begin after they end')
       load_error('zero', file(entry('[0]', '[0,0]')), 'shape [0] holds no elements: fused tensors have sizes >= 1')
@@ -276,5 +278,55 @@ describe('fused.save and fused.load', function()
       load_error('trailing', file('{' .. ok_entry .. '}', f32(1, 2, 3)),
                  'the tensors hold 8 bytes of data, but the file has 12 after the header')
     end)
+  end)
+end)
+
+describe('half-precision checkpoints', function()
+  -- Made by PyTorch (spec/golden/half/make.py): F16 and BF16 tensors and each one's exact
+  -- value in F64, as <name>_value.
+  local made = helper.golden .. '/half/half.safetensors'
+
+  -- Every element the same number, bit for bit: -0 apart from 0, NaN where NaN.
+  local function assert_same_values(got, want, what)
+    local a, b = got:double():totable(), want:totable()
+    assert.are.equal(#a, #b, what)
+    for i = 1, #a do
+      local same = a[i] == b[i] and 1 / a[i] == 1 / b[i] or a[i] ~= a[i] and b[i] ~= b[i]
+      assert(same, string.format('%s[%d]: %.17g, expected %.17g', what, i, a[i], b[i]))
+    end
+  end
+
+  it('load F16 and BF16 as float32, exactly: subnormals, -0, infinities and NaN included', function()
+    local t, meta = fused.load(made)
+    assert.truthy(meta.made_by:find('^torch '))
+    for _, name in ipairs({ 'f16', 'bf16', 'f16_matrix', 'bf16_matrix' }) do
+      assert.are.equal('float32', t[name].dtype, name)
+      assert.are.same(t[name .. '_value']:shape(), t[name]:shape(), name)
+      if name:find('matrix') then
+        assert.are.same({ 3, 4 }, t[name]:shape())
+        assert_same_values(t[name]:reshape({ 12 }), t[name .. '_value']:reshape({ 12 }), name)
+      else
+        assert_same_values(t[name], t[name .. '_value'], name)
+      end
+    end
+  end)
+
+  it('convert every floating tensor to {dtype = ...}, leaving integers as they are', function()
+    local t = fused.load(made, { dtype = 'float64' })
+    assert.are.equal('float64', t.f16.dtype)
+    assert.are.equal('float64', t.bf16_value.dtype)
+    assert_same_values(t.bf16, t.bf16_value, 'bf16')
+    local p = os.tmpname()
+    fused.save(p, { i = fused.tensor({ 1, 2 }, { dtype = 'int64' }), x = fused.tensor({ 0.5 }, { dtype = 'float64' }) })
+    local back = fused.load(p, { dtype = 'float32' })
+    assert.are.equal('int64', back.i.dtype)
+    assert.are.equal('float32', back.x.dtype)
+    os.remove(p)
+  end)
+
+  it('reject a dtype option that is not a floating dtype, naming it', function()
+    helper.assert_error(function() fused.load(made, { dtype = 'int64' }) end,
+                        "load: option 'dtype' expected a floating dtype ('float32' or 'float64'), got 'int64'")
+    helper.assert_error(function() fused.load(made, { dtyp = 'float32' }) end, "load: unknown option 'dtyp'")
   end)
 end)
