@@ -43,8 +43,8 @@ describe('options', function()
   it('optimizers list the options they accept', function()
     err(function() fused.optim.Adam({ p }, { g }, { learning_rate = 1 }) end,
         "Adam: unknown option 'learning_rate' (expected one of: betas, eps, lr, weight_decay)")
-    err(function() fused.optim.SGD({ p }, { g }, { nesterov = true }) end,
-        "SGD: unknown option 'nesterov' (expected one of: lr, momentum, weight_decay)")
+    err(function() fused.optim.SGD({ p }, { g }, { nestrov = true }) end,
+        "SGD: unknown option 'nestrov' (expected one of: dampening, lr, momentum, nesterov, weight_decay)")
     err(function() fused.optim.RMSprop({ p }, { g }, { centered = true }) end, "RMSprop: unknown option 'centered'")
     local opt = fused.optim.SGD({ p }, { g })
     local state = opt:state_dict()
