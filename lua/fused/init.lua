@@ -5,6 +5,7 @@ local ops = require 'fused.ops'
 local npy = require 'fused.npy'
 require 'fused.print'
 require 'fused.shape'
+require 'fused.indexing'
 local factory = require 'fused.factory'
 
 tensor.install()
