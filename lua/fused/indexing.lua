@@ -59,7 +59,7 @@ end
 local function expect_mask(t, mask, lhs, level)
   if mask.scalar_type ~= dt.dtypes.bool then
     error(string.format("fused.Tensor: %s expected a bool mask (t:gt(0), say) of t's shape %s, got "
-                        .. "a %s tensor (for indices along a dim use t:index_select(dim, index))",
+                        .. "dtype %s (for indices along a dim use t:index_select(dim, index))",
                         lhs, shape_text(t), mask.dtype), level + 1)
   end
   if shape_text(mask) ~= shape_text(t) then

@@ -349,6 +349,7 @@ function properties.device(t) return dt.device_names[t.device_type] end
 
 function Tensor.dim(t) return t.ndim end
 function Tensor.numel(t) return tonumber(C.fused_tensor_numel(t)) end
+Tensor.nDimension, Tensor.nElement = Tensor.dim, Tensor.numel -- Torch7's names
 function Tensor.is_contiguous(t) return C.fused_tensor_is_contiguous(t) == 1 end
 
 function Tensor.shape(t)
@@ -548,6 +549,8 @@ end
 
 function Tensor.float(t) return t:to('float32') end
 function Tensor.double(t) return t:to('float64') end
+function Tensor.long(t) return t:to('int64') end
+function Tensor.bool(t) return t:to('bool') end
 function Tensor.cpu(t) return t:to('cpu') end
 function Tensor.cuda(t) return t:to('cuda') end
 
