@@ -13,15 +13,17 @@ local size_mt = getmetatable(tensor.Size({}))
 
 local function constructor(class, dtype)
   return function(first, ...)
-    local opts = { dtype = dtype }
-    if type(first) == 'number' then return tensor.zeros({ first, ... }, opts) end
-    if type(first) == 'table' and select('#', ...) == 0 then
-      if getmetatable(first) == size_mt then return tensor.zeros(first, opts) end
-      return tensor.tensor(first, opts)
+    local opts, more = { dtype = dtype }, select('#', ...) > 0
+    local sizes = type(first) == 'number' and { first, ... }
+      or not more and getmetatable(first) == size_mt and first
+    if sizes then
+      tensor.parse_shape(sizes, class) -- its errors in the class's name
+      return tensor.zeros(sizes, opts)
     end
+    if type(first) == 'table' and not more then return tensor.tensor(first, opts) end
     error(string.format("%s: expected sizes (numbers or a fused.Size) or a Lua table of values, "
                         .. "got %s", class, first == nil and 'nothing (a tensor cannot be empty)'
-                        or tensor.type_name(first) .. (select('#', ...) > 0 and ' and more' or '')), 2)
+                        or tensor.type_name(first) .. (more and ' and more' or '')), 2)
   end
 end
 
