@@ -58,7 +58,8 @@ int fused_index_put(fused_tensor *t, const fused_tensor *const *indices, int32_t
   const char *fn = "index_put_";
   FUSED_TRY(check_output(fn, "self", t));
   FUSED_TRY(check_contiguous(fn, "self", t));
-  if (!indices || n_indices < 1 || n_indices > t->ndim)
+  if (!indices) return fused_error("%s: argument 'indices' expected an array, got NULL", fn);
+  if (n_indices < 1 || n_indices > t->ndim)
     return fused_error("%s: argument 'indices' expected 1 to %d index tensors, got %d", fn,
                        t->ndim, n_indices);
   int64_t want[FUSED_MAX_DIMS];
