@@ -43,11 +43,11 @@ describe('index_put_', function()
 
   it('errors name the index tensor, the value and the size', function()
     local t = fused.zeros(2, 3)
-    helper.assert_error(function() t:index_put_({ { 1, 2 }, { 1, 4 } }, 0) end,
+    helper.assert_error(function() t:index_put_({ { 1, 2 }, { 1, 4 } }, 0) end, 'index_put_spec.lua:', -- the caller's line
                         "index_put_: argument 'indices[2]' expected integers 1 to 3, got 4 at position 2")
     helper.assert_error(function() t:index_put_({ { 0 } }, 0) end,
                         "index_put_: argument 'indices[1]' expected integers 1 to 2, got 0 at position 1")
-    helper.assert_error(function() t:index_put_({ fused.tensor({ 1 }) }, 0) end,
+    helper.assert_error(function() t:index_put_({ fused.tensor({ 1 }) }, 0) end, 'index_put_spec.lua:',
                         "index_put_: argument 'indices[1]' expected dtype int64, got float32")
     helper.assert_error(function() t:index_put_({ { 1, 2 }, { 1 } }, 0) end,
                         "index_put_: argument 'indices[2]'")

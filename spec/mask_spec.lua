@@ -85,7 +85,7 @@ describe('t[mask]', function()
 
   it('a mask of another dtype or shape, or a value of another length, is an error naming both', function()
     local t = fused.zeros(2, 3)
-    helper.assert_error(function() return t[t] end,
+    helper.assert_error(function() return t[t] end, 'mask_spec.lua:',
                         't[mask] expected a bool mask (t:gt(0), say) of t\'s shape [2, 3], got dtype float32')
     helper.assert_error(function() return t[fused.tensor({ 1, 2 }, { dtype = 'int64' })] end,
                         'got dtype int64 (for indices along a dim use t:index_select(dim, index))')
@@ -102,7 +102,7 @@ describe('t[mask]', function()
                         "masked_scatter_: argument 'source' expected dtype float32 (as 'self'), got float64")
     helper.assert_error(function() return t[fused.zeros(2, 3):gt(1)] end,
                         'masked_select: the mask has no true element')
-    helper.assert_error(function() t:masked_select(t) end,
+    helper.assert_error(function() t:masked_select(t) end, 'mask_spec.lua:',
                         "masked_select: argument 'mask' expected a bool tensor (t:gt(0), say), got float32")
   end)
 

@@ -83,7 +83,7 @@ describe('t[{...}], Torch7 slices', function()
 
   it('errors name the index, the dim and its size, or the entry that is not one', function()
     local t = fused.zeros(3, 4)
-    helper.assert_error(function() return t[{ 1, 5 }] end,
+    helper.assert_error(function() return t[{ 1, 5 }] end, 'slice_spec.lua:',
                         'index 5 is out of range for dim 2 of size 4 (expected 1..4, or -4..-1 from the end)')
     helper.assert_error(function() return t[{ { 1, 4 } }] end, 'index 4 is out of range for dim 1 of size 3')
     helper.assert_error(function() return t[{ {}, { -5 } }] end, 'index -5 is out of range for dim 2 of size 4')
@@ -95,7 +95,7 @@ describe('t[{...}], Torch7 slices', function()
     helper.assert_error(function() return t[{ { 1, 2, 3 } }] end, 'at position 1, got {1, 2, 3}')
     helper.assert_error(function() return t[{ { 3, 1 } }] end,
                         't[{...}] range {3, 1} at position 1 is empty (3..1 of dim 1\'s size 3)')
-    helper.assert_error(function() t[{ 1 }] = 'x' end,
+    helper.assert_error(function() t[{ 1 }] = 'x' end, 'slice_spec.lua:',
                         't[{...}] = v expected a number, a boolean or a tensor for v, got string')
     helper.assert_error(function() t[{ 1 }] = fused.zeros(3) end, 'copy', "'src'")
   end)

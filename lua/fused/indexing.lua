@@ -80,7 +80,8 @@ end
 
 function M.set(t, k, value)
   if not tensor.is_tensor(k) then
-    return tensor.assign((slice(t, k, 2)), value, 't[{...}]', 2)
+    tensor.assign((slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
+    return
   end
   local mask = expect_mask(t, k, 't[mask]', 2)
   if type(value) == 'number' or type(value) == 'boolean' then

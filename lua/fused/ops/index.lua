@@ -11,25 +11,18 @@ local broadcast = require 'fused.ops.broadcast'
 local ffi = require 'ffi'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
-local contiguous = out_.contiguous
+-- C's loops take contiguous memory: an op that writes t writes contiguous(t), t itself or a
+-- copy of it, which finish copies back.
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local function expect_mask(mask, fn)
-  tensor.expect(mask, fn, 'mask', 4)
+  tensor.expect(mask, fn, 'mask', 3)
   if mask.scalar_type ~= dt.dtypes.bool then
     error(string.format("%s: argument 'mask' expected a bool tensor (t:gt(0), say), got %s", fn,
-                        dt.dtype_names[mask.scalar_type]), 4)
+                        dt.dtype_names[mask.scalar_type]), 3)
   end
   return mask
-end
-
--- write(dst) writes into t, or into a contiguous copy of it that is then copied back (C's loops
--- take contiguous memory).
-local function write_into(t, write)
-  local dst = contiguous(t)
-  write(dst)
-  if not rawequal(dst, t) then check(C.fused_copy(t, dst)) end
-  return t
 end
 
 function M.masked_select(t, mask)
@@ -54,7 +47,9 @@ function M.masked_scatter_(t, mask, source)
   local shape = broadcast.shape('masked_scatter_', { 'self', 'mask' }, { t, mask }, 2)
   broadcast.check_inplace('masked_scatter_', t, shape, 2)
   mask, source = contiguous(broadcast.expand(mask, shape)), contiguous(source)
-  return write_into(t, function(dst) check(C.fused_masked_scatter(dst, mask, source)) end)
+  local dst = contiguous(t)
+  check(C.fused_masked_scatter(dst, mask, source))
+  return finish(t, dst)
 end
 
 -- An int64 index on t's device, from an int64 tensor or a Lua list (arg names it in errors).
@@ -62,7 +57,7 @@ local function as_index(index, t, fn, arg)
   if type(index) == 'table' then
     return tensor.tensor(index, { dtype = 'int64', device = t.device })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, arg, 4))
+  return contiguous(tensor.expect_dtype(index, 'int64', fn, arg, 3))
 end
 
 local indices_array = ffi.typeof('const fused_tensor *[?]')
@@ -106,9 +101,9 @@ function M.index_put_(t, indices, values, accumulate)
     end
     values = contiguous(broadcast.expand(values, shape))
   end
-  return write_into(t, function(dst)
-    check(C.fused_index_put(dst, list, n, values, accumulate and 1 or 0))
-  end)
+  local dst = contiguous(t)
+  check(C.fused_index_put(dst, list, n, values, accumulate and 1 or 0))
+  return finish(t, dst)
 end
 
 -- t:index_add_(dim, index, source): t[..., index[k], ...] += source[..., k, ...] along dim.
@@ -118,7 +113,9 @@ function M.index_add_(t, dim, index, source)
   dim = tensor.check_dim(t, dim, fn)
   index = as_index(index, t, fn, 'index')
   source = contiguous(expect(source, fn, 'source'))
-  return write_into(t, function(dst) check(C.fused_index_add(dst, dim - 1, index, source)) end)
+  local dst = contiguous(t)
+  check(C.fused_index_add(dst, dim - 1, index, source))
+  return finish(t, dst)
 end
 
 return M
