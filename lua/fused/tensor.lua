@@ -722,10 +722,11 @@ end
 function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) end
 
 -- Indexing: t[i] along dim 1 ---------------------------------------------------------------
--- (a table or a tensor as the key, Torch7's slices and masks: fused/indexing.lua, through
--- M.key_indexing.)
+-- (a table or a tensor as the key, Torch7's slices and masks: fused/indexing.lua's get and set,
+-- in M.key_indexing, shared as the metatype is.)
 local index_get, index_set
-M.key_indexing = {}
+shared.key_indexing = shared.key_indexing or {}
+M.key_indexing = shared.key_indexing
 
 -- i counted from 1 along dim (of t's), negative from the end (-1 the last); level as error's,
 -- seen from the caller of dim_index.
