@@ -201,6 +201,23 @@ int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
 int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
                  const fused_tensor *index);
 
+/* Indexing that reads by a mask or writes by indices (c/ops/index.c), any dtype, on the CPU
+ * (a CUDA tensor is an error for now); indices are int64 counted from 1, each checked, and
+ * every tensor is contiguous. masked_select: out (1-D) takes in's elements where mask (bool,
+ * in's shape) is true, in row-major order; out's length must be that count. masked_scatter:
+ * t's elements where mask (t's shape) is true take src's first elements, in order (src has at
+ * least that many). index_put: for each k < n (the length of the n_indices 1-D indices), the
+ * slice of t at the positions indices[d][k] of its dims d < n_indices (the dims after them
+ * whole) is set to values[k] (values [n, t's remaining sizes]), or with accumulate values[k]
+ * is added, so that repeated positions add up. index_add: t[..., index[k], ...] += source[..., k, ...]
+ * along dim (0-based); index 1-D, source t's shape with index's length along dim. */
+int fused_masked_select(fused_tensor *out, const fused_tensor *in, const fused_tensor *mask);
+int fused_masked_scatter(fused_tensor *t, const fused_tensor *mask, const fused_tensor *src);
+int fused_index_put(fused_tensor *t, const fused_tensor *const *indices, int32_t n_indices,
+                    const fused_tensor *values, int32_t accumulate);
+int fused_index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
+                    const fused_tensor *source);
+
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);
 int fused_uniform(fused_tensor *t, double low, double high);

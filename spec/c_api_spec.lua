@@ -130,6 +130,17 @@ local CASES = {
                          null = { 'out', 'input', nil, 'index' } },
   fused_gather = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 2, 1 }, I64) } end,
                    null = { 'out', 'input', nil, 'index' } },
+  fused_masked_select = { function() return { t(1), t(2, 3), fused.tensor({ { true, false, false }, { false, false, false } }) } end,
+                          null = { 'out', 'input', 'mask' } },
+  fused_masked_scatter = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(1) } end,
+                           null = { 'self', 'mask', 'source' } },
+  fused_index_put = { function()
+                        local index = { ivec(1), ivec(2) } -- kept alive by the arguments, as fused_cat's
+                        return { t(2, 3), ffi.new('const fused_tensor*[2]', index), 2, t(1), 0, keep = index }
+                      end,
+                      null = { 'self', 'indices', nil, 'values' }, released = { 'self', nil, nil, 'values' } },
+  fused_index_add = { function() return { t(2, 3), 1, ivec(3), t(2, 1) } end,
+                      null = { 'self', nil, 'index', 'source' } },
   -- A 2 x 2 CSR matrix with one entry a row: offsets {0, 1, 2}, columns {1, 2}.
   fused_csr_check = { function() return { ivec(0, 1, 2), ivec(1, 2), t(2), 2 } end,
                       null = { 'row_ptr', 'col_idx', 'values' } },

@@ -59,6 +59,8 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
 
 #define FUSED_KERNEL_NAME(name, params) #name,
 static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)};
+/* Every dtype's where a device has them: missing, it is the device that lacks them. */
+static const char *const index_kernels[] = {FUSED_KERNELS_INDEX(FUSED_KERNEL_NAME)};
 
 int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
                          const char *kernel) {
@@ -66,7 +68,10 @@ int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
     if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, arithmetic_kernels[k]))
       return fused_error("%s: argument '%s' expected a number dtype (float32, float64 or "
                          "int64), got bool", fn, arg);
-  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
+  int any_dtype = 0;
+  for (size_t k = 0; k < sizeof index_kernels / sizeof *index_kernels; k++)
+    any_dtype |= !strcmp(kernel, index_kernels[k]);
+  if (!any_dtype && !fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
                        fn, arg, dtype_name(t->scalar_type));
   return fused_error("%s: not implemented on the %s device yet", fn,

@@ -29,6 +29,16 @@
   X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
              const fused_tensor *index))
 
+/* Indexing by a mask or by indices that write (index.h), every dtype, the CPU's only: CUDA's
+ * tables leave them NULL, which is its error. */
+#define FUSED_KERNELS_INDEX(X)                                                              \
+  X(masked_select, (fused_tensor *out, const fused_tensor *in, const fused_tensor *mask))   \
+  X(masked_scatter, (fused_tensor *t, const fused_tensor *mask, const fused_tensor *src))   \
+  X(index_put, (fused_tensor *t, const fused_tensor *const *indices, int32_t n_indices,     \
+                const fused_tensor *values, int32_t accumulate))                            \
+  X(index_add, (fused_tensor *t, int32_t dim, const fused_tensor *index,                    \
+                const fused_tensor *source))
+
 #define FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_COPY(X) FUSED_KERNELS_COMPARE(X) \
   FUSED_KERNELS_SELECT(X)
 
@@ -104,6 +114,7 @@
   FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
 
 #define FUSED_KERNELS(X) \
-  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_FLOATING(X)
+  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X) \
+  FUSED_KERNELS_FLOATING(X)
 
 #endif

@@ -5,7 +5,9 @@ local ops = require 'fused.ops'
 local npy = require 'fused.npy'
 require 'fused.print'
 require 'fused.shape'
+require 'fused.indexing'
 local factory = require 'fused.factory'
+local torch7 = require 'fused.torch7'
 
 tensor.install()
 
@@ -26,6 +28,7 @@ local fused = {
   debug = { allocations = tensor.allocations },
 }
 for name, f in pairs(ops) do fused[name] = f end
+for name, f in pairs(torch7) do fused[name] = f end
 -- The dtype names (fused.float32, ..., fused.bool), so that a typo is a nil caught below.
 for name in pairs(require('fused.dtype').dtypes) do fused[name] = name end
 

@@ -349,6 +349,7 @@ function properties.device(t) return dt.device_names[t.device_type] end
 
 function Tensor.dim(t) return t.ndim end
 function Tensor.numel(t) return tonumber(C.fused_tensor_numel(t)) end
+Tensor.nDimension, Tensor.nElement = Tensor.dim, Tensor.numel -- Torch7's names
 function Tensor.is_contiguous(t) return C.fused_tensor_is_contiguous(t) == 1 end
 
 function Tensor.shape(t)
@@ -548,6 +549,8 @@ end
 
 function Tensor.float(t) return t:to('float32') end
 function Tensor.double(t) return t:to('float64') end
+function Tensor.long(t) return t:to('int64') end
+function Tensor.bool(t) return t:to('bool') end
 function Tensor.cpu(t) return t:to('cpu') end
 function Tensor.cuda(t) return t:to('cuda') end
 
@@ -563,6 +566,16 @@ local element_readers = {
   [dt.dtypes.bool] = function(v) return v end, -- the FFI reads a C bool as a Lua boolean
 }
 local function element_reader(dtype) return element_readers[dtype] or tonumber end
+
+-- The number of true elements of a bool tensor (what t[mask] selects), as a Lua number.
+function M.count_true(mask)
+  local host = mask:to('cpu'):contiguous()
+  local p, n = ffi.cast('const bool *', host.data), 0
+  for i = 0, host:numel() - 1 do
+    if p[i] then n = n + 1 end
+  end
+  return n
+end
 
 -- Nested Lua tables of the elements, read as element_reader says.
 function Tensor.totable(t)
@@ -709,38 +722,52 @@ end
 function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) end
 
 -- Indexing: t[i] along dim 1 ---------------------------------------------------------------
+-- (a table or a tensor as the key, Torch7's slices and masks: fused/indexing.lua's get and set,
+-- in M.key_indexing, shared as the metatype is.)
 local index_get, index_set
+shared.key_indexing = shared.key_indexing or {}
+M.key_indexing = shared.key_indexing
 
--- i counted from 1 along dim 1, negative from the end (-1 the last).
-local function dim1_index(t, i)
-  local size = tonumber(t.sizes[0])
-  if i ~= math.floor(i) or i == 0 or i > size or i < -size then
-    error(string.format("fused.Tensor: index %s is out of range for dim 1 of size %d (expected 1..%d, "
-                        .. "or -%d..-1 from the end)", tostring(i), size, size, size), 3)
+-- i counted from 1 along dim (of t's), negative from the end (-1 the last); level as error's,
+-- seen from the caller of dim_index.
+function M.dim_index(t, dim, i, level)
+  local size = tonumber(t.sizes[dim - 1])
+  if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
+    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (expected 1..%d, "
+                        .. "or -%d..-1 from the end)", type(i) == 'number' and tostring(i) or type_name(i),
+                        dim, size, size, size), level + 1)
   end
   return i < 0 and size + i + 1 or i
 end
 
 -- t[i]: the slice at i along dim 1, a view; for a 1-D tensor its element (as t:item() reads it).
 index_get = function(t, i)
-  i = dim1_index(t, i)
+  i = M.dim_index(t, 1, i, 2)
   if t.ndim > 1 then return t:select(1, i) end
   if t.device_type ~= dt.devices.cpu then return t:narrow(1, i, 1):item() end
   return element_reader(t.scalar_type)(ffi.cast(dt.ctypes[t.scalar_type], t.data)[(i - 1) * t.strides[0]])
 end
 
--- t[i] = v: a number (or boolean) fills the slice, a tensor is copied into it (broadcast).
-index_set = function(t, i, v)
-  i = dim1_index(t, i)
-  local slice = t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1)
-  M.expect_writable(slice, 't[i] = v', 't[i]', 2)
+-- lhs = v (lhs 't[i]', say, the slice as the user wrote it): a number (or boolean) fills the
+-- slice, a tensor is copied into it (broadcast, as copy_). level as error's, seen from the
+-- caller of assign.
+function M.assign(slice, v, lhs, level)
+  local expr = lhs .. ' = v'
+  M.expect_writable(slice, expr, lhs, level + 1)
   if type(v) == 'number' or type(v) == 'boolean' then
-    check(C.fused_fill(slice, expect_scalar(v, t.scalar_type, 't[i] = v', 'v')))
+    check(C.fused_fill(slice, expect_scalar(v, slice.scalar_type, expr, 'v', level + 1)))
   elseif ffi.istype(tensor_t, v) then
     slice:copy_(v)
   else
-    error("fused.Tensor: t[i] = v expected a number, a boolean or a tensor for v, got " .. type_name(v), 2)
+    error(string.format("fused.Tensor: %s expected a number, a boolean or a tensor for v, got %s", expr,
+                        type_name(v)), level + 1)
   end
+end
+
+-- t[i] = v: the slice at i along dim 1 (the element of a 1-D tensor), as assign writes it.
+index_set = function(t, i, v)
+  i = M.dim_index(t, 1, i, 2)
+  M.assign(t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1), v, 't[i]', 2)
 end
 
 -- The metatype ------------------------------------------------------------------------------
@@ -760,6 +787,7 @@ M.metatable = {
     local method = Tensor[k]
     if method ~= nil then return method end
     if type(k) == 'number' then return index_get(t, k) end
+    if type(k) == 'table' or ffi.istype(tensor_t, k) then return M.key_indexing.get(t, k) end
     local property = properties[k]
     if property then return property(t) end
     error(string.format("fused.Tensor has no method or property %s",
@@ -767,6 +795,7 @@ M.metatable = {
   end,
   __newindex = function(t, k, v)
     if type(k) == 'number' then return index_set(t, k, v) end
+    if type(k) == 'table' or ffi.istype(tensor_t, k) then return M.key_indexing.set(t, k, v) end
     error(string.format("fused.Tensor: cannot set field %s (tensors have no fields to set)",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,

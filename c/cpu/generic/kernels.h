@@ -1,10 +1,11 @@
 /* One source for every dtype: each file below is compiled once per dtype with scalar_t defined
  * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cblas_gemm).
  * Functions are static, so every instantiation keeps the plain names of kernel_list.h; only
- * the table is exported. int64 gets the ANY_DTYPE and ARITHMETIC kernels, bool the ANY_DTYPE
- * ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp from the argument's
- * type. */
+ * the table is exported. int64 gets the ANY_DTYPE, INDEX and ARITHMETIC kernels, bool the
+ * ANY_DTYPE and INDEX ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp
+ * from the argument's type. */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../../core/backend.h"
@@ -16,6 +17,7 @@
 #include "convert.h"
 #include "compare.h"
 #include "select.h"
+#include "index.h"
 
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
@@ -61,9 +63,10 @@ static inline vec vsqrt_libm(vec v) {
 #include "pointwise.h"
 #include "reduce.h"
 #include "reduce_dim.h"
-#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X)
+#define CPU_KERNEL_LIST(X) \
+  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X)
 #else
-#define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X)
 #endif
 
 /* The table is CPU_KERNELS_<capability>, e.g. fused_cpu_float32_kernels_avx2: the Makefile

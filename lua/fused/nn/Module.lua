@@ -8,6 +8,7 @@
 --   function Cell:__init(...) ... end      -- called by Cell(...)
 --   function Cell:forward(...) ... end
 --   function Cell:backward(...) ... end
+-- or, Torch7's protocol, updateOutput, updateGradInput and accGradParameters (Module:forward).
 local dt = require 'fused.dtype'
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
@@ -38,8 +39,25 @@ function Module:__init(...)
   end
 end
 
-function Module:forward() error(self.__name .. ':forward is not implemented', 2) end
-function Module:backward() error(self.__name .. ':backward is not implemented', 2) end
+-- Torch7's protocol, for a module that defines updateOutput(input) and updateGradInput(input,
+-- gradOutput) (and accGradParameters(input, gradOutput, scale) when it has parameters) rather
+-- than forward and backward: forward sets self.output, backward self.gradInput. backward takes
+-- Torch7's (input, gradOutput, scale) or, as every module here and Sequential call it, the
+-- gradient alone, with the input that forward kept.
+function Module:forward(input)
+  if not self.updateOutput then error(self.__name .. ':forward is not implemented', 2) end
+  self.saved = { input = input }
+  self.output = self:updateOutput(input)
+  return self.output
+end
+
+function Module:backward(input, gradOutput, scale)
+  if not self.updateGradInput then error(self.__name .. ':backward is not implemented', 2) end
+  if gradOutput == nil then input, gradOutput = self:expect_saved().input, input end
+  self.gradInput = self:updateGradInput(input, gradOutput)
+  if self.accGradParameters then self:accGradParameters(input, gradOutput, scale or 1) end
+  return self.gradInput
+end
 
 -- Modules held in fields, in a stable order (sorted by field name), and those names.
 function Module:children()

@@ -61,7 +61,7 @@ local function as_index(index, t, fn)
   if type(index) == 'table' then
     return tensor.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index', 4))
+  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index', 3))
 end
 
 local sizes = out_.sizes()

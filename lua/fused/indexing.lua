@@ -1,0 +1,104 @@
+-- t[k] and t[k] = v for a key that is not a number (t[i] is tensor.lua's):
+--   t[{2, {1, 3}, {-1}, {}}]  Torch7's slices, one entry per dim from the first: an index
+--                             selects (the dim goes), {first, last} a range (both included),
+--                             {i} the range {i, i} (the dim stays), {} the whole dim; negative
+--                             indices count from the end (-1 the last); the dims after the
+--                             entries are whole. A view sharing t's storage; an index for
+--                             every dim gives the element, as t[i][j] does.
+--   t[mask]                   a bool mask of t's shape: a 1-D copy of the elements where it is
+--                             true, in row-major order (as PyTorch's t[mask]).
+-- Assignment through either: t[{{1, 2}, 3}] = 0 or = tensor (copied, as copy_), t[mask] = 0 or
+-- = a 1-D tensor of as many elements as the mask has true.
+local tensor = require 'fused.tensor'
+local dt = require 'fused.dtype'
+local index_ops = require 'fused.ops.index'
+
+local M = {}
+
+local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
+
+-- The view t[entries] (level as error's, seen from the caller of slice), and whether every dim
+-- got an index: then it is the last dim's one-element view, and the last index the element's.
+local function slice(t, entries, level)
+  local n = tensor.sequence_length(entries)
+  if not n or n > t.ndim then
+    error(string.format("fused.Tensor: t[{...}] expected a list of at most %d entries (one per dim), got %s",
+                        t.ndim, tensor.show_list(entries)), level + 1)
+  end
+  local v, d, dropped = t, 1, 0 -- d: the dim of v that entry k of t's dim k lands on
+  for k = 1, n do
+    local e = entries[k]
+    if type(e) == 'number' then
+      local i = tensor.dim_index(t, k, e, level + 1)
+      if v.ndim == 1 then return v:narrow(1, i, 1), true end
+      v, dropped = v:select(d, i), dropped + 1
+    else
+      local m = type(e) == 'table' and tensor.sequence_length(e)
+      if not m or m > 2 then
+        error(string.format("fused.Tensor: t[{...}] expected an index, {first, last}, {i} or {} at "
+                            .. "position %d, got %s", k,
+                            type(e) == 'table' and tensor.show_list(e) or tensor.type_name(e)), level + 1)
+      end
+      if m > 0 then
+        local first = tensor.dim_index(t, k, e[1], level + 1)
+        local last = tensor.dim_index(t, k, e[m], level + 1)
+        if last < first then
+          error(string.format("fused.Tensor: t[{...}] range %s at position %d is empty (%d..%d of dim %d's "
+                              .. "size %d); a range {first, last} needs first <= last", tensor.show_list(e),
+                              k, first, last, k, t:size(k)), level + 1)
+        end
+        v = v:narrow(d, first, last - first + 1)
+      end
+      d = d + 1
+    end
+  end
+  return v, false
+end
+
+-- mask: a bool tensor of t's shape, or the error naming what came (level as slice's).
+local function expect_mask(t, mask, lhs, level)
+  if mask.scalar_type ~= dt.dtypes.bool then
+    error(string.format("fused.Tensor: %s expected a bool mask (t:gt(0), say) of t's shape %s, got "
+                        .. "dtype %s (for indices along a dim use t:index_select(dim, index))",
+                        lhs, shape_text(t), mask.dtype), level + 1)
+  end
+  if shape_text(mask) ~= shape_text(t) then
+    error(string.format("fused.Tensor: %s expected a bool mask of t's shape %s, got shape %s", lhs,
+                        shape_text(t), shape_text(mask)), level + 1)
+  end
+  return mask
+end
+
+function M.get(t, k)
+  if tensor.is_tensor(k) then
+    return index_ops.masked_select(t, expect_mask(t, k, 't[mask]', 2))
+  end
+  local v, element = slice(t, k, 2)
+  if element then return v[1] end
+  return v
+end
+
+function M.set(t, k, value)
+  if not tensor.is_tensor(k) then
+    tensor.assign((slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
+    return
+  end
+  local mask = expect_mask(t, k, 't[mask]', 2)
+  if type(value) == 'number' or type(value) == 'boolean' then
+    tensor.expect_writable(t, 't[mask] = v', 't', 2)
+    t:masked_fill_(mask, tensor.expect_scalar(value, t.scalar_type, 't[mask] = v', 'v', 2))
+    return
+  end
+  local count = tensor.count_true(mask)
+  if not tensor.is_tensor(value) or value.ndim ~= 1 or value:numel() ~= count then
+    error(string.format("fused.Tensor: t[mask] = v expected for v a number, a boolean or a 1-D "
+                        .. "tensor of %d elements (the mask's true ones), got %s", count,
+                        tensor.is_tensor(value) and 'shape ' .. shape_text(value) or tensor.type_name(value)), 2)
+  end
+  tensor.expect_writable(t, 't[mask] = v', 't', 2)
+  index_ops.masked_scatter_(t, mask, value)
+end
+
+tensor.key_indexing.get, tensor.key_indexing.set = M.get, M.set
+
+return M
