@@ -167,6 +167,37 @@ describe('repl session', function()
     assert.truthy(text:find(dir .. '/bad.c:2:%d+: error: '), text)
   end)
 
+  it('prints the help of a value or a name through help(x) and ?x', function()
+    local help = require 'fused.help'
+    local s, out, err = session()
+    s.env.fused = fused
+    s:feed('help(fused.tanh)')
+    s:feed("help('tanh')")
+    s:feed('?fused.nn.LSTM')
+    s:feed('?tanh')       -- no global tanh: the name
+    s:feed('t = fused.zeros(2)')
+    s:feed('? t:add')
+    assert.are.equal(table.concat({ help.entries['fused.tanh'], help.entries['fused.tanh'],
+                                    help.entries['fused.nn.LSTM'], help.entries['fused.tanh'],
+                                    help.entries['fused.add'], '' }, '\n'), out.text())
+    assert.are.equal('', err.text())
+    s:feed('?nope')
+    s:feed('help(nope)')
+    s:feed('?fused.nn.Nope')
+    assert.are.equal("help: no entry for 'nope'; help() says what has one\n"
+                     .. 'help: got nil (a name not defined?); help() says what has an entry\n'
+                     .. "help: no entry for 'fused.nn.Nope'; help() says what has one\n", err.text())
+    s:feed(':help')
+    assert.truthy(out.text():find('help(x), ?x', 1, true), out.text())
+  end)
+
+  it('lets a name of the user\'s own replace help', function()
+    local s, out = session()
+    s:feed('help = 3')
+    s:feed('help')
+    assert.are.equal('3\n', out.text())
+  end)
+
   it('keeps history in $XDG_STATE_HOME, else in ~/.fused_history', function()
     local getenv = os.getenv
     finally(function() os.getenv = getenv end)
