@@ -210,20 +210,25 @@ describe('repl session', function()
 end)
 
 describe('README', function()
-  it('has a quickstart that runs pasted line by line into the REPL', function()
+  it('has a tour that runs pasted line by line into the REPL', function()
     local f = assert(io.open('README.md'))
     local readme = f:read('*a')
     f:close()
-    local code = assert(readme:match('## Using it.-```lua\n(.-)```'), 'no quickstart')
-    local npy = os.tmpname()
-    finally(function() os.remove(npy) end)
-    code = code:gsub("'a%.npy'", "'" .. npy .. "'") -- not into the checkout
+    local code = assert(readme:match('## A tour.-```lua\n(.-)```'), 'no tour')
+    local saved = os.tmpname()
+    finally(function() os.remove(saved) end)
+    code = code:gsub("'model%.safetensors'", "'" .. saved .. "'") -- not into the checkout
     local out, err = helper.sink(), helper.sink()
     local s = repl.session({ out = out, err = err })
     s.env.fused = fused
-    for line in code:gmatch('[^\n]+') do assert.are.equal('done', s:feed(line), line) end
+    local state
+    for line in code:gmatch('[^\n]+') do state = s:feed(line) end
+    assert.are.equal('done', state)
     assert.are.equal('', err.text())
-    assert.truthy(out.text():find('fused.nn.Sequential {\n  (1): fused.nn.Linear(3 -> 8)', 1, true), out.text())
+    assert.truthy(out.text():find('fused.Size({5, 4, 16})\tfused.Size({2, 4, 16})', 1, true), out.text())
+    assert.truthy(out.text():find(require('fused.help').entries['fused.nn.LSTM'], 1, true), out.text())
+    assert.is_true(s.env.last < s.env.first / 2, 'the loss fell')
+    assert.are.same({ '0.bias', '0.weight', '2.bias', '2.weight' }, helper.sorted_keys(fused.load(saved)))
   end)
 end)
 
