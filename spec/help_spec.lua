@@ -1,6 +1,6 @@
 -- fused/help.lua, the REPL's help(x) and ?x: an entry for every public name, found by value or by
--- name. The names are enumerated from fused itself and nn's and optim's folders, so a name
--- added without an entry fails here.
+-- name. The names are enumerated from fused itself, its Tensor class and nn's and optim's
+-- folders, so a name added without an entry fails here.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local help = require 'fused.help'
@@ -42,6 +42,18 @@ describe('help entries', function()
     assert.are.same({}, missing)
   end)
 
+  it('cover every tensor method that is not an op of fused', function()
+    local missing = {}
+    for name, v in pairs(fused.Tensor) do
+      if type(v) == 'function' and not help.entries['fused.' .. name]
+         and not help.entries['fused.Tensor.' .. name] then
+        missing[#missing + 1] = 'fused.Tensor.' .. name
+      end
+    end
+    table.sort(missing)
+    assert.are.same({}, missing)
+  end)
+
   it('name only what exists, each with its signature first', function()
     for name, text in pairs(help.entries) do
       local value = fused
@@ -49,7 +61,9 @@ describe('help entries', function()
         if part ~= 'fused' then value = value[part] end -- raises for a name fused lacks
       end
       assert.is_not_nil(value, name)
-      assert.are.equal(name, text:sub(1, #name), name .. ': ' .. text)
+      local method = name:match('^fused%.Tensor%.(.+)$')
+      local signature = method and 't:' .. method or name
+      assert.are.equal(signature, text:sub(1, #signature), name .. ': ' .. text)
     end
   end)
 end)
@@ -66,6 +80,8 @@ describe('help.text', function()
     assert.are.equal(lstm, help.text(fused, fused.nn.LSTM, true))
     assert.are.equal(lstm, help.text(fused, 'LSTM', true))
     assert.are.equal(help.entries['fused.optim.clip_grad_norm'], help.text(fused, 'clip_grad_norm', true))
+    assert.are.equal(help.entries['fused.Tensor.view'], help.text(fused, 't:view', true))
+    assert.are.equal(help.entries['fused.Tensor.view'], help.text(fused, fused.Tensor.view, true))
   end)
 
   it('finds the class of a module, an optimizer or a tensor', function()
@@ -73,7 +89,9 @@ describe('help.text', function()
     assert.are.equal(help.entries['fused.nn.Linear'], help.text(fused, linear, true))
     local params, grads = linear:parameters()
     assert.are.equal(help.entries['fused.optim.Adam'], help.text(fused, fused.optim.Adam(params, grads), true))
-    assert.are.equal(help.entries['fused.Tensor'], help.text(fused, fused.zeros(2), true))
+    local tensor = help.text(fused, fused.zeros(2), true)
+    assert.are.equal(help.entries['fused.Tensor'], tensor:sub(1, #help.entries['fused.Tensor']))
+    assert.truthy(tensor:find(' view ', 1, true), tensor)
   end)
 
   it('lists the names of a module under its entry', function()

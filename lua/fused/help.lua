@@ -29,7 +29,7 @@ M.entries = {
   ['fused.bool'] = "fused.bool: the dtype name 'bool' (comparisons, masks), for {dtype = ...} and t:to()",
 
   -- Tensors: making them
-  ['fused.Tensor'] = 'fused.Tensor: the tensor class (its methods: t:add, t:view, t:size, ...; docs/tensors.md)',
+  ['fused.Tensor'] = 'fused.Tensor: the tensor class (docs/tensors.md); its methods are the ops of fused (t:add(b)) and these:',
   ['fused.Size'] = 'fused.Size(list): the sizes of a tensor as t:size() gives them: a list that prints as fused.Size({2, 3})',
   ['fused.is_tensor'] = 'fused.is_tensor(x): whether x is a fused tensor',
   ['fused.tensor'] = 'fused.tensor(data, {dtype=, device=}): a tensor of nested Lua lists of numbers or booleans (float32 default, bool for booleans)',
@@ -147,6 +147,45 @@ M.entries = {
   ['fused.set_cpu_capability'] = "fused.set_cpu_capability(name): the CPU kernels' vector path: 'avx512', 'avx2' or 'default'",
   ['fused.gradcheck'] = 'fused.gradcheck({forward = f, backward = g}, inputs, {eps=, atol=, rtol=}): ok, worst: analytic against central differences in float64',
 
+  -- Tensor methods (the ops above are methods too: t:add(b) is fused.add(t, b))
+  ['fused.Tensor.size'] = 't:size() | t:size(dim): the sizes as a fused.Size, or one size as a number',
+  ['fused.Tensor.shape'] = 't:shape(): the sizes as a plain list',
+  ['fused.Tensor.stride'] = "t:stride(): the strides as a list, in elements",
+  ['fused.Tensor.dim'] = 't:dim(): the number of dims',
+  ['fused.Tensor.numel'] = 't:numel(): the number of elements',
+  ['fused.Tensor.is_contiguous'] = 't:is_contiguous(): whether t is row-major without gaps',
+  ['fused.Tensor.type'] = "t:type() | t:type(name): Torch7's class name ('fused.FloatTensor'), or t converted to that class",
+  ['fused.Tensor.item'] = 't:item(): the value of a one-element tensor as a Lua value',
+  ['fused.Tensor.totable'] = 't:totable(): nested Lua tables of the elements',
+  ['fused.Tensor.to'] = "t:to(dtype), t:to(device), t:to(dtype, device): t converted (t itself when nothing changes)",
+  ['fused.Tensor.float'] = "t:float(): t:to('float32')",
+  ['fused.Tensor.double'] = "t:double(): t:to('float64')",
+  ['fused.Tensor.cpu'] = "t:cpu(): t:to('cpu')",
+  ['fused.Tensor.cuda'] = "t:cuda(): t:to('cuda')",
+  ['fused.Tensor.contiguous'] = 't:contiguous(): t if contiguous, else a contiguous copy',
+  ['fused.Tensor.copy_'] = "t:copy_(src): src's elements into t in row-major order (src broadcast when smaller), returns t",
+  ['fused.Tensor.copy'] = "t:copy(src): Torch7's name of t:copy_(src)",
+  ['fused.Tensor.fill_'] = 't:fill_(v): every element v, returns t',
+  ['fused.Tensor.fill'] = "t:fill(v): Torch7's name of t:fill_(v)",
+  ['fused.Tensor.zero_'] = 't:zero_(): every element 0, returns t',
+  ['fused.Tensor.zero'] = "t:zero(): Torch7's name of t:zero_()",
+  ['fused.Tensor.uniform_'] = 't:uniform_(low = 0, high = 1): uniform numbers from fused\'s generator, in place',
+  ['fused.Tensor.uniform'] = "t:uniform(low, high): Torch7's name of t:uniform_",
+  ['fused.Tensor.normal_'] = 't:normal_(mean = 0, std = 1): normal numbers from fused\'s generator, in place',
+  ['fused.Tensor.normal'] = "t:normal(mean, std): Torch7's name of t:normal_",
+  ['fused.Tensor.narrow'] = 't:narrow(dim, start, length): a view of elements start .. start+length-1 along dim',
+  ['fused.Tensor.select'] = 't:select(dim, index): a view of the slice at index, without dim',
+  ['fused.Tensor.chunk'] = 't:chunk(n, dim): n views along dim, the last smaller when the size does not divide',
+  ['fused.Tensor.transpose'] = 't:transpose(d1, d2): a view with dims d1 and d2 swapped',
+  ['fused.Tensor.t'] = 't:t(): the transpose of a matrix, a view',
+  ['fused.Tensor.view'] = 't:view(sizes...): a view with another shape of the same numel (one size may be -1); t contiguous',
+  ['fused.Tensor.reshape'] = 't:reshape(sizes...): t:contiguous():view(sizes...)',
+  ['fused.Tensor.squeeze'] = 't:squeeze([dim]): a view without the dims of size 1 (or without dim, if its size is 1)',
+  ['fused.Tensor.unsqueeze'] = 't:unsqueeze(dim): a view with a dim of size 1 inserted at dim',
+  ['fused.Tensor.permute'] = 't:permute(dims...): a view whose dim d is dim dims[d] of t',
+  ['fused.Tensor.expand'] = 't:expand(sizes...): a stride-0 view repeating the dims of size 1 (-1 keeps a size)',
+  ['fused.Tensor.flatten'] = 't:flatten(start_dim = 1, end_dim = -1): dims start..end merged into one (a copy when they do not merge)',
+
   -- fused.nn
   ['fused.nn.Module'] = 'fused.nn.Module: the base of every module: forward, backward, parameters(), named_parameters(), zeroGradParameters(), state_dict(), load_state_dict(), to(), training()/evaluate()',
   ['fused.nn.Sequential'] = 'fused.nn.Sequential(m1, m2, ...) | Sequential():add(m): a chain of modules; parameters named by position from 0',
@@ -180,8 +219,9 @@ M.entries = {
   ['fused.optim.clip_grad_norm'] = 'fused.optim.clip_grad_norm(grads, max_norm) -> total_norm: scales every gradient in place when their joint L2 norm exceeds max_norm',
 }
 
--- The tables under which a bare name is looked for: help('tanh') is fused.tanh.
-local PREFIXES = { '', 'fused.', 'fused.nn.', 'fused.optim.' }
+-- The tables under which a bare name is looked for: help('tanh') is fused.tanh, help('view')
+-- the method t:view.
+local PREFIXES = { '', 'fused.', 'fused.nn.', 'fused.optim.', 'fused.Tensor.' }
 
 -- The value a dotted name stands for in fused, or nil; never raises (fused and its lazy tables
 -- raise on an unknown name).
