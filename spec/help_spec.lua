@@ -1,6 +1,6 @@
 -- fused/help.lua, the REPL's help(x) and ?x: an entry for every public name, found by value or by
--- name. The names are enumerated from fused itself, its Tensor class and nn's and optim's
--- folders, so a name added without an entry fails here.
+-- name. The names are enumerated from fused, its Tensor class and its modules (nn's and optim's
+-- folders), so a name added without an entry fails here.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local help = require 'fused.help'
@@ -25,6 +25,18 @@ describe('help entries', function()
     for name in pairs(fused) do names[#names + 1] = name end
     for _, name in ipairs(names) do
       if not help.entries['fused.' .. name] then missing[#missing + 1] = 'fused.' .. name end
+    end
+    table.sort(missing)
+    assert.are.same({}, missing)
+  end)
+
+  it("cover every function of fused's other modules", function()
+    local missing = {}
+    for _, module in ipairs({ 'cuda', 'sparse', 'distributed', 'ext', 'debug', 'functional' }) do
+      for name, v in pairs(fused[module]) do
+        local full = 'fused.' .. module .. '.' .. name
+        if type(v) == 'function' and not help.entries[full] then missing[#missing + 1] = full end
+      end
     end
     table.sort(missing)
     assert.are.same({}, missing)

@@ -13,12 +13,12 @@ M.entries = {
   ['fused'] = 'fused: tensors, ops, nn modules and optimizers over libfused (docs/README.md)',
   ['fused.nn'] = 'fused.nn: modules with forward/backward, parameters() and state_dict() (docs/nn.md)',
   ['fused.optim'] = 'fused.optim: optimizers over (params, grads) lists, and clip_grad_norm (docs/nn.md)',
-  ['fused.cuda'] = 'fused.cuda: is_available(), why(), synchronize(), memory_stats(), empty_cache(), set_tf32(b) (docs/cuda.md)',
-  ['fused.functional'] = 'fused.functional: the fused ops behind nn as functions: lltm_forward/backward, rnn_forward/backward, embedding, cross_entropy, optimizer steps',
-  ['fused.sparse'] = 'fused.sparse: CSR matrices: csr, from_coo, from_dense, normalize_adjacency, mm (docs/graph.md)',
-  ['fused.distributed'] = 'fused.distributed: data-parallel over mpirun: init, rank, size, allreduce, broadcast, barrier, DataParallel (docs/distributed.md)',
-  ['fused.ext'] = 'fused.ext: your own C/CUDA ops and cells: load{name=, sources=}, cell{...} (docs/extending.md)',
-  ['fused.debug'] = 'fused.debug: counters for the specs: allocations() = storages made since load',
+  ['fused.cuda'] = 'fused.cuda: the CUDA device: whether it runs, its memory, synchronisation (docs/cuda.md)',
+  ['fused.functional'] = 'fused.functional: the fused ops behind nn and optim as functions (forward returns a ctx for backward)',
+  ['fused.sparse'] = 'fused.sparse: sparse matrices in CSR form and their product with dense ones (docs/graph.md)',
+  ['fused.distributed'] = 'fused.distributed: data-parallel training over the processes mpirun starts (docs/distributed.md)',
+  ['fused.ext'] = 'fused.ext: your own C and CUDA ops and recurrent cells, compiled and bound at run time (docs/extending.md)',
+  ['fused.debug'] = 'fused.debug: counters for the specs',
   ['fused.C'] = 'fused.C: the FFI namespace of libfused (c/fused.h), status-returning C functions',
   ['fused.version'] = "fused.version: the library's version string (the rockspec's)",
 
@@ -185,6 +185,61 @@ M.entries = {
   ['fused.Tensor.permute'] = 't:permute(dims...): a view whose dim d is dim dims[d] of t',
   ['fused.Tensor.expand'] = 't:expand(sizes...): a stride-0 view repeating the dims of size 1 (-1 keeps a size)',
   ['fused.Tensor.flatten'] = 't:flatten(start_dim = 1, end_dim = -1): dims start..end merged into one (a copy when they do not merge)',
+
+  -- fused.cuda
+  ['fused.cuda.is_available'] = 'fused.cuda.is_available(): whether a GPU answers (false on the CUDA emulator)',
+  ['fused.cuda.is_emulated'] = 'fused.cuda.is_emulated(): whether cuda tensors run on the CUDA emulator (FUSED_CUDA_EMULATOR=1)',
+  ['fused.cuda.why'] = 'fused.cuda.why(): the device in use, or why CUDA is unavailable',
+  ['fused.cuda.synchronize'] = 'fused.cuda.synchronize(): waits for every queued op',
+  ['fused.cuda.memory_stats'] = "fused.cuda.memory_stats(): the caching allocator's bytes {in_use=, reserved=, peak=, cuda_mallocs=}",
+  ['fused.cuda.empty_cache'] = 'fused.cuda.empty_cache(): gives the cached blocks back to the device',
+  ['fused.cuda.set_tf32'] = 'fused.cuda.set_tf32(enabled): float32 matrix products on TF32 tensor cores (default false)',
+  ['fused.cuda.emulator_seed'] = "fused.cuda.emulator_seed(n): the emulator's thread order: 0 in order, others shuffled (default 1)",
+
+  -- fused.sparse
+  ['fused.sparse.csr'] = 'fused.sparse.csr(row_ptr, col_idx, values, {N, M}): a CSR matrix (row_ptr from 0, col_idx from 1), checked',
+  ['fused.sparse.from_coo'] = 'fused.sparse.from_coo(rows, cols, values, {N, M}): a CSR matrix from triples counted from 1; repeats summed',
+  ['fused.sparse.from_dense'] = 'fused.sparse.from_dense(A): the CSR matrix of a dense matrix',
+  ['fused.sparse.is_sparse'] = 'fused.sparse.is_sparse(x): whether x is a fused.sparse matrix',
+  ['fused.sparse.mm'] = "fused.sparse.mm(S, X, {bias=, activation = 'relu', out=}): act(S @ X + bias), one pass over the rows",
+  ['fused.sparse.normalize_adjacency'] = 'fused.sparse.normalize_adjacency(A): D^-1/2 (A + I) D^-1/2, sparse in, sparse out',
+
+  -- fused.distributed
+  ['fused.distributed.init'] = 'fused.distributed.init(): rank, size; joins the processes mpirun started (alone: 0, 1, no MPI)',
+  ['fused.distributed.rank'] = "fused.distributed.rank(): this process's rank, from 0",
+  ['fused.distributed.size'] = 'fused.distributed.size(): the number of processes',
+  ['fused.distributed.launcher'] = "fused.distributed.launcher(): 'NAME=value' of the variable that says mpirun started this process, or nil",
+  ['fused.distributed.allreduce'] = "fused.distributed.allreduce(t, 'sum' | 'mean'): t reduced over the processes, in place",
+  ['fused.distributed.broadcast'] = "fused.distributed.broadcast(t, root = 0): root's t into every process's, in place",
+  ['fused.distributed.barrier'] = 'fused.distributed.barrier(): waits for every process',
+  ['fused.distributed.DataParallel'] = 'fused.distributed.DataParallel(model, {bucket_bytes = 25 MiB}): averages the gradients in buckets started during backward',
+
+  -- fused.ext
+  ['fused.ext.load'] = 'fused.ext.load{name=, sources = {...}, cflags=, cuda_cflags=, cdef=, cache_dir=, verbose=}: your C/CUDA sources compiled (cached) and bound',
+  ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc', ...}: a recurrent cell from your C steps, for nn.RNN",
+  ['fused.ext.check'] = "fused.ext.check(status): raises fused's last error unless an extension function returned 0",
+  ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
+
+  -- fused.debug
+  ['fused.debug.allocations'] = 'fused.debug.allocations(): the storages made since the library loaded',
+
+  -- fused.functional
+  ['fused.functional.lltm_forward'] = 'fused.functional.lltm_forward(x, W, b, h, c, {out=}): new_h, new_c, ctx: one LLTM step',
+  ['fused.functional.lltm_backward'] = 'fused.functional.lltm_backward(ctx, grad_h, grad_c): d_x, d_W, d_b, d_h, d_c',
+  ['fused.functional.lltm_backward_accumulate'] = 'fused.functional.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias): d_x, d_h, d_c, adding into the gradients',
+  ['fused.functional.lltm_seq_forward'] = 'fused.functional.lltm_seq_forward(xs, W, b, h0, c0): hs, c_T, ctx: the LLTM over a sequence',
+  ['fused.functional.lltm_seq_backward'] = 'fused.functional.lltm_seq_backward(ctx, d_hs, d_hT, d_cT): d_xs, d_W, d_b, d_h0, d_c0',
+  ['fused.functional.lltm_seq_backward_accumulate'] = 'fused.functional.lltm_seq_backward_accumulate(ctx, d_hs, d_hT, d_cT, gradWeight, gradBias): adding into the gradients',
+  ['fused.functional.rnn_forward'] = 'fused.functional.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, {lengths=, reverse=}): hs, h_n, c_n, ctx',
+  ['fused.functional.rnn_backward'] = 'fused.functional.rnn_backward(ctx, d_hs, d_hn, d_cn): d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0',
+  ['fused.functional.rnn_backward_accumulate'] = 'fused.functional.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, grads): adding into grads',
+  ['fused.functional.embedding'] = 'fused.functional.embedding(indices, weight, {out=}): the rows of weight at indices (from 1)',
+  ['fused.functional.embedding_backward_accumulate'] = "fused.functional.embedding_backward_accumulate(d_out, indices, gradWeight): adds d_out's rows into gradWeight",
+  ['fused.functional.cross_entropy'] = 'fused.functional.cross_entropy(logits, targets): the mean cross-entropy against int64 classes from 1',
+  ['fused.functional.cross_entropy_backward'] = 'fused.functional.cross_entropy_backward(logits, targets, {out=}): its gradient with respect to logits',
+  ['fused.functional.sgd_step'] = 'fused.functional.sgd_step(param, grad, momentum_buffer, lr, momentum, weight_decay, first_step): one SGD update in place',
+  ['fused.functional.rmsprop_step'] = 'fused.functional.rmsprop_step(param, grad, square_avg, momentum_buffer, lr, alpha, eps, momentum, weight_decay): one RMSprop update',
+  ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step): one Adam update',
 
   -- fused.nn
   ['fused.nn.Module'] = 'fused.nn.Module: the base of every module: forward, backward, parameters(), named_parameters(), zeroGradParameters(), state_dict(), load_state_dict(), to(), training()/evaluate()',
