@@ -189,6 +189,7 @@ describe('repl session', function()
                      .. "help: no entry for 'fused.nn.Nope'; help() says what has one\n", err.text())
     s:feed(':help')
     assert.truthy(out.text():find('help(x), ?x', 1, true), out.text())
+    assert.are.same({ 'help' }, complete.candidates('hel', s.env))
   end)
 
   it('lets a name of the user\'s own replace help', function()
