@@ -167,6 +167,38 @@ describe('repl session', function()
     assert.truthy(text:find(dir .. '/bad.c:2:%d+: error: '), text)
   end)
 
+  it('prints the help of a value or a name through help(x) and ?x', function()
+    local help = require 'fused.help'
+    local s, out, err = session()
+    s.env.fused = fused
+    s:feed('help(fused.tanh)')
+    s:feed("help('tanh')")
+    s:feed('?fused.nn.LSTM')
+    s:feed('?tanh')       -- no global tanh: the name
+    s:feed('t = fused.zeros(2)')
+    s:feed('? t:add')
+    assert.are.equal(table.concat({ help.entries['fused.tanh'], help.entries['fused.tanh'],
+                                    help.entries['fused.nn.LSTM'], help.entries['fused.tanh'],
+                                    help.entries['fused.add'], '' }, '\n'), out.text())
+    assert.are.equal('', err.text())
+    s:feed('?nope')
+    s:feed('help(nope)')
+    s:feed('?fused.nn.Nope')
+    assert.are.equal("help: no entry for 'nope'; help() says what has one\n"
+                     .. 'help: got nil (a name not defined?); help() says what has an entry\n'
+                     .. "help: no entry for 'fused.nn.Nope'; help() says what has one\n", err.text())
+    s:feed(':help')
+    assert.truthy(out.text():find('help(x), ?x', 1, true), out.text())
+    assert.are.same({ 'help' }, complete.candidates('hel', s.env))
+  end)
+
+  it('lets a name of the user\'s own replace help', function()
+    local s, out = session()
+    s:feed('help = 3')
+    s:feed('help')
+    assert.are.equal('3\n', out.text())
+  end)
+
   it('keeps history in $XDG_STATE_HOME, else in ~/.fused_history', function()
     local getenv = os.getenv
     finally(function() os.getenv = getenv end)
@@ -179,20 +211,26 @@ describe('repl session', function()
 end)
 
 describe('README', function()
-  it('has a quickstart that runs pasted line by line into the REPL', function()
+  it('has a tour that runs pasted line by line into the REPL', function()
     local f = assert(io.open('README.md'))
     local readme = f:read('*a')
     f:close()
-    local code = assert(readme:match('## Using it.-```lua\n(.-)```'), 'no quickstart')
-    local npy = os.tmpname()
-    finally(function() os.remove(npy) end)
-    code = code:gsub("'a%.npy'", "'" .. npy .. "'") -- not into the checkout
+    local code = assert(readme:match('## A tour.-```lua\n(.-)```'), 'no tour')
+    local saved = os.tmpname()
+    finally(function() os.remove(saved) end)
+    code = code:gsub("'model%.safetensors'", "'" .. saved .. "'") -- not into the checkout
     local out, err = helper.sink(), helper.sink()
     local s = repl.session({ out = out, err = err })
     s.env.fused = fused
-    for line in code:gmatch('[^\n]+') do assert.are.equal('done', s:feed(line), line) end
+    fused.manual_seed(1) -- the same random numbers every run
+    local state
+    for line in code:gmatch('[^\n]+') do state = s:feed(line) end
+    assert.are.equal('done', state)
     assert.are.equal('', err.text())
-    assert.truthy(out.text():find('fused.nn.Sequential {\n  (1): fused.nn.Linear(3 -> 8)', 1, true), out.text())
+    assert.truthy(out.text():find('fused.Size({5, 4, 16})\tfused.Size({2, 4, 16})', 1, true), out.text())
+    assert.truthy(out.text():find(require('fused.help').entries['fused.nn.LSTM'], 1, true), out.text())
+    assert.is_true(s.env.last < s.env.first / 2, 'the loss fell')
+    assert.are.same({ '0.bias', '0.weight', '2.bias', '2.weight' }, helper.sorted_keys(fused.load(saved)))
   end)
 end)
 

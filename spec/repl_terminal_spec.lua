@@ -171,6 +171,16 @@ describe('bin/fused in a terminal', function()
     t.wait_for('> fused.nn.Sequential')
   end)
 
+  it('prints the help of a name with ?x and help(x)', function()
+    local t = terminal(home)
+    t.line('?fused.nn.LSTM')
+    t.wait_for("> ?fused.nn.LSTM\nfused.nn.LSTM(input_size, hidden_size,")
+    t.line("help('tanh')")
+    t.wait_for("> help('tanh')\nfused.tanh(t, {opts})")
+    t.line('?nope')
+    t.wait_for("> ?nope\nhelp: no entry for 'nope'")
+  end)
+
   -- Ctrl-C at the prompt drops the line, or the unfinished chunk, and the session goes on.
   local function ctrl_c_at_the_prompt(t)
     t.line('w = 7')

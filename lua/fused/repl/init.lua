@@ -10,12 +10,14 @@ local chunk = require 'fused.repl.chunk'
 local errors = require 'fused.repl.errors'
 local show = require 'fused.repl.show'
 local interrupt = require 'fused.train.interrupt'
+local help = require 'fused.help'
 
 local M = {}
 
 local HELP = [[
 Type Lua: the values of an expression are printed; `local x = ...` stays defined.
 An unfinished chunk (function f() ...) continues at the '>>' prompt.
+  help(x), ?x  what x is: help(fused.tanh), help('tanh'), ?fused.nn.LSTM
   :traceback   the full traceback of the latest error
   :help        this text
 Tab completes names, fields and methods (x:ad<Tab>); Up recalls earlier lines.
@@ -25,17 +27,39 @@ local Session = {}
 Session.__index = Session
 
 -- opts: out and err (files; default stdout and stderr), traceback (print each error's full
--- traceback too). The session's globals are a table over _G, so that a name the user defines
--- never replaces a global that libraries read.
+-- traceback too). The session's globals are a table over the REPL's own (help) over _G, so
+-- that a name the user defines never replaces a global that libraries read.
 function M.session(opts)
   opts = opts or {}
-  return setmetatable({
-    env = setmetatable({}, { __index = _G }),
+  local self = setmetatable({
     pending = {},
     out = opts.out or io.stdout,
     err = opts.err or io.stderr,
     traceback = opts.traceback,
   }, Session)
+  local builtins = setmetatable({
+    help = function(...) self:help(select('#', ...) > 0, ...) end,
+  }, { __index = _G })
+  self.env = setmetatable({}, { __index = builtins })
+  return self
+end
+
+-- Prints what x is (fused/help.lua), or says that it has no entry; given: whether x was passed.
+function Session:help(given, x)
+  local fused = self.env.fused -- the copy the user's values came from
+  if type(fused) ~= 'table' then fused = require 'fused' end
+  local text, why = help.text(fused, x, given)
+  if text then self.out:write(text, '\n') else self.err:write(why, '\n') end
+end
+
+-- ?x: help on the value of the expression x, else on x as a name ('?tanh', '?t:add').
+function Session:help_prefix(src)
+  local f, is_expression = chunk.compile(src, '=input', self.env)
+  if f and is_expression then
+    local ok, value = pcall(f)
+    if ok and value ~= nil then return self:help(true, value) end
+  end
+  self:help(true, (src:gsub('^%s+', ''):gsub('%s+$', '')))
 end
 
 function Session:show_error(e)
@@ -65,10 +89,15 @@ function Session:command(line)
 end
 
 -- One line of input. Returns 'more' while the chunk so far is unfinished, else 'done' once it
--- has run and its values or its error are printed. A line starting with ':' is a command.
+-- has run and its values or its error are printed. A line starting with ':' is a command, one
+-- starting with '?' asks for help.
 function Session:feed(line)
   if #self.pending == 0 and line:match('^%s*:') then
     self:command(line)
+    return 'done'
+  end
+  if #self.pending == 0 and line:match('^%s*%?') then
+    self:help_prefix(line:match('^%s*%?(.*)$'))
     return 'done'
   end
   self.pending[#self.pending + 1] = line
