@@ -29,7 +29,11 @@ M.entries = {
   ['fused.bool'] = "fused.bool: the dtype name 'bool' (comparisons, masks), for {dtype = ...} and t:to()",
 
   -- Tensors: making them
-  ['fused.Tensor'] = 'fused.Tensor: the tensor class (docs/tensors.md); its methods are the ops of fused (t:add(b)) and these:',
+  ['fused.Tensor'] = 'fused.Tensor: the tensor class (docs/tensors.md); fused.Tensor(2, 3) makes float32 zeros as Torch7 does; its methods are the ops of fused (t:add(b)) and these:',
+  ['fused.FloatTensor'] = "fused.FloatTensor(sizes... | values): Torch7's constructor: float32 zeros of the sizes, or a tensor of the nested Lua list",
+  ['fused.DoubleTensor'] = "fused.DoubleTensor(sizes... | values): Torch7's constructor, float64",
+  ['fused.LongTensor'] = "fused.LongTensor(sizes... | values): Torch7's constructor, int64",
+  ['fused.BoolTensor'] = 'fused.BoolTensor(sizes... | values): the same, bool',
   ['fused.Size'] = 'fused.Size(list): the sizes of a tensor as t:size() gives them: a list that prints as fused.Size({2, 3})',
   ['fused.is_tensor'] = 'fused.is_tensor(x): whether x is a fused tensor',
   ['fused.tensor'] = 'fused.tensor(data, {dtype=, device=}): a tensor of nested Lua lists of numbers or booleans (float32 default, bool for booleans)',
@@ -111,6 +115,10 @@ M.entries = {
   ['fused.where'] = 'fused.where(cond, a, b, {opts}): a where the bool tensor cond is true, else b (all three broadcast)',
   ['fused.masked_fill'] = 'fused.masked_fill(t, mask, value, {opts}) | t:masked_fill(mask, value): a copy of t with value where mask is true',
   ['fused.masked_fill_'] = 'fused.masked_fill_(t, mask, value) | t:masked_fill_(mask, value): in place, returns t',
+  ['fused.masked_select'] = 'fused.masked_select(t, mask) | t:masked_select(mask) | t[mask]: a 1-D copy of the elements where the bool mask (broadcast to t) is true, in row-major order',
+  ['fused.masked_scatter_'] = "fused.masked_scatter_(t, mask, source) | t:masked_scatter_(mask, source): t's elements where mask is true take source's first elements, in order",
+  ['fused.index_put_'] = 'fused.index_put_(t, indices, values, accumulate) | t:index_put_(indices, values, accumulate): values[k] at t[indices[1][k], ..., indices[n][k]] (int64, from 1); adds when accumulate',
+  ['fused.index_add_'] = 'fused.index_add_(t, dim, index, source) | t:index_add_(dim, index, source): adds source[..., k, ...] into t[..., index[k], ...] along dim (from 1)',
   ['fused.index_select'] = 'fused.index_select(t, dim, index, {opts}) | t:index_select(dim, index): the slices of t along dim at index (int64 tensor or list, from 1)',
   ['fused.gather'] = 'fused.gather(t, dim, index, {opts}) | t:gather(dim, index): out[i][j] = t[i][index[i][j]] for dim 2 (index int64, from 1)',
 
@@ -159,6 +167,13 @@ M.entries = {
   ['fused.Tensor.totable'] = 't:totable(): nested Lua tables of the elements',
   ['fused.Tensor.to'] = "t:to(dtype), t:to(device), t:to(dtype, device): t converted (t itself when nothing changes)",
   ['fused.Tensor.float'] = "t:float(): t:to('float32')",
+  ['fused.Tensor.long'] = "t:long(): t:to('int64') (Torch7's LongTensor)",
+  ['fused.Tensor.nDimension'] = "t:nDimension(): Torch7's name for t:dim()",
+  ['fused.Tensor.nElement'] = "t:nElement(): Torch7's name for t:numel()",
+  ['fused.Tensor.masked_select'] = 't:masked_select(mask): fused.masked_select(t, mask)',
+  ['fused.Tensor.masked_scatter_'] = 't:masked_scatter_(mask, source): fused.masked_scatter_(t, mask, source)',
+  ['fused.Tensor.index_put_'] = 't:index_put_(indices, values, accumulate): fused.index_put_(t, indices, values, accumulate)',
+  ['fused.Tensor.index_add_'] = 't:index_add_(dim, index, source): fused.index_add_(t, dim, index, source)',
   ['fused.Tensor.double'] = "t:double(): t:to('float64')",
   ['fused.Tensor.cpu'] = "t:cpu(): t:to('cpu')",
   ['fused.Tensor.cuda'] = "t:cuda(): t:to('cuda')",
@@ -268,8 +283,9 @@ M.entries = {
 
   -- fused.optim
   ['fused.optim.Optimizer'] = 'fused.optim.Optimizer: the base of the optimizers: step(), state_dict(), load_state_dict()',
-  ['fused.optim.SGD'] = 'fused.optim.SGD(params, grads, {lr = 0.01, momentum = 0, weight_decay = 0}): as torch.optim.SGD; opt:step()',
-  ['fused.optim.Adam'] = 'fused.optim.Adam(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0}): as torch.optim.Adam',
+  ['fused.optim.SGD'] = 'fused.optim.SGD(params, grads, {lr = 0.01, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false}): as torch.optim.SGD; opt:step()',
+  ['fused.optim.Adam'] = 'fused.optim.Adam(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0}): as torch.optim.Adam (weight decay as L2)',
+  ['fused.optim.AdamW'] = 'fused.optim.AdamW(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 1e-2}): as torch.optim.AdamW (decoupled weight decay)',
   ['fused.optim.RMSprop'] = 'fused.optim.RMSprop(params, grads, {lr = 0.01, alpha = 0.99, eps = 1e-8, momentum = 0, weight_decay = 0}): as torch.optim.RMSprop',
   ['fused.optim.clip_grad_norm'] = 'fused.optim.clip_grad_norm(grads, max_norm) -> total_norm: scales every gradient in place when their joint L2 norm exceeds max_norm',
 }
