@@ -11,8 +11,8 @@ local gpu_it = helper.gpu_it
 -- parameter gradient, in order, copied to the CPU.
 local function run(m, xs, lengths, d_hs)
   local outs
-  if m.has_c then outs = { m:forward(xs, nil, nil, lengths) }
-  else outs = { m:forward(xs, nil, lengths) } end
+  if m.has_c then outs = { m:forward(xs, nil, nil, { lengths = lengths }) }
+  else outs = { m:forward(xs, nil, { lengths = lengths }) } end
   local got = {}
   for _, t in ipairs(outs) do got[#got + 1] = t:cpu():clone() end
   for _, t in ipairs({ m:backward(d_hs) }) do got[#got + 1] = t:cpu():clone() end
@@ -52,7 +52,8 @@ describe('the cell engine on the GPU', function()
         m:cuda()
         for name, p in m:named_parameters() do p:copy(g[name]) end
         local lengths = { 8, 3, 5, 1, 8 }
-        local hs = m.has_c and m:forward(g.xs, g.h0, g.c0, lengths) or m:forward(g.xs, g.h0, lengths)
+        local hs = m.has_c and m:forward(g.xs, g.h0, g.c0, { lengths = lengths })
+          or m:forward(g.xs, g.h0, { lengths = lengths })
         close(hs, g.hs, helper.golden_tolerance(path, 'hs', dtype), 'hs')
         local d_xs = m.has_c and m:backward(g.r, g.s_h, g.s_c) or m:backward(g.r, g.s_h)
         close(d_xs, g.d_xs, helper.golden_tolerance(path, 'd_xs', dtype), 'd_xs')

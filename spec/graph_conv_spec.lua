@@ -8,12 +8,14 @@ local close, err = helper.assert_close, helper.assert_error
 local CASES = { 'small', 'medium' }
 local GRADIENTS = { out = 'out', d_X = 'd_X', d_W = 'gradWeight', d_b = 'gradBias' }
 
--- The layer for golden case `case` in dtype, its weights the case's; A dense or sparse.
+-- The layer for golden case `case` in dtype, its weights the case's; A dense or sparse. The
+-- golden W is in x out (X·W); the layer's weight is out x in, as nn.Linear's.
 local function golden_layer(case, dtype, as_sparse)
   local function load(name) return helper.load_golden('gc/' .. case, name, dtype) end
   local W = load('W')
   local gc = fused.nn.GraphConv(W:size(1), W:size(2), { dtype = dtype })
-  gc.weight:copy_(W)
+  assert.are.same({ W:size(2), W:size(1) }, gc.weight:shape())
+  gc.weight:copy_(W:t())
   gc.bias:copy_(load('b'))
   local A = load('A')
   return gc, as_sparse and fused.sparse.from_dense(A) or A, load('X'), load('grad_out'), load
@@ -28,7 +30,7 @@ describe('nn.GraphConv', function()
           local gc, A, X, grad_out, load = golden_layer(case, dtype, as_sparse)
           local got = { out = gc:forward(A, X):clone() }
           got.d_X = gc:backward(grad_out)
-          got.gradWeight, got.gradBias = gc.gradWeight, gc.gradBias
+          got.gradWeight, got.gradBias = gc.gradWeight:t(), gc.gradBias
           for name, field in pairs(GRADIENTS) do
             close(got[field], load(name), helper.golden_tolerance('gc/' .. case, name, dtype), what .. ' ' .. name)
           end
@@ -55,7 +57,8 @@ describe('nn.GraphConv', function()
       close(sparse:backward(g), d_X, 1e-12, 'd_X')
       close(sparse.gradWeight, gW, 1e-12, 'd_W')
       close(sparse.gradBias, gb, 1e-12, 'd_b')
-      close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight)):relu(), 1e-12, 'relu(A X W + b)')
+      close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight:t())):relu(), 1e-12,
+            'relu(A X Wt + b)')
     end
   end)
 
@@ -80,7 +83,8 @@ describe('nn.GraphConv', function()
               return gc:backward(g):clone(), gc.gradWeight:clone(), gc.gradBias:clone()
             end,
           }
-          local inputs = { fused.randn({ 9, shape[1] }, o), fused.randn(shape, o), fused.randn({ shape[2] }, o) }
+          local inputs = { fused.randn({ 9, shape[1] }, o), fused.randn({ shape[2], shape[1] }, o),
+                           fused.randn({ shape[2] }, o) }
           local ok, worst = fused.gradcheck(layer, inputs)
           assert.is_true(ok, worst.message)
         end)
