@@ -51,6 +51,7 @@ describe('nn.Linear without a bias', function()
     local names = {}
     for name in linear:named_parameters() do names[#names + 1] = name end
     assert.are.same({ 'weight' }, names)
+    assert.are.equal('fused.nn.Linear(4 -> 3, bias=false)', tostring(linear))
     local x = fused.randn({ 5, 4 }, F64)
     close(linear:forward(x), fused.matmul(x, linear.weight:t()), 1e-15, 'y')
     local f = {

@@ -147,6 +147,14 @@ describe('recurrent layers', function()
     close(h_n, select(2, b:forward(xs, nil, { lengths = { 3, 1 } })), 0, 'h_n')
   end)
 
+  it('prints the options that are not the defaults, in PyTorch\'s order', function()
+    assert.are.equal('fused.nn.GRU(input_size=2, hidden_size=3, num_layers=2, bias=false, '
+                     .. 'batch_first=true, dropout=0.25, bidirectional=true)',
+                     tostring(fused.nn.GRU(2, 3, { num_layers = 2, bias = false, batch_first = true,
+                                                   dropout = 0.25, bidirectional = true })))
+    assert.are.equal('fused.nn.LSTM(input_size=2, hidden_size=3)', tostring(fused.nn.LSTM(2, 3)))
+  end)
+
   it('rejects options of the wrong kind', function()
     err(function() fused.nn.LSTM(2, 3, { batch_first = 1 }) end,
         "LSTM: option 'batch_first' expected a boolean, got number")

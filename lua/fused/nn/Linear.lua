@@ -46,7 +46,10 @@ local function rows_of(self, x, fn)
   return x:contiguous():view(-1, self.in_features), shape
 end
 
-function Linear:extra_repr() return string.format('(%d -> %d)', self.in_features, self.out_features) end
+function Linear:extra_repr()
+  return string.format('(%d -> %d%s)', self.in_features, self.out_features,
+                       self.bias and '' or ', bias=false')
+end
 
 function Linear:forward(x)
   local rows, shape = rows_of(self, x, 'forward')

@@ -65,10 +65,13 @@ end
 RNNBase.named_parameters = rnn_parameters.named_parameters
 
 -- tostring: 'fused.nn.LSTM(input_size=32, hidden_size=128, num_layers=2, bidirectional=true)',
--- the last two only when they are not the defaults.
+-- the options after the sizes only when they are not the defaults, in PyTorch's order.
 function RNNBase:extra_repr()
-  return string.format('(input_size=%d, hidden_size=%d%s%s)', self.input_size, self.hidden_size,
-                       self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
+  return string.format('(input_size=%d, hidden_size=%d%s%s%s%s%s)', self.input_size,
+                       self.hidden_size, self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
+                       self.has_bias and '' or ', bias=false',
+                       self.batch_first and ', batch_first=true' or '',
+                       self.dropout > 0 and ', dropout=' .. self.dropout or '',
                        self.bidirectional and ', bidirectional=true' or '')
 end
 
