@@ -1,6 +1,7 @@
 -- nn.GraphConv: PyTorch's numbers for every golden case with A dense and sparse, float64 and
--- float32; gradcheck through both associations, with and without the relu; Aᵀ built once per
--- sparse A; a steady step allocates nothing; bad input.
+-- float32; its weight in nn.Linear's layout (a PyTorch Geometric GCNConv state_dict); gradcheck
+-- through both associations, with and without the relu; Aᵀ built once per sparse A; a steady
+-- step allocates nothing; bad input.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local close, err = helper.assert_close, helper.assert_error
@@ -60,6 +61,20 @@ describe('nn.GraphConv', function()
       close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight:t())):relu(), 1e-12,
             'relu(A X Wt + b)')
     end
+  end)
+
+  -- PyTorch Geometric's GCNConv keeps its weight in a Linear without a bias ('lin.weight', out x
+  -- in) and adds 'bias' after the propagation: its state_dict loads under our names as they are.
+  it('keeps its weight in Linear\'s layout: a GCNConv state_dict loads as it is', function()
+    fused.manual_seed(4)
+    local o = { dtype = 'float64' }
+    local A, X = fused.randn({ 6, 6 }, o), fused.randn({ 6, 5 }, o)
+    local gcnconv = { ['lin.weight'] = fused.randn({ 3, 5 }, o), bias = fused.randn({ 3 }, o) }
+    local gc = fused.nn.GraphConv(5, 3, o)
+    gc:load_state_dict({ weight = gcnconv['lin.weight'], bias = gcnconv.bias })
+    local lin = fused.nn.Linear(5, 3, { bias = false, dtype = 'float64' })
+    lin:load_state_dict({ weight = gcnconv['lin.weight'] })
+    close(gc:forward(A, X), fused.addmm(gcnconv.bias, A, lin:forward(X)), 1e-12, 'A·lin(X) + bias')
   end)
 
   for _, relu in ipairs({ false, true }) do
