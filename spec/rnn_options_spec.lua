@@ -138,6 +138,24 @@ describe('recurrent layers', function()
     end)
   end
 
+  it('a step with every option and the shapes of the last makes no new storage', function()
+    for _, class in ipairs(CLASSES) do
+      local m = fused.nn[class](3, 4, { num_layers = 2, bidirectional = true, batch_first = true,
+                                        dropout = 0.5, bias = false, dtype = 'float64' })
+      local xs, d_hs = fused.randn({ 2, 5, 3 }, o), fused.randn({ 2, 5, 8 }, o)
+      local lengths = fused.tensor({ 5, 3 }, { dtype = 'int64' })
+      for _ = 1, 2 do run(m, xs, d_hs, lengths) end
+      local before, after = fused.debug.allocations()
+      for _ = 1, 3 do
+        if m.has_c then m:forward(xs, nil, nil, { lengths = lengths })
+        else m:forward(xs, nil, { lengths = lengths }) end
+        m:backward(d_hs)
+      end
+      after = fused.debug.allocations()
+      assert.are.equal(0, after - before, class .. ': storages made in 3 steady steps')
+    end
+  end)
+
   it('m(...) is m:forward(...)', function()
     fused.manual_seed(6)
     local a, b = twins('GRU')
