@@ -9,14 +9,18 @@
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT) -- d_hT, d_cT nil = 0
 --   local hs, h_T = fused.nn.Recurrent(fused.nn.GRUCell(I, H)):forward(xs, h0)
 --
--- A ragged batch ({lengths = ...}) is not unrolled here: nn.LSTM, nn.GRU, nn.LLTM and nn.RNN
--- take it. Step t runs on a clone of the cell that shares its parameters and gradients and keeps
+-- A ragged batch ({lengths = ...}) runs every row through the cell at every step, then keeps
+-- the state of a sequence past its end (h_T, c_T: each sequence's state after its own last
+-- step) and zeroes its hs there, as the fused layers do. Step t runs on a clone of the cell that shares its parameters and gradients and keeps
 -- its own buffers and saved activations (Torch7's clones per time step), made on first use and
 -- kept: memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
 -- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
+local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
+local dt = require 'fused.dtype'
 local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
+local lengths_ = require 'fused.functional.lengths'
 local recurrent_args = require 'fused.nn.recurrent_args'
 
 local expect = tensor.expect
@@ -43,33 +47,56 @@ function Recurrent:step(t)
   return steps[t]
 end
 
+-- The T×B×1 mask of a ragged batch on xs's dtype and device: 1 where sequence b runs step t.
+-- Written on the host, then copied: a buffer each, so a step of unchanged shapes allocates nothing.
+function Recurrent:step_mask(lengths, T, B, xs)
+  local host = self.buffers.mask_host
+  if not (host and host.scalar_type == xs.scalar_type and host.sizes[0] == T and host.sizes[1] == B) then
+    host = tensor.empty({ T, B, 1 }, { dtype = xs.dtype })
+    self.buffers.mask_host = host
+  end
+  local p = ffi.cast(dt.ctypes[host.scalar_type], host.data)
+  for t = 1, T do
+    for i = 1, B do p[(t - 1) * B + i - 1] = t <= lengths[i - 1] and 1 or 0 end
+  end
+  if xs.device == 'cpu' then return host end
+  return self:buffer_shaped('mask', { T, B, 1 }, xs):copy_(host)
+end
+
 function Recurrent:forward(xs, ...)
   local fn = 'Recurrent:forward'
   local h0, c0, opts = recurrent_args.forward(self, fn, ...)
-  if opts.lengths ~= nil then
-    error(fn .. ": option 'lengths' is not supported (a ragged batch runs on nn.LSTM, nn.GRU, "
-          .. 'nn.LLTM or nn.RNN)', 2)
-  end
   expect(xs, fn, 'xs')
   if xs:dim() ~= 3 then
     error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()), 2)
   end
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
+  local lengths = lengths_.check(opts.lengths, T, B, fn, 2)
+  local mask = lengths and self:step_mask(lengths, T, B, xs)
   local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
-  local c = self.has_c and (c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true))
+  local c = self.has_c and (c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)) or nil
   b.hs = self:buffer_shaped('hs', { T, B, H }, xs)
   for t = 1, T do
-    if self.has_c then
-      h, c = self:step(t):forward(xs:select(1, t), h, c)
-    else
-      h = self:step(t):forward(xs:select(1, t), h)
+    local new_h, new_c = self:step(t):forward(xs:select(1, t), h, c)
+    b.hs:select(1, t):copy_(new_h)
+    if mask then -- a sequence past its end keeps its state: h + m·(new_h − h); hs is zero there
+      local m = mask:select(1, t)
+      b.hs:select(1, t):mul_(m)
+      new_h = self:buffer_shaped('h' .. t, { B, H }, xs):copy_(new_h):sub_(h):mul_(m):add_(h)
+      if c then new_c = self:buffer_shaped('c' .. t, { B, H }, xs):copy_(new_c):sub_(c):mul_(m):add_(c) end
     end
-    b.hs:select(1, t):copy_(h)
+    h, c = new_h, new_c
   end
-  self.saved = { T = T }
-  if not self.has_c then return b.hs, b.hs:select(1, T) end
+  self.saved = { T = T, mask = mask }
+  b.h_T = self:buffer_shaped('h_T', { B, H }, xs):copy_(h)
+  if not self.has_c then return b.hs, b.h_T end
   b.c_T = self:buffer_shaped('c_T', { B, H }, xs):copy_(c)
-  return b.hs, b.hs:select(1, T), b.c_T
+  return b.hs, b.h_T, b.c_T
+end
+
+-- g·(1 − m) into the buffer `name`: the part of a state's gradient that passes a padded step.
+local function passed(self, name, g, m)
+  return self:buffer_shaped(name, g:shape(), g):copy_(g):mul_(m):mul_(-1):add_(g)
 end
 
 function Recurrent:backward(d_hs, d_hT, d_cT, ...)
@@ -79,18 +106,27 @@ function Recurrent:backward(d_hs, d_hT, d_cT, ...)
   local T, steps = s.T, b.steps
   local d_h, d_c = d_hT, d_cT
   for t = T, 1, -1 do
+    local m = s.mask and s.mask:select(1, t)
+    local pass_h = m and d_h and passed(self, 'pass_h', d_h, m)
+    local pass_c = m and d_c and passed(self, 'pass_c', d_c, m)
     local grad_h = d_hs:select(1, t)
     if d_h then
       b.grad_h = ops.add(grad_h, d_h, { out = self:buffer('grad_h', d_hs) })
       grad_h = b.grad_h
+    elseif m then
+      grad_h = self:buffer_shaped('grad_h', grad_h:shape(), grad_h):copy_(grad_h)
     end
+    if m then grad_h:mul_(m) end
     local d_x
     if self.has_c then
       local grad_c = d_c or self:buffer_shaped('zeros', grad_h:shape(), grad_h, true)
+      if m then grad_c = self:buffer_shaped('grad_c', grad_h:shape(), grad_h):copy_(grad_c):mul_(m) end
       d_x, d_h, d_c = steps[t]:backward(grad_h, grad_c)
     else
       d_x, d_h = steps[t]:backward(grad_h)
     end
+    if pass_h then d_h:add_(pass_h) end
+    if pass_c then d_c:add_(pass_c) end
     if t == T then
       b.d_xs = self:buffer_shaped('d_xs', { T, d_x:size(1), d_x:size(2) }, d_x)
     end
