@@ -11,9 +11,10 @@
 --
 -- A ragged batch ({lengths = ...}) runs every row through the cell at every step, then keeps
 -- the state of a sequence past its end (h_T, c_T: each sequence's state after its own last
--- step) and zeroes its hs there, as the fused layers do. Step t runs on a clone of the cell that shares its parameters and gradients and keeps
--- its own buffers and saved activations (Torch7's clones per time step), made on first use and
--- kept: memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
+-- step) and zeroes its hs there, as the fused layers do; the kept states are T·B·H more each.
+-- Step t runs on a clone of the cell that shares its parameters and gradients and keeps its own
+-- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
+-- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
 -- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
 local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
