@@ -2,7 +2,10 @@
 -- (functional/rnn.lua, docs/cells.md), the base of LSTM, GRU and LLTM, in PyTorch's layout:
 -- layer l + 1 takes layer l's outputs, both directions concatenated; the reverse direction
 -- runs the same kernels from T down to 1; a ragged batch (`lengths`) is zero at the padded
--- steps, and h_n (c_n) holds each sequence's state after its own last step.
+-- steps, and h_n (c_n) holds each sequence's state after its own last step. forward and
+-- backward are this base's, called as every recurrent module is (recurrent_args.lua):
+--   hs, h_n[, c_n] = m:forward(xs, h0[, c0], {lengths = ...})
+--   d_xs, d_h0[, d_c0] = m:backward(d_hs, d_hn[, d_cn])
 --
 -- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
 -- parameters, via rnn_parameters.add), run_layer(k, x, h0, c0, lengths, reverse, out) and
