@@ -31,7 +31,8 @@ local function time_seq(class, B, I, H, lengths)
   collectgarbage()
   for i = 1, warm + iters do
     local t0 = now_ms()
-    if rnn.has_c then rnn:forward(xs, nil, nil, lengths) else rnn:forward(xs, nil, lengths) end
+    if rnn.has_c then rnn:forward(xs, nil, nil, { lengths = lengths })
+    else rnn:forward(xs, nil, { lengths = lengths }) end
     rnn:backward(ones)
     if i > warm then samples[#samples + 1] = now_ms() - t0 end
   end

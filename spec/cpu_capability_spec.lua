@@ -67,8 +67,8 @@ local function gated_results(class, dtype)
   local xs, d_hs = fused.randn({ 6, 5, 7 }, o), fused.randn({ 6, 5, 38 }, o)
   local lengths = { 6, 2, 5, 1, 6 }
   local out
-  if class == 'LSTM' then out = { m:forward(xs, nil, nil, lengths) }
-  else out = { m:forward(xs, nil, lengths) } end
+  if class == 'LSTM' then out = { m:forward(xs, nil, nil, { lengths = lengths }) }
+  else out = { m:forward(xs, nil, { lengths = lengths }) } end
   for _, t in ipairs({ m:backward(d_hs) }) do out[#out + 1] = t end
   for _, _, grad in m:named_parameters() do out[#out + 1] = grad end
   for i, t in ipairs(out) do out[i] = t:clone() end

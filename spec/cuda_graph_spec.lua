@@ -61,14 +61,14 @@ describe('fused.sparse on CUDA', function()
   gpu_it('GraphConv matches PyTorch on every golden case with a sparse A on the GPU', function()
     for _, case in ipairs({ 'small', 'medium' }) do
       local function load(name) return helper.load_golden('gc/' .. case, name, 'float64'):cuda() end
-      local W = load('W')
+      local W = load('W') -- in x out; the layer's weight is out x in
       local gc = fused.nn.GraphConv(W:size(1), W:size(2), { dtype = 'float64', device = 'cuda' })
-      gc.weight:copy_(W)
+      gc.weight:copy_(W:t())
       gc.bias:copy_(load('b'))
       local A = fused.sparse.from_dense(load('A'))
       close(gc:forward(A, load('X')), load('out'), 1e-10, case .. ' out')
       close(gc:backward(load('grad_out')), load('d_X'), 1e-10, case .. ' d_X')
-      close(gc.gradWeight, load('d_W'), 1e-10, case .. ' d_W')
+      close(gc.gradWeight:t(), load('d_W'), 1e-10, case .. ' d_W')
       close(gc.gradBias, load('d_b'), 1e-10, case .. ' d_b')
     end
   end)

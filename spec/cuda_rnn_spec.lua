@@ -11,8 +11,8 @@ local gpu_it = helper.gpu_it
 -- parameter gradient, in order, copied to the CPU.
 local function run(m, xs, lengths, d_hs)
   local outs
-  if m.has_c then outs = { m:forward(xs, nil, nil, lengths) }
-  else outs = { m:forward(xs, nil, lengths) } end
+  if m.has_c then outs = { m:forward(xs, nil, nil, { lengths = lengths }) }
+  else outs = { m:forward(xs, nil, { lengths = lengths }) } end
   local got = {}
   for _, t in ipairs(outs) do got[#got + 1] = t:cpu():clone() end
   for _, t in ipairs({ m:backward(d_hs) }) do got[#got + 1] = t:cpu():clone() end
@@ -41,6 +41,29 @@ describe('the cell engine on the GPU', function()
       end)
     end
 
+    -- PyTorch's options: batch_first, no biases, lengths as a tensor; dropout in evaluation
+    -- mode against the CPU, in training mode it runs (the masks are the device's draws).
+    for _, class in ipairs({ 'LSTM', 'GRU', 'LLTM' }) do
+      gpu_it(string.format('%s with batch_first, bias = false, dropout agrees with the CPU in %s',
+                           class, dtype), function()
+        fused.manual_seed(6)
+        local o = { dtype = dtype }
+        local T, B, I, H = 5, 3, 4, 6
+        local opts = { num_layers = 2, batch_first = true, bias = false, dropout = 0.3, dtype = dtype }
+        local cpu, gpu = fused.nn[class](I, H, opts), fused.nn[class](I, H, opts)
+        gpu:load_state_dict(cpu:state_dict())
+        gpu:cuda()
+        local xs, d_hs = fused.randn({ B, T, I }, o), fused.randn({ B, T, H }, o)
+        local lengths = fused.tensor({ 5, 1, 3 }, { dtype = 'int64' })
+        local trained = run(gpu, xs:cuda(), lengths, d_hs:cuda())
+        assert.are.same({ B, T, H }, trained[1]:shape())
+        cpu:eval(); gpu:eval(); gpu:zero_grad()
+        local want, got = run(cpu, xs, lengths, d_hs), run(gpu, xs:cuda(), lengths, d_hs:cuda())
+        local tol = dtype == 'float64' and 1e-12 or 1e-5
+        for i = 1, #want do close(got[i], want[i], tol, class .. ' result ' .. i) end
+      end)
+    end
+
     for _, class in ipairs({ 'LSTM', 'GRU' }) do
       gpu_it(string.format('%s matches PyTorch on the lengths case in %s', class, dtype), function()
         local path = class:lower() .. '_seq/lengths'
@@ -52,7 +75,8 @@ describe('the cell engine on the GPU', function()
         m:cuda()
         for name, p in m:named_parameters() do p:copy(g[name]) end
         local lengths = { 8, 3, 5, 1, 8 }
-        local hs = m.has_c and m:forward(g.xs, g.h0, g.c0, lengths) or m:forward(g.xs, g.h0, lengths)
+        local hs = m.has_c and m:forward(g.xs, g.h0, g.c0, { lengths = lengths })
+          or m:forward(g.xs, g.h0, { lengths = lengths })
         close(hs, g.hs, helper.golden_tolerance(path, 'hs', dtype), 'hs')
         local d_xs = m.has_c and m:backward(g.r, g.s_h, g.s_c) or m:backward(g.r, g.s_h)
         close(d_xs, g.d_xs, helper.golden_tolerance(path, 'd_xs', dtype), 'd_xs')

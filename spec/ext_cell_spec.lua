@@ -74,7 +74,7 @@ describe('fused.ext.cell', function()
       forward = function(xs, h0, ...)
         local args, i = { ... }, 0
         for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-        return m:forward(xs, h0, nil, lengths)
+        return m:forward(xs, h0, { lengths = lengths })
       end,
       backward = function(_, d_hs, d_hn)
         m:zeroGradParameters()

@@ -1,6 +1,7 @@
 -- nn.GraphConv: PyTorch's numbers for every golden case with A dense and sparse, float64 and
--- float32; gradcheck through both associations, with and without the relu; Aᵀ built once per
--- sparse A; a steady step allocates nothing; bad input.
+-- float32; its weight in nn.Linear's layout (a PyTorch Geometric GCNConv state_dict); gradcheck
+-- through both associations, with and without the relu; Aᵀ built once per sparse A; a steady
+-- step allocates nothing; bad input.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local close, err = helper.assert_close, helper.assert_error
@@ -8,12 +9,14 @@ local close, err = helper.assert_close, helper.assert_error
 local CASES = { 'small', 'medium' }
 local GRADIENTS = { out = 'out', d_X = 'd_X', d_W = 'gradWeight', d_b = 'gradBias' }
 
--- The layer for golden case `case` in dtype, its weights the case's; A dense or sparse.
+-- The layer for golden case `case` in dtype, its weights the case's; A dense or sparse. The
+-- golden W is in x out (X·W); the layer's weight is out x in, as nn.Linear's.
 local function golden_layer(case, dtype, as_sparse)
   local function load(name) return helper.load_golden('gc/' .. case, name, dtype) end
   local W = load('W')
   local gc = fused.nn.GraphConv(W:size(1), W:size(2), { dtype = dtype })
-  gc.weight:copy_(W)
+  assert.are.same({ W:size(2), W:size(1) }, gc.weight:shape())
+  gc.weight:copy_(W:t())
   gc.bias:copy_(load('b'))
   local A = load('A')
   return gc, as_sparse and fused.sparse.from_dense(A) or A, load('X'), load('grad_out'), load
@@ -28,7 +31,7 @@ describe('nn.GraphConv', function()
           local gc, A, X, grad_out, load = golden_layer(case, dtype, as_sparse)
           local got = { out = gc:forward(A, X):clone() }
           got.d_X = gc:backward(grad_out)
-          got.gradWeight, got.gradBias = gc.gradWeight, gc.gradBias
+          got.gradWeight, got.gradBias = gc.gradWeight:t(), gc.gradBias
           for name, field in pairs(GRADIENTS) do
             close(got[field], load(name), helper.golden_tolerance('gc/' .. case, name, dtype), what .. ' ' .. name)
           end
@@ -55,8 +58,23 @@ describe('nn.GraphConv', function()
       close(sparse:backward(g), d_X, 1e-12, 'd_X')
       close(sparse.gradWeight, gW, 1e-12, 'd_W')
       close(sparse.gradBias, gb, 1e-12, 'd_b')
-      close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight)):relu(), 1e-12, 'relu(A X W + b)')
+      close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight:t())):relu(), 1e-12,
+            'relu(A X Wt + b)')
     end
+  end)
+
+  -- PyTorch Geometric's GCNConv keeps its weight in a Linear without a bias ('lin.weight', out x
+  -- in) and adds 'bias' after the propagation: its state_dict loads under our names as they are.
+  it('keeps its weight in Linear\'s layout: a GCNConv state_dict loads as it is', function()
+    fused.manual_seed(4)
+    local o = { dtype = 'float64' }
+    local A, X = fused.randn({ 6, 6 }, o), fused.randn({ 6, 5 }, o)
+    local gcnconv = { ['lin.weight'] = fused.randn({ 3, 5 }, o), bias = fused.randn({ 3 }, o) }
+    local gc = fused.nn.GraphConv(5, 3, o)
+    gc:load_state_dict({ weight = gcnconv['lin.weight'], bias = gcnconv.bias })
+    local lin = fused.nn.Linear(5, 3, { bias = false, dtype = 'float64' })
+    lin:load_state_dict({ weight = gcnconv['lin.weight'] })
+    close(gc:forward(A, X), fused.addmm(gcnconv.bias, A, lin:forward(X)), 1e-12, 'A·lin(X) + bias')
   end)
 
   for _, relu in ipairs({ false, true }) do
@@ -80,7 +98,8 @@ describe('nn.GraphConv', function()
               return gc:backward(g):clone(), gc.gradWeight:clone(), gc.gradBias:clone()
             end,
           }
-          local inputs = { fused.randn({ 9, shape[1] }, o), fused.randn(shape, o), fused.randn({ shape[2] }, o) }
+          local inputs = { fused.randn({ 9, shape[1] }, o), fused.randn({ shape[2], shape[1] }, o),
+                           fused.randn({ shape[2] }, o) }
           local ok, worst = fused.gradcheck(layer, inputs)
           assert.is_true(ok, worst.message)
         end)

@@ -28,7 +28,7 @@ describe('options', function()
 
   it('nn modules check their options in their own name', function()
     err(function() fused.nn.Linear(2, 3, { biass = false }) end,
-        "Linear: unknown option 'biass' (expected one of: device, dtype)")
+        "Linear: unknown option 'biass' (expected one of: bias, dtype, device)")
     err(function() fused.nn.Embedding(5, 3, { padding_idx = 1 }) end, "Embedding: unknown option 'padding_idx'")
     err(function() fused.nn.LLTMCell(2, 3, { dtyp = 'float64' }) end, "LLTMCell: unknown option 'dtyp'")
     err(function() fused.nn.LLTMCellComposed(2, 3, { x = 1 }) end, "LLTMCellComposed: unknown option 'x'")

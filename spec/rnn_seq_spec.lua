@@ -38,8 +38,8 @@ describe('LSTM and GRU sequences', function()
           end
           local lstm = class == 'LSTM'
           local hs, h_n, c_n
-          if lstm then hs, h_n, c_n = m:forward(g.xs, g.h0, g.c0, config.lengths)
-          else hs, h_n = m:forward(g.xs, g.h0, config.lengths) end
+          if lstm then hs, h_n, c_n = m:forward(g.xs, g.h0, g.c0, { lengths = config.lengths })
+          else hs, h_n = m:forward(g.xs, g.h0, { lengths = config.lengths }) end
           check(hs, 'hs'); check(h_n, 'h_n')
           if lstm then check(c_n, 'c_n') end
           local d_xs, d_h0, d_c0
@@ -73,8 +73,8 @@ describe('LSTM and GRU sequences', function()
           local args = { ... }
           local i = first - 3
           for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-          if m.has_c then return m:forward(xs, h0, args[1], lengths) end
-          return m:forward(xs, h0, lengths)
+          if m.has_c then return m:forward(xs, h0, args[1], { lengths = lengths }) end
+          return m:forward(xs, h0, { lengths = lengths })
         end,
         backward = function(_, d_hs, d_hn, d_cn)
           m:zeroGradParameters()
@@ -100,8 +100,8 @@ describe('LSTM and GRU sequences', function()
       fused.manual_seed(3)
       local m = fused.nn[class](I, H, o)
       local function forward(xs, lens)
-        if m.has_c then return m:forward(xs, nil, nil, lens) end
-        return m:forward(xs, nil, lens)
+        if m.has_c then return m:forward(xs, nil, nil, { lengths = lens }) end
+        return m:forward(xs, nil, { lengths = lens })
       end
       local function grads()
         local g = {}
@@ -173,15 +173,39 @@ describe('LSTM and GRU sequences', function()
     local gru = fused.nn.GRU(2, 4, { bidirectional = true, dtype = 'float64' })
 
     it('lengths longer than T, zero, not integers, or the wrong count', function()
-      err(function() lstm:forward(xs, nil, nil, { 5, 6, 1 }) end, 'LSTM:forward', "'lengths'",
+      err(function() lstm:forward(xs, nil, nil, { lengths = { 5, 6, 1 } }) end, 'LSTM:forward', "'lengths'",
           'integers 1 to 5', 'got 6 at position 2')
-      err(function() gru:forward(xs, nil, { 0, 1, 1 }) end, 'GRU:forward', "'lengths'",
+      err(function() gru:forward(xs, nil, { lengths = { 0, 1, 1 } }) end, 'GRU:forward', "'lengths'",
           'integers 1 to 5', 'got 0 at position 1')
-      err(function() gru:forward(xs, nil, { 1, 2.5, 1 }) end, 'GRU:forward', "'lengths'",
+      err(function() gru:forward(xs, nil, { lengths = { 1, 2.5, 1 } }) end, 'GRU:forward', "'lengths'",
           'got 2.5 at position 2')
-      err(function() lstm:forward(xs, nil, nil, { 1, 2 }) end, 'LSTM:forward', "'lengths'",
+      err(function() lstm:forward(xs, nil, nil, { lengths = { 1, 2 } }) end, 'LSTM:forward', "'lengths'",
           'expected 3 step counts', 'got 2')
-      err(function() lstm:forward(xs, nil, nil, 5) end, 'LSTM:forward', "'lengths'", 'got number')
+      err(function() lstm:forward(xs, nil, nil, { lengths = 5 }) end, 'LSTM:forward', "'lengths'",
+          'got number')
+      err(function() lstm:forward(xs, nil, nil, { lengths = fused.tensor({ 1, 2, 3 }) }) end,
+          'LSTM:forward', "'lengths'", '1-D int64 tensor', 'got a 1-D float32 tensor')
+    end)
+
+    -- The positional calls of before: lengths after the states, or in a state's place.
+    it('lengths not in the options: an error that says how to call', function()
+      local lengths = { 5, 2, 1 }
+      err(function() lstm:forward(xs, nil, nil, lengths) end, 'LSTM:forward', "'opts'", 'got a list',
+          'LSTM:forward(xs, h0, c0, {lengths = ...})')
+      err(function() gru:forward(xs, nil, lengths) end, 'GRU:forward', "'opts'", 'got a list',
+          'the states are h0 only', 'GRU:forward(xs, h0, {lengths = ...})')
+      err(function() lstm:forward(xs, nil, lengths) end, 'LSTM:forward', "'c0'", 'got table',
+          'LSTM:forward(xs, h0, c0, {lengths = ...})')
+      local t = fused.tensor(lengths, { dtype = 'int64' })
+      err(function() gru:forward(xs, nil, t) end, 'GRU:forward', "'opts'", 'got a tensor',
+          'GRU:forward(xs, h0, {lengths = ...})')
+      err(function() lstm:forward(xs, nil, nil, t) end, 'LSTM:forward', "'opts'", 'got a tensor')
+      err(function() gru:forward(xs, nil, nil, { lengths = lengths }) end, 'GRU:forward',
+          'at most 2 arguments after xs, got 3', 'GRU:forward(xs, h0, {lengths = ...})')
+      err(function() gru:forward(xs, nil, { lenghts = lengths }) end, 'GRU:forward',
+          "unknown option 'lenghts'")
+      err(function() gru:backward(fused.zeros({ 5, 3, 8 }, o), nil, fused.zeros({ 2, 3, 4 }, o)) end,
+          'GRU:backward', 'expected (d_hs, d_hn), got 3 arguments')
     end)
 
     it('h0 or c0 with the wrong number of layers times directions', function()

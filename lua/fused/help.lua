@@ -257,9 +257,9 @@ M.entries = {
   ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step): one Adam update',
 
   -- fused.nn
-  ['fused.nn.Module'] = 'fused.nn.Module: the base of every module: forward, backward, parameters(), named_parameters(), zeroGradParameters(), state_dict(), load_state_dict(), to(), training()/evaluate()',
+  ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",
   ['fused.nn.Sequential'] = 'fused.nn.Sequential(m1, m2, ...) | Sequential():add(m): a chain of modules; parameters named by position from 0',
-  ['fused.nn.Linear'] = 'fused.nn.Linear(in_features, out_features, {dtype=, device=}): y = x weightᵀ + bias on ... x in inputs',
+  ['fused.nn.Linear'] = 'fused.nn.Linear(in_features, out_features, {bias = true, dtype=, device=}): y = x weightᵀ + bias on ... x in inputs',
   ['fused.nn.ReLU'] = 'fused.nn.ReLU(): y = max(x, 0) elementwise',
   ['fused.nn.Tanh'] = 'fused.nn.Tanh(): y = tanh(x) elementwise',
   ['fused.nn.Sigmoid'] = 'fused.nn.Sigmoid(): y = sigmoid(x) elementwise',
@@ -270,16 +270,16 @@ M.entries = {
   ['fused.nn.CrossEntropyLoss'] = 'fused.nn.CrossEntropyLoss(): forward(logits, targets) is the mean cross-entropy against int64 classes from 1; backward(logits, targets)',
   ['fused.nn.LLTMCell'] = 'fused.nn.LLTMCell(input_features, state_size, {dtype=, device=}): the fused LLTM cell: forward(x, h, c) -> new_h, new_c',
   ['fused.nn.LLTMCellComposed'] = 'fused.nn.LLTMCellComposed(input_features, state_size, {opts}): the LLTM cell from public tensor ops, the reference for LLTMCell',
-  ['fused.nn.LLTM'] = 'fused.nn.LLTM(input_size, hidden_size, {num_layers=, bidirectional=, dtype=, device=}): the LLTM fused over a sequence: forward(xs, h0, c0, lengths)',
-  ['fused.nn.LSTM'] = 'fused.nn.LSTM(input_size, hidden_size, {num_layers=, bidirectional=, dtype=, device=}): PyTorch\'s LSTM, fused: forward(xs, h0, c0, lengths) -> hs, h_n, c_n',
-  ['fused.nn.GRU'] = 'fused.nn.GRU(input_size, hidden_size, {num_layers=, bidirectional=, dtype=, device=}): PyTorch\'s GRU, fused: forward(xs, h0, lengths) -> hs, h_n',
+  ['fused.nn.LLTM'] = 'fused.nn.LLTM(input_size, hidden_size, {num_layers=, bidirectional=, batch_first=, dropout=, bias=, dtype=, device=}): the LLTM fused over a sequence: forward(xs, h0, c0, {lengths=}) -> hs, h_n, c_n',
+  ['fused.nn.LSTM'] = 'fused.nn.LSTM(input_size, hidden_size, {num_layers=, bidirectional=, batch_first=, dropout=, bias=, dtype=, device=}): PyTorch\'s LSTM, fused: forward(xs, h0, c0, {lengths=}) -> hs, h_n, c_n',
+  ['fused.nn.GRU'] = 'fused.nn.GRU(input_size, hidden_size, {num_layers=, bidirectional=, batch_first=, dropout=, bias=, dtype=, device=}): PyTorch\'s GRU, fused: forward(xs, h0, {lengths=}) -> hs, h_n',
   ['fused.nn.LSTMCell'] = 'fused.nn.LSTMCell(input_size, hidden_size, {dtype=, device=}): one LSTM step: forward(x, h, c) -> new_h, new_c',
   ['fused.nn.GRUCell'] = 'fused.nn.GRUCell(input_size, hidden_size, {dtype=, device=}): one GRU step: forward(x, h) -> new_h',
   ['fused.nn.RNN'] = 'fused.nn.RNN(input_size, hidden_size, {cell = fused.ext.cell{...}, num_layers=, bidirectional=}): your own cell on the cell engine',
   ['fused.nn.RNNBase'] = 'fused.nn.RNNBase: the base of LSTM, GRU, LLTM and RNN: stacked, bidirectional layers and ragged batches',
   ['fused.nn.RNNCellBase'] = 'fused.nn.RNNCellBase: the base of LSTMCell and GRUCell: one step of the cell engine',
-  ['fused.nn.Recurrent'] = 'fused.nn.Recurrent(cell): any cell module unrolled over time step by step: forward(xs, h0, c0) -> hs, h_T, c_T',
-  ['fused.nn.GraphConv'] = "fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype=, device=}): forward(A, X) = act(A X W + b), A dense or sparse",
+  ['fused.nn.Recurrent'] = 'fused.nn.Recurrent(cell): any cell module (LSTMCell, GRUCell, LLTMCell, ...) unrolled over time step by step: forward(xs, h0[, c0], {lengths=}) -> hs, h_T[, c_T]',
+  ['fused.nn.GraphConv'] = "fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype=, device=}): forward(A, X) = act(A X Wᵀ + b), A dense or sparse; weight out x in (Linear's, and GCNConv's lin.weight)",
 
   -- fused.optim
   ['fused.optim.Optimizer'] = 'fused.optim.Optimizer: the base of the optimizers: step(), state_dict(), load_state_dict()',

@@ -1,7 +1,10 @@
 -- The `lengths` of a ragged batch as the sequence engine takes them: a Lua list of B step
--- counts (sequence b runs steps 1..lengths[b]), checked here so that the error names the
--- user's argument, then an int64_t[B]; nil stays nil (every sequence runs all T steps).
+-- counts (sequence b runs steps 1..lengths[b]) or a 1-D int64 tensor of them (PyTorch's
+-- pack_padded_sequence takes either), checked here so that the error names the user's
+-- argument, then an int64_t[B]; nil stays nil (every sequence runs all T steps).
 local ffi = require 'ffi'
+local dt = require 'fused.dtype'
+local tensor = require 'fused.tensor'
 
 local M = {}
 
@@ -9,9 +12,15 @@ local M = {}
 function M.check(lengths, T, B, fn, level)
   if lengths == nil then return nil end
   level = level + 1
-  if type(lengths) ~= 'table' then
-    error(string.format("%s: argument 'lengths' expected a list of %d step counts, got %s", fn, B,
-                        type(lengths)), level)
+  if tensor.is_tensor(lengths) then
+    if lengths.scalar_type ~= dt.dtypes.int64 or lengths.ndim ~= 1 then
+      error(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
+                          .. "counts, got a %d-D %s tensor", fn, B, lengths.ndim, lengths.dtype), level)
+    end
+    lengths = lengths:totable()
+  elseif type(lengths) ~= 'table' then
+    error(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
+                        .. "counts, got %s", fn, B, type(lengths)), level)
   end
   if #lengths ~= B then
     error(string.format("%s: argument 'lengths' expected %d step counts (B from 'xs'), got %d", fn,

@@ -1,6 +1,6 @@
 -- Inverted dropout, as torch.nn.Dropout: in training each element is zeroed with probability
 -- p and the others are scaled by 1/(1-p), so that evaluation needs no scaling; after
--- :evaluate() forward returns its input as it is (and backward d_output), until :training().
+-- :eval() forward returns its input as it is (and backward d_output), until :train().
 --
 --   local drop = fused.nn.Dropout(0.5)     -- p defaults to 0.5
 --   local y = drop:forward(x)              -- a new mask from fused's generator (manual_seed)
@@ -25,7 +25,7 @@ function Dropout:extra_repr() return string.format('(p=%g)', self.p) end
 function Dropout:forward(x)
   tensor.expect(x, 'Dropout:forward', 'input')
   self.saved = { shape = x:shape() }
-  if not self.train or self.p == 0 then return x end
+  if not self.training or self.p == 0 then return x end
   -- The mask is 1[u > p] / (1-p) for u uniform in [0, 1).
   local mask = self:buffer_shaped('mask', x:shape(), x):uniform_()
   self.buffers.keep = ops.gt(mask, self.p, { out = self.buffers.keep })

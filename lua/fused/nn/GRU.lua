@@ -1,8 +1,8 @@
 -- PyTorch's nn.GRU on the cell engine: stacked, optionally bidirectional, ragged batches.
 --
 --   local gru = fused.nn.GRU(input_size, hidden_size, {num_layers =, bidirectional =,
---                                                       dtype =, device =})
---   local hs, h_n = gru:forward(xs, h0, lengths)     -- xs T×B×I; h0 nil = zeros
+--     batch_first =, dropout =, bias =, dtype =, device =})  -- RNNBase's options
+--   local hs, h_n = gru:forward(xs, h0, {lengths = lengths})  -- xs T×B×I; h0 nil = zeros
 --   local d_xs, d_h0 = gru:backward(d_hs, d_hn)      -- d_hn nil = zeros
 --
 -- Shapes and parameter names as nn.LSTM's, with 3H rows in gate order r, z, n (b_hn inside
@@ -14,15 +14,5 @@ local gated = require 'fused.nn.gated_layer'
 local GRU = RNNBase:extend('GRU')
 GRU.cell, GRU.gates, GRU.has_c = 'gru', 3, false
 GRU.add_layer, GRU.run_layer, GRU.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
-
-function GRU:forward(xs, h0, lengths)
-  local hs, h_n = self:run(xs, h0, nil, lengths)
-  return hs, h_n
-end
-
-function GRU:backward(d_hs, d_hn)
-  local d_xs, d_h0 = self:run_backward(d_hs, d_hn, nil)
-  return d_xs, d_h0
-end
 
 return GRU

@@ -7,7 +7,7 @@
 local RNNCellBase = require 'fused.nn.RNNCellBase'
 
 local GRUCell = RNNCellBase:extend('GRUCell')
-GRUCell.cell, GRUCell.gates = 'gru', 3
+GRUCell.cell, GRUCell.gates, GRUCell.has_c = 'gru', 3, false
 
 function GRUCell:forward(x, h) return (self:step(x, h, nil)) end
 

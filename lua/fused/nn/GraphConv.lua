@@ -1,15 +1,18 @@
--- A graph convolution (Kipf and Welling): out = act(A·X·W + b) for an N x N adjacency A, dense
+-- A graph convolution (Kipf and Welling): out = act(A·X·Wᵀ + b) for an N x N adjacency A, dense
 -- (a tensor) or sparse (fused.sparse), and node features X (N x in_features).
 --
 --   local gc = fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype =, device =})
 --   local out = gc:forward(A, X)         -- N x out_features
 --   local d_X = gc:backward(grad_out)    -- adds into gradWeight and gradBias (A is not differentiated)
 --
--- weight is in x out, Glorot uniform, and bias zeros, as Kipf and Welling's code starts. The
--- product is taken as A·(X·W) when out_features <= in_features, so that the propagation by A runs
--- over the narrower matrix, else as (A·X)·W. The bias and relu go into the last pass: the
+-- weight is out x in, as nn.Linear's and PyTorch Geometric's GCNConv.lin.weight (a GCNConv
+-- state_dict loads as {weight = sd['lin.weight'], bias = sd['bias']}; GCNConv normalises A
+-- itself, here A comes normalised), Glorot uniform, and bias zeros, as Kipf and Welling's code
+-- starts. The
+-- product is taken as A·(X·Wᵀ) when out_features <= in_features, so that the propagation by A runs
+-- over the narrower matrix, else as (A·X)·Wᵀ. The bias and relu go into the last pass: the
 -- sparse product's own (one pass over the rows), or the GEMM's bias and a relu pass after it.
--- Kept for backward: A and the output, with X (A·(X·W)) or A·X ((A·X)·W). Backward multiplies by
+-- Kept for backward: A and the output, with X (A·(X·Wᵀ)) or A·X ((A·X)·Wᵀ). Backward multiplies by
 -- Aᵀ; a sparse Aᵀ is built once per A (a cache keyed on the matrix, shared by every layer), so
 -- a training loop over one graph transposes it once. A is taken as unchanging.
 local Module = require 'fused.nn.Module'
@@ -31,7 +34,7 @@ function GraphConv:__init(in_features, out_features, opts)
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features, self.activation = in_features, out_features, opts.activation
   local bound = math.sqrt(6 / (in_features + out_features))
-  self.weight = tensor.empty({ in_features, out_features }, topts):uniform(-bound, bound)
+  self.weight = tensor.empty({ out_features, in_features }, topts):uniform(-bound, bound)
   self.bias = tensor.zeros({ out_features }, topts)
   self.gradWeight = tensor.zeros(self.weight:shape(), topts)
   self.gradBias = tensor.zeros(self.bias:shape(), topts)
@@ -94,12 +97,12 @@ function GraphConv:forward(A, X)
   check_inputs(self, A, X)
   local b, relu = self.buffers, self.activation == 'relu'
   if self.out_features <= self.in_features then
-    b.XW = ops.matmul(X, self.weight, { out = self:buffer('XW', X) })
+    b.XW = ops.matmul(X, self.weight:t(), { out = self:buffer('XW', X) })
     propagate(self, 'output', A, b.XW, self.bias, relu)
     self.saved = { A = A, X = X }
   else
     propagate(self, 'AX', A, X)
-    b.output = ops.addmm(self.bias, b.AX, self.weight, { out = self:buffer('output', X) })
+    b.output = ops.addmm(self.bias, b.AX, self.weight:t(), { out = self:buffer('output', X) })
     if relu then b.output:relu_() end
     self.saved = { A = A, AX = b.AX }
   end
@@ -114,7 +117,7 @@ function GraphConv:backward(grad_out)
     error(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
                         table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')), 2)
   end
-  local g = grad_out -- the gradient at A·X·W + b: through the relu, whose output says where it passed
+  local g = grad_out -- the gradient at A·X·Wᵀ + b: through the relu, whose output says where it passed
   if self.activation == 'relu' then
     b.grad_z = ops.d_relu(b.output, { out = self:buffer('grad_z', grad_out) }):mul_(grad_out)
     g = b.grad_z
@@ -122,13 +125,13 @@ function GraphConv:backward(grad_out)
   b.bias_sum = ops.sum(g, 1, { out = self:buffer('bias_sum', g) })
   self.gradBias:add_(b.bias_sum:view(-1))
   local At = transpose(saved.A)
-  if saved.X then -- A·(X·W): d_W = Xᵀ·(Aᵀ·g), d_X = (Aᵀ·g)·Wᵀ
+  if saved.X then -- A·(X·Wᵀ): d_W = (Aᵀ·g)ᵀ·X, d_X = (Aᵀ·g)·W
     local AtG = propagate(self, 'AtG', At, g)
-    self.gradWeight:addmm_(saved.X:t(), AtG)
-    b.gradInput = ops.matmul(AtG, self.weight:t(), { out = self:buffer('gradInput', g) })
-  else -- (A·X)·W: d_W = (A·X)ᵀ·g, d_X = Aᵀ·(g·Wᵀ)
-    self.gradWeight:addmm_(saved.AX:t(), g)
-    b.dAX = ops.matmul(g, self.weight:t(), { out = self:buffer('dAX', g) })
+    self.gradWeight:addmm_(AtG:t(), saved.X)
+    b.gradInput = ops.matmul(AtG, self.weight, { out = self:buffer('gradInput', g) })
+  else -- (A·X)·Wᵀ: d_W = gᵀ·(A·X), d_X = Aᵀ·(g·W)
+    self.gradWeight:addmm_(g:t(), saved.AX)
+    b.dAX = ops.matmul(g, self.weight, { out = self:buffer('dAX', g) })
     propagate(self, 'gradInput', At, b.dAX)
   end
   return b.gradInput

@@ -4,8 +4,8 @@
 -- half of gradWeight. Stacked and bidirectional layers and ragged batches as nn.LSTM's.
 --
 --   local rnn = fused.nn.LLTM(input_size, hidden_size, {num_layers =, bidirectional =,
---                                                        dtype =, device =})
---   local hs, h_T, c_T = rnn:forward(xs, h0, c0, lengths) -- xs T×B×I; h0, c0 nil = 0
+--     batch_first =, dropout =, bias =, dtype =, device =})  -- RNNBase's options
+--   local hs, h_T, c_T = rnn:forward(xs, h0, c0, {lengths = lengths}) -- h0, c0 nil = 0
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT)  -- d_hT, d_cT nil = 0
 --
 -- weight (3H × (H+I)) and bias (3H) are laid out as in LLTMCell; the other layers and the
@@ -31,23 +31,34 @@ function LLTM:add_layer(l, suffix, in_size, opts)
   local H = self.hidden_size
   if suffix == '_l0' then suffix = '' end
   rnn_parameters.add(self, 'weight' .. suffix, 'gradWeight' .. suffix, { 3 * H, H + in_size }, opts)
-  rnn_parameters.add(self, 'bias' .. suffix, 'gradBias' .. suffix, { 3 * H }, opts)
+  if self.has_bias then
+    rnn_parameters.add(self, 'bias' .. suffix, 'gradBias' .. suffix, { 3 * H }, opts)
+  end
+end
+
+-- Layer-direction k's weight, bias and their gradients; without biases (has_bias false) a zero
+-- bias and a gradient buffer that is thrown away.
+local function layer(self, k, x)
+  local n = self.parameter_names
+  if self.has_bias then
+    local w, b = n[2 * k - 1], n[2 * k]
+    return self[w[1]], self[b[1]], self[w[2]], self[b[2]]
+  end
+  local w, GH = n[k], { 3 * self.hidden_size }
+  return self[w[1]], self:buffer_shaped('zero_bias', GH, x, true), self[w[2]],
+         self:buffer_shaped('unused_d_bias', GH, x)
 end
 
 function LLTM:run_layer(k, x, h0, c0, lengths, reverse, out)
-  local w, b = self.parameter_names[2 * k - 1], self.parameter_names[2 * k]
-  local _, _, ctx = functional.lltm_seq_forward(x, self[w[1]], self[b[1]], h0, c0,
+  local w, b = layer(self, k, x)
+  local _, _, ctx = functional.lltm_seq_forward(x, w, b, h0, c0,
     { lengths = lengths, reverse = reverse, out = { out[1], out[3], out[4], out[2] } })
   return ctx
 end
 
 function LLTM:back_layer(k, ctx, d_hs, d_hn, d_cn, out)
-  local w, b = self.parameter_names[2 * k - 1], self.parameter_names[2 * k]
-  functional.lltm_seq_backward_accumulate(ctx, d_hs, d_hn, d_cn, self[w[2]], self[b[2]],
-                                          { out = out })
+  local _, _, d_w, d_b = layer(self, k, d_hs)
+  functional.lltm_seq_backward_accumulate(ctx, d_hs, d_hn, d_cn, d_w, d_b, { out = out })
 end
-
-function LLTM:forward(xs, h0, c0, lengths) return self:run(xs, h0, c0, lengths) end
-function LLTM:backward(d_hs, d_hT, d_cT) return self:run_backward(d_hs, d_hT, d_cT) end
 
 return LLTM

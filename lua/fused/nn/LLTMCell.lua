@@ -12,6 +12,7 @@ local functional = require 'fused.functional'
 local tensor = require 'fused.tensor'
 
 local LLTMCell = Module:extend('LLTMCell')
+LLTMCell.has_c = true
 
 -- Shared with LLTMCellComposed and LLTM: the parameters, their gradients and the sizes.
 function LLTMCell.init_parameters(self, input_features, state_size, opts)

@@ -8,6 +8,7 @@ local LLTMCell = require 'fused.nn.LLTMCell'
 local ops = require 'fused.ops'
 
 local LLTMCellComposed = Module:extend('LLTMCellComposed')
+LLTMCellComposed.has_c = true
 
 function LLTMCellComposed:__init(input_features, state_size, opts)
   LLTMCell.init_parameters(self, input_features, state_size, opts)

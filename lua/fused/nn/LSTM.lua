@@ -1,8 +1,8 @@
 -- PyTorch's nn.LSTM on the cell engine: stacked, optionally bidirectional, ragged batches.
 --
 --   local lstm = fused.nn.LSTM(input_size, hidden_size, {num_layers =, bidirectional =,
---                                                         dtype =, device =})
---   local hs, h_n, c_n = lstm:forward(xs, h0, c0, lengths)  -- xs T×B×I; h0, c0 nil = zeros
+--     batch_first =, dropout =, bias =, dtype =, device =})  -- RNNBase's options
+--   local hs, h_n, c_n = lstm:forward(xs, h0, c0, {lengths = lengths}) -- h0, c0 nil = zeros
 --   local d_xs, d_h0, d_c0 = lstm:backward(d_hs, d_hn, d_cn) -- d_hn, d_cn nil = zeros
 --
 -- hs T×B×(D·H) (D = 2 when bidirectional), zero at padded steps; h0, c0, h_n, c_n
@@ -17,8 +17,5 @@ local gated = require 'fused.nn.gated_layer'
 local LSTM = RNNBase:extend('LSTM')
 LSTM.cell, LSTM.gates, LSTM.has_c = 'lstm', 4, true
 LSTM.add_layer, LSTM.run_layer, LSTM.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
-
-function LSTM:forward(xs, h0, c0, lengths) return self:run(xs, h0, c0, lengths) end
-function LSTM:backward(d_hs, d_hn, d_cn) return self:run_backward(d_hs, d_hn, d_cn) end
 
 return LSTM

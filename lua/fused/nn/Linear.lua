@@ -1,27 +1,36 @@
 -- y = x·weightᵀ + bias, on B × in or T × B × in inputs (the leading dims are flattened into
 -- one GEMM).
 --
---   local linear = fused.nn.Linear(in_features, out_features, {dtype=, device=})
+--   local linear = fused.nn.Linear(in_features, out_features, {bias=, dtype=, device=})
 --   local y = linear:forward(x)           -- x … × in, y … × out
 --   local d_x = linear:backward(d_y)      -- adds into gradWeight and gradBias
 --
--- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts.
+-- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts;
+-- {bias = false}: no bias (y = x·weightᵀ), and no 'bias' in named_parameters.
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local Linear = Module:extend('Linear')
 
 function Linear:__init(in_features, out_features, opts)
-  opts = self:tensor_options(opts)
+  opts = options.check(opts, 'Linear', { 'bias', 'dtype', 'device' }, 4)
+  if opts.bias ~= nil and type(opts.bias) ~= 'boolean' then
+    error(string.format("Linear: option 'bias' expected a boolean, got %s", type(opts.bias)), 3)
+  end
+  local has_bias = opts.bias ~= false
+  opts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   self:check_size(in_features, 'in_features')
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features = in_features, out_features
   local bound = 1 / math.sqrt(in_features)
   self.weight = tensor.empty({ out_features, in_features }, opts):uniform(-bound, bound)
-  self.bias = tensor.empty({ out_features }, opts):uniform(-bound, bound)
   self.gradWeight = tensor.zeros(self.weight:shape(), opts)
-  self.gradBias = tensor.zeros(self.bias:shape(), opts)
+  if has_bias then
+    self.bias = tensor.empty({ out_features }, opts):uniform(-bound, bound)
+    self.gradBias = tensor.zeros(self.bias:shape(), opts)
+  end
 end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
@@ -37,12 +46,17 @@ local function rows_of(self, x, fn)
   return x:contiguous():view(-1, self.in_features), shape
 end
 
-function Linear:extra_repr() return string.format('(%d -> %d)', self.in_features, self.out_features) end
+function Linear:extra_repr()
+  return string.format('(%d -> %d%s)', self.in_features, self.out_features,
+                       self.bias and '' or ', bias=false')
+end
 
 function Linear:forward(x)
   local rows, shape = rows_of(self, x, 'forward')
   local b = self.buffers
-  b.output = ops.addmm(self.bias, rows, self.weight:t(), { out = self:buffer('output', x) })
+  local out = { out = self:buffer('output', x) }
+  b.output = self.bias and ops.addmm(self.bias, rows, self.weight:t(), out)
+             or ops.matmul(rows, self.weight:t(), out)
   self.saved = { rows = rows, in_shape = x:shape(), out_shape = shape }
   return b.output:view(shape)
 end
@@ -54,8 +68,10 @@ function Linear:backward(d_y)
   local d_rows = d_y:contiguous():view(-1, self.out_features)
   b.gradInput = ops.matmul(d_rows, self.weight, { out = self:buffer('gradInput', d_y) })
   self.gradWeight:addmm_(d_rows:t(), saved.rows)
-  b.bias_sum = ops.sum(d_rows, 1, { out = self:buffer('bias_sum', d_y) })
-  self.gradBias:add_(b.bias_sum:view(-1))
+  if self.bias then
+    b.bias_sum = ops.sum(d_rows, 1, { out = self:buffer('bias_sum', d_y) })
+    self.gradBias:add_(b.bias_sum:view(-1))
+  end
   return b.gradInput:view(saved.in_shape)
 end
 

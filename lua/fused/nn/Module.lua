@@ -27,7 +27,7 @@ function Module:extend(name)
     end,
   })
   class.__index = class
-  class.__tostring = self.__tostring
+  class.__tostring, class.__call = self.__tostring, self.__call
   return class
 end
 
@@ -158,11 +158,16 @@ function Module:load_state_dict(state, opts)
   return missing, unexpected
 end
 
-function Module:zeroGradParameters()
+-- m(...) is m:forward(...), as a PyTorch module's call.
+function Module:__call(...) return self:forward(...) end
+
+-- Zeroes every parameter gradient (PyTorch's name; zeroGradParameters is Torch7's).
+function Module:zero_grad()
   local _, grads = self:parameters()
   for _, g in ipairs(grads) do g:zero() end
   return self
 end
+Module.zeroGradParameters = Module.zero_grad
 
 -- The buffer `name` to pass as an op's out: nil (the op allocates it) unless it has like's
 -- dtype and device; a criterion meets inputs of any.
@@ -273,21 +278,18 @@ function Module:expect_saved(fn)
   return self.saved
 end
 
--- Training or evaluation mode, as Torch7's: a module whose forward differs between them
--- (Dropout) reads self.train. training() and evaluate() set it on the module and its children.
-Module.train = true
+-- Training or evaluation mode, as PyTorch's: a module whose forward differs between them
+-- (Dropout, the dropout of nn.LSTM) reads self.training. train() and eval() set it on the
+-- module and its children; train(false) is eval().
+Module.training = true
 
-function Module:training()
-  self.train = true
-  for _, child in ipairs(self:children()) do child:training() end
+function Module:train(mode)
+  self.training = mode ~= false
+  for _, child in ipairs(self:children()) do child:train(mode) end
   return self
 end
 
-function Module:evaluate()
-  self.train = false
-  for _, child in ipairs(self:children()) do child:evaluate() end
-  return self
-end
+function Module:eval() return self:train(false) end
 
 -- What tostring shows after the module's name, PyTorch's extra_repr: the sizes that made it,
 -- '(4 -> 8)'. This default shows the shapes of the module's own parameters, or nothing.

@@ -1,9 +1,9 @@
 -- A recurrent layer over a cell of your own (fused.ext.cell, docs/extending.md), with what
 -- nn.LSTM has: stacked and bidirectional layers, ragged batches, PyTorch's parameter names.
 --
---   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = spec, num_layers =,
---                                                      bidirectional =, dtype =, device =})
---   local hs, h_n, c_n = rnn:forward(xs, h0, c0, lengths)  -- c0 and c_n: cells with state 'hc'
+--   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = spec, num_layers =, ...})
+--   local hs, h_n, c_n = rnn:forward(xs, h0, c0, {lengths = lengths}) -- cells with state 'hc'
+--   local hs, h_n = rnn:forward(xs, h0, {lengths = lengths})          -- cells with state 'h'
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hn, d_cn)
 --
 -- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H), bias_ih_l0, bias_hh_l0 (G·H), ...
@@ -29,8 +29,5 @@ end
 function RNN:extra_repr()
   return RNNBase.extra_repr(self):gsub('%)$', ', cell=' .. self.cell.name .. ')')
 end
-
-function RNN:forward(xs, h0, c0, lengths) return self:run(xs, h0, c0, lengths) end
-function RNN:backward(d_hs, d_hn, d_cn) return self:run_backward(d_hs, d_hn, d_cn) end
 
 return RNN

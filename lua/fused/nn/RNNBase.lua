@@ -2,7 +2,10 @@
 -- (functional/rnn.lua, docs/cells.md), the base of LSTM, GRU and LLTM, in PyTorch's layout:
 -- layer l + 1 takes layer l's outputs, both directions concatenated; the reverse direction
 -- runs the same kernels from T down to 1; a ragged batch (`lengths`) is zero at the padded
--- steps, and h_n (c_n) holds each sequence's state after its own last step.
+-- steps, and h_n (c_n) holds each sequence's state after its own last step. forward and
+-- backward are this base's, called as every recurrent module is (recurrent_args.lua):
+--   hs, h_n[, c_n] = m:forward(xs, h0[, c0], {lengths = ...})
+--   d_xs, d_h0[, d_c0] = m:backward(d_hs, d_hn[, d_cn])
 --
 -- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
 -- parameters, via rnn_parameters.add), run_layer(k, x, h0, c0, lengths, reverse, out) and
@@ -12,13 +15,19 @@ local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local rnn_parameters = require 'fused.nn.rnn_parameters'
 local lengths_ = require 'fused.functional.lengths'
+local Dropout = require 'fused.nn.Dropout'
+local recurrent_args = require 'fused.nn.recurrent_args'
 
 local expect = tensor.expect
 local RNNBase = Module:extend('RNNBase')
 
--- opts: num_layers (1), bidirectional (false), dtype, device.
+-- opts: num_layers (1), bidirectional (false), batch_first (false: xs T×B×I, hs T×B×D·H; true:
+-- B×T×I and B×T×D·H, the states stay (L·D)×B×H, as PyTorch's), dropout (0: the probability of
+-- dropping an element of a layer's output before the next layer, in training mode only), bias
+-- (true; false: no bias parameters, has_bias false), dtype, device.
 function RNNBase:__init(input_size, hidden_size, opts)
-  opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'dtype', 'device' }, 4)
+  opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'batch_first', 'dropout',
+                                           'bias', 'dtype', 'device' }, 4)
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
   local num_layers = opts.num_layers or 1
@@ -26,13 +35,21 @@ function RNNBase:__init(input_size, hidden_size, opts)
     error(string.format("%s: option 'num_layers' expected a positive integer, got %s",
                         self.__name, tostring(num_layers)), 3)
   end
-  if opts.bidirectional ~= nil and type(opts.bidirectional) ~= 'boolean' then
-    error(string.format("%s: option 'bidirectional' expected a boolean, got %s", self.__name,
-                        type(opts.bidirectional)), 3)
+  for _, name in ipairs({ 'bidirectional', 'batch_first', 'bias' }) do
+    if opts[name] ~= nil and type(opts[name]) ~= 'boolean' then
+      error(string.format("%s: option '%s' expected a boolean, got %s", self.__name, name,
+                          type(opts[name])), 3)
+    end
+  end
+  local p = opts.dropout or 0
+  if type(p) ~= 'number' or not (p >= 0 and p <= 1) then
+    error(string.format("%s: option 'dropout' expected a probability in [0, 1], got %s",
+                        self.__name, tostring(p)), 3)
   end
   local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
   self.bidirectional = opts.bidirectional or false
+  self.batch_first, self.dropout, self.has_bias = opts.batch_first or false, p, opts.bias ~= false
   self.directions = self.bidirectional and 2 or 1
   for l = 0, num_layers - 1 do
     for d = 1, self.directions do
@@ -40,15 +57,24 @@ function RNNBase:__init(input_size, hidden_size, opts)
                      l == 0 and input_size or self.directions * hidden_size, topts)
     end
   end
+  -- One nn.Dropout per gap between layers, each keeping its own mask for backward; run in
+  -- this module's mode (not children: train() and eval() set self.training, run reads it).
+  self.dropouts = {}
+  if p > 0 then
+    for l = 1, num_layers - 1 do self.dropouts[l] = Dropout(p) end
+  end
 end
 
 RNNBase.named_parameters = rnn_parameters.named_parameters
 
 -- tostring: 'fused.nn.LSTM(input_size=32, hidden_size=128, num_layers=2, bidirectional=true)',
--- the last two only when they are not the defaults.
+-- the options after the sizes only when they are not the defaults, in PyTorch's order.
 function RNNBase:extra_repr()
-  return string.format('(input_size=%d, hidden_size=%d%s%s)', self.input_size, self.hidden_size,
-                       self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
+  return string.format('(input_size=%d, hidden_size=%d%s%s%s%s%s)', self.input_size,
+                       self.hidden_size, self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
+                       self.has_bias and '' or ', bias=false',
+                       self.batch_first and ', batch_first=true' or '',
+                       self.dropout > 0 and ', dropout=' .. self.dropout or '',
                        self.bidirectional and ', bidirectional=true' or '')
 end
 
@@ -73,16 +99,42 @@ function RNNBase:initial_state(t, arg, xs, B, fn)
   return self:unshared(t)
 end
 
+-- hs, h_n (and c_n when the cell has one): recurrent_args' convention.
+function RNNBase:forward(xs, ...)
+  local fn = self.__name .. ':forward'
+  local h0, c0, opts = recurrent_args.forward(self, fn, ...)
+  local hs, h_n, c_n = self:run(xs, h0, c0, opts.lengths)
+  if self.has_c then return hs, h_n, c_n end
+  return hs, h_n
+end
+
+-- d_xs, d_h0 (and d_c0) from the gradients at forward's results (d_hn, d_cn nil: zeros).
+function RNNBase:backward(...)
+  recurrent_args.backward(self, self.__name .. ':backward', ...)
+  local d_xs, d_h0, d_c0 = self:run_backward(...)
+  if self.has_c then return d_xs, d_h0, d_c0 end
+  return d_xs, d_h0
+end
+
+-- t (B×T×…) copied time-major (T×B×…) into the buffer `name`, or the other way round.
+function RNNBase:swap_batch_time(name, t)
+  local s = t:shape()
+  s[1], s[2] = s[2], s[1]
+  return self:buffer_shaped(name, s, t):copy_(t:transpose(1, 2))
+end
+
 -- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1.
 function RNNBase:run(xs, h0, c0, lengths)
   local fn = self.__name .. ':forward'
   expect(xs, fn, 'xs')
   if xs.ndim ~= 3 then
-    error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs.ndim), 3)
+    error(string.format("%s: argument 'xs' expected 3 dims (%s), got %d", fn,
+                        self.batch_first and 'B x T x I' or 'T x B x I', xs.ndim), 3)
   end
+  if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
   local LD = self.num_layers * D
-  lengths_.check(lengths, T, B, fn, 2)
+  lengths_.check(lengths, T, B, fn, 3)
   h0 = self:initial_state(h0, 'h0', xs, B, fn)
   if self.has_c then c0 = self:initial_state(c0, 'c0', xs, B, fn) end
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
@@ -92,6 +144,11 @@ function RNNBase:run(xs, h0, c0, lengths)
   saved.consumed, saved.lengths = false, lengths
   local x = xs
   for l = 0, self.num_layers - 1 do
+    local drop = self.dropouts[l]
+    if drop then
+      drop.training = self.training
+      x = drop:forward(x)
+    end
     local out = self:buffer_shaped('out' .. l, { T, B, D * H }, xs)
     for d = 1, D do
       local k = l * D + d
@@ -104,6 +161,7 @@ function RNNBase:run(xs, h0, c0, lengths)
   end
   saved.xs = xs
   self.saved = saved
+  if self.batch_first then x = self:swap_batch_time('hs_batch_first', x) end
   return x, h_n, c_n
 end
 
@@ -118,6 +176,7 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
   expect(d_hs, fn, 'd_hs')
   if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
   if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
+  if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
   local xs, H, D = s.xs, self.hidden_size, self.directions
   local h_n = self.buffers.h_n
   local d_h0 = self:buffer_shaped('d_h0', h_n:shape(), xs)
@@ -134,9 +193,10 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
         { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
       if d_in then d_in:add_(d_x) else d_in = d_x end
     end
-    d_out = d_in
+    d_out = self.dropouts[l] and self.dropouts[l]:backward(d_in) or d_in
   end
   s.consumed = true
+  if self.batch_first then d_out = self:swap_batch_time('d_xs_batch_first', d_out) end
   return d_out, d_h0, d_c0
 end
 

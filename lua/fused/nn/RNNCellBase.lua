@@ -23,6 +23,14 @@ end
 
 RNNCellBase.named_parameters = rnn_parameters.named_parameters
 
+-- Module's shared_clone (nn.Recurrent's clone per step), sharing these parameters by their names.
+function RNNCellBase:shared_clone(into)
+  local c = Module.shared_clone(self, into)
+  for _, e in ipairs(self.parameter_names) do c[e[1]], c[e[2]] = self[e[1]], self[e[2]] end
+  c.parameter_names = self.parameter_names
+  return c
+end
+
 function RNNCellBase:extra_repr()
   return string.format('(input_size=%d, hidden_size=%d)', self.input_size, self.hidden_size)
 end

@@ -1,27 +1,43 @@
 -- Unrolls any cell module over time, step by step: the generic (slower) way, and the reference
--- for the fused nn.LLTM. Same protocol as nn.LLTM:
+-- for the fused sequence layers. The cell is any module with forward(x, h[, c]) -> h[, c] and
+-- backward(grad_h[, grad_c]) -> d_x, d_h[, d_c], whose has_c says whether it keeps a cell state
+-- and whose hidden_size (the LLTM's state_size) is the state's width: LSTMCell, GRUCell,
+-- LLTMCell, LLTMCellComposed. Called as the sequence layers are (recurrent_args):
 --
---   local rnn = fused.nn.Recurrent(fused.nn.LLTMCell(I, H))
+--   local rnn = fused.nn.Recurrent(fused.nn.LSTMCell(I, H))
 --   local hs, h_T, c_T = rnn:forward(xs, h0, c0)      -- xs T×B×I, hs T×B×H; h0, c0 nil = 0
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT) -- d_hT, d_cT nil = 0
+--   local hs, h_T = fused.nn.Recurrent(fused.nn.GRUCell(I, H)):forward(xs, h0)
 --
+-- A ragged batch ({lengths = ...}) runs every row through the cell at every step, then keeps
+-- the state of a sequence past its end (h_T, c_T: each sequence's state after its own last
+-- step) and zeroes its hs there, as the fused layers do; the kept states are T·B·H more each.
 -- Step t runs on a clone of the cell that shares its parameters and gradients and keeps its own
 -- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
--- memory T times the cell's buffers. The cell's gradWeight and gradBias accumulate the sum over
--- steps; rnn:parameters() returns the cell's.
+-- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
+-- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
+local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
+local dt = require 'fused.dtype'
 local ops = require 'fused.ops'
 local tensor = require 'fused.tensor'
+local lengths_ = require 'fused.functional.lengths'
+local recurrent_args = require 'fused.nn.recurrent_args'
 
 local expect = tensor.expect
 local Recurrent = Module:extend('Recurrent')
 
 function Recurrent:__init(cell)
-  if type(cell) ~= 'table' or type(cell.forward) ~= 'function' or not cell.state_size then
-    error("Recurrent: argument 'cell' expected a cell module (forward(x, h, c) -> h, c), got "
-          .. type(cell), 3)
+  local ok = type(cell) == 'table' and type(cell.forward) == 'function'
+             and type(cell.backward) == 'function' and type(cell.has_c) == 'boolean'
+             and (cell.hidden_size or cell.state_size)
+  if not ok then
+    error("Recurrent: argument 'cell' expected a cell module (LSTMCell, GRUCell, LLTMCell, ...: "
+          .. 'forward(x, h[, c]), has_c, hidden_size), got '
+          .. (type(cell) == 'table' and tostring(cell.__name or 'a table') or type(cell)), 3)
   end
-  self.cell = cell
+  self.cell, self.has_c = cell, cell.has_c
+  self.hidden_size = cell.hidden_size or cell.state_size
 end
 
 -- The clone of the cell for step t, pointed at the cell's current parameters.
@@ -32,44 +48,92 @@ function Recurrent:step(t)
   return steps[t]
 end
 
-function Recurrent:forward(xs, h0, c0)
-  expect(xs, 'Recurrent:forward', 'xs')
-  if xs:dim() ~= 3 then
-    error(string.format("Recurrent:forward: argument 'xs' expected 3 dims (T x B x I), got %d",
-                        xs:dim()), 2)
+-- The T×B×1 mask of a ragged batch on xs's dtype and device: 1 where sequence b runs step t.
+-- Written on the host, then copied: a buffer each, so a step of unchanged shapes allocates nothing.
+function Recurrent:step_mask(lengths, T, B, xs)
+  local host = self.buffers.mask_host
+  if not (host and host.scalar_type == xs.scalar_type and host.sizes[0] == T and host.sizes[1] == B) then
+    host = tensor.empty({ T, B, 1 }, { dtype = xs.dtype })
+    self.buffers.mask_host = host
   end
-  local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.cell.state_size
-  local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
-  local c = c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)
-  b.hs = self:buffer_shaped('hs', { T, B, H }, xs)
+  local p = ffi.cast(dt.ctypes[host.scalar_type], host.data)
   for t = 1, T do
-    h, c = self:step(t):forward(xs:select(1, t), h, c)
-    b.hs:select(1, t):copy_(h)
+    for i = 1, B do p[(t - 1) * B + i - 1] = t <= lengths[i - 1] and 1 or 0 end
   end
-  b.c_T = self:buffer_shaped('c_T', { B, H }, xs):copy_(c)
-  self.saved = { T = T }
-  return b.hs, b.hs:select(1, T), b.c_T
+  if xs.device == 'cpu' then return host end
+  return self:buffer_shaped('mask', { T, B, 1 }, xs):copy_(host)
 end
 
-function Recurrent:backward(d_hs, d_hT, d_cT)
+function Recurrent:forward(xs, ...)
+  local fn = 'Recurrent:forward'
+  local h0, c0, opts = recurrent_args.forward(self, fn, ...)
+  expect(xs, fn, 'xs')
+  if xs:dim() ~= 3 then
+    error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()), 2)
+  end
+  local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
+  local lengths = lengths_.check(opts.lengths, T, B, fn, 2)
+  local mask = lengths and self:step_mask(lengths, T, B, xs)
+  local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
+  local c = self.has_c and (c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)) or nil
+  b.hs = self:buffer_shaped('hs', { T, B, H }, xs)
+  for t = 1, T do
+    local new_h, new_c = self:step(t):forward(xs:select(1, t), h, c)
+    b.hs:select(1, t):copy_(new_h)
+    if mask then -- a sequence past its end keeps its state: h + m·(new_h − h); hs is zero there
+      local m = mask:select(1, t)
+      b.hs:select(1, t):mul_(m)
+      new_h = self:buffer_shaped('h' .. t, { B, H }, xs):copy_(new_h):sub_(h):mul_(m):add_(h)
+      if c then new_c = self:buffer_shaped('c' .. t, { B, H }, xs):copy_(new_c):sub_(c):mul_(m):add_(c) end
+    end
+    h, c = new_h, new_c
+  end
+  self.saved = { T = T, mask = mask }
+  b.h_T = self:buffer_shaped('h_T', { B, H }, xs):copy_(h)
+  if not self.has_c then return b.hs, b.h_T end
+  b.c_T = self:buffer_shaped('c_T', { B, H }, xs):copy_(c)
+  return b.hs, b.h_T, b.c_T
+end
+
+-- g·(1 − m) into the buffer `name`: the part of a state's gradient that passes a padded step.
+local function passed(self, name, g, m)
+  return self:buffer_shaped(name, g:shape(), g):copy_(g):mul_(m):mul_(-1):add_(g)
+end
+
+function Recurrent:backward(d_hs, d_hT, d_cT, ...)
+  recurrent_args.backward(self, 'Recurrent:backward', d_hs, d_hT, d_cT, ...)
   local s, b = self:expect_saved(), self.buffers
   expect(d_hs, 'Recurrent:backward', 'd_hs')
   local T, steps = s.T, b.steps
   local d_h, d_c = d_hT, d_cT
   for t = T, 1, -1 do
+    local m = s.mask and s.mask:select(1, t)
+    local pass_h = m and d_h and passed(self, 'pass_h', d_h, m)
+    local pass_c = m and d_c and passed(self, 'pass_c', d_c, m)
     local grad_h = d_hs:select(1, t)
     if d_h then
       b.grad_h = ops.add(grad_h, d_h, { out = self:buffer('grad_h', d_hs) })
       grad_h = b.grad_h
+    elseif m then
+      grad_h = self:buffer_shaped('grad_h', grad_h:shape(), grad_h):copy_(grad_h)
     end
-    local grad_c = d_c or self:buffer_shaped('zeros', grad_h:shape(), grad_h, true)
+    if m then grad_h:mul_(m) end
     local d_x
-    d_x, d_h, d_c = steps[t]:backward(grad_h, grad_c)
+    if self.has_c then
+      local grad_c = d_c or self:buffer_shaped('zeros', grad_h:shape(), grad_h, true)
+      if m then grad_c = self:buffer_shaped('grad_c', grad_h:shape(), grad_h):copy_(grad_c):mul_(m) end
+      d_x, d_h, d_c = steps[t]:backward(grad_h, grad_c)
+    else
+      d_x, d_h = steps[t]:backward(grad_h)
+    end
+    if pass_h then d_h:add_(pass_h) end
+    if pass_c then d_c:add_(pass_c) end
     if t == T then
       b.d_xs = self:buffer_shaped('d_xs', { T, d_x:size(1), d_x:size(2) }, d_x)
     end
     b.d_xs:select(1, t):copy_(d_x)
   end
+  if not self.has_c then return b.d_xs, d_h end
   return b.d_xs, d_h, d_c
 end
 

@@ -1,5 +1,6 @@
 -- The layers of the cells with PyTorch's two weights and two biases (LSTM, GRU), for RNNBase:
--- their parameters and one layer-direction through functional.rnn_forward/backward.
+-- their parameters and one layer-direction through functional.rnn_forward/backward. Without
+-- biases (has_bias false) the engine gets a zero bias and gradient buffers that are thrown away.
 local functional = require 'fused.functional'
 local rnn_parameters = require 'fused.nn.rnn_parameters'
 
@@ -7,29 +8,45 @@ local M = {}
 
 function M.add_layer(self, l, suffix, in_size, opts)
   local GH, H = self.gates * self.hidden_size, self.hidden_size
-  for _, p in ipairs({ { 'weight_ih', { GH, in_size } }, { 'weight_hh', { GH, H } },
-                       { 'bias_ih', { GH } }, { 'bias_hh', { GH } } }) do
+  local params = { { 'weight_ih', { GH, in_size } }, { 'weight_hh', { GH, H } } }
+  if self.has_bias then
+    params[3], params[4] = { 'bias_ih', { GH } }, { 'bias_hh', { GH } }
+  end
+  for _, p in ipairs(params) do
     rnn_parameters.add(self, p[1] .. suffix, 'grad_' .. p[1] .. suffix, p[2], opts)
   end
 end
 
--- The four names of layer-direction k in parameter_names.
-local function entries(self, k)
-  local n = self.parameter_names
-  return n[4 * k - 3], n[4 * k - 2], n[4 * k - 1], n[4 * k]
+-- The parameters of layer-direction k (and their gradients): from parameter_names, or the zero
+-- bias and scratch gradients when there are no biases.
+local function layer(self, k, x)
+  local n, per = self.parameter_names, self.has_bias and 4 or 2
+  local w_ih, w_hh = n[per * (k - 1) + 1], n[per * (k - 1) + 2]
+  local p = { self[w_ih[1]], self[w_hh[1]] }
+  local g = { self[w_ih[2]], self[w_hh[2]] }
+  if self.has_bias then
+    local b_ih, b_hh = n[per * (k - 1) + 3], n[per * (k - 1) + 4]
+    p[3], p[4], g[3], g[4] = self[b_ih[1]], self[b_hh[1]], self[b_ih[2]], self[b_hh[2]]
+  else
+    local GH = { tonumber(p[1].sizes[0]) }
+    p[3] = self:buffer_shaped('zero_bias', GH, x, true)
+    p[4] = p[3]
+    g[3] = self:buffer_shaped('unused_d_bias_ih', GH, x)
+    g[4] = self:buffer_shaped('unused_d_bias_hh', GH, x)
+  end
+  return p, g
 end
 
 function M.run_layer(self, k, x, h0, c0, lengths, reverse, out)
-  local w_ih, w_hh, b_ih, b_hh = entries(self, k)
-  local _, _, _, ctx = functional.rnn_forward(self.cell, x, self[w_ih[1]], self[w_hh[1]],
-    self[b_ih[1]], self[b_hh[1]], h0, c0, { lengths = lengths, reverse = reverse, out = out })
+  local p = layer(self, k, x)
+  local _, _, _, ctx = functional.rnn_forward(self.cell, x, p[1], p[2], p[3], p[4], h0, c0,
+    { lengths = lengths, reverse = reverse, out = out })
   return ctx
 end
 
 function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
-  local w_ih, w_hh, b_ih, b_hh = entries(self, k)
-  functional.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn,
-    { self[w_ih[2]], self[w_hh[2]], self[b_ih[2]], self[b_hh[2]] }, { out = out })
+  local _, g = layer(self, k, d_hs)
+  functional.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, g, { out = out })
 end
 
 return M

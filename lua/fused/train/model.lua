@@ -49,9 +49,7 @@ function SequenceModel:loss(xs, ys, backward)
   local inputs = self.embed and self.embed:forward(xs) or xs
   local hs, h_n = self.rnn:forward(inputs)
   local drop = self.drop
-  if drop then
-    if backward then drop:training() else drop:evaluate() end
-  end
+  if drop then drop:train(backward and true or false) end
   if self.output_kind == 'last' then
     -- The last layer's final state (h_n is layers x B x H, or B x H for a one-layer LLTM).
     local last = h_n.ndim == 3 and h_n:size(1) or nil

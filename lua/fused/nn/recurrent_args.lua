@@ -1,0 +1,57 @@
+-- The one calling convention of every recurrent module over a sequence (nn.LSTM, nn.GRU,
+-- nn.LLTM, nn.RNN, nn.Recurrent): forward(xs, <states in the cell's order>, {lengths = ...}),
+-- backward(d_hs, <gradients at the final states in the same order>). The module's has_c says
+-- whether the states are h alone or h, c. A lengths list or tensor in a state's or the options'
+-- place (the older positional calls) is an error that says how to call.
+local options = require 'fused.options'
+local tensor = require 'fused.tensor'
+
+local M = {}
+
+local function usage(module)
+  return string.format('%s:forward(xs, h0%s, {lengths = ...})', module.__name,
+                       module.has_c and ', c0' or '')
+end
+
+-- The number of arguments up to the last that is not nil.
+local function count(...)
+  local n = select('#', ...)
+  while n > 0 and select(n, ...) == nil do n = n - 1 end
+  return n
+end
+
+-- h0, c0 (nil without a cell state) and opts from forward's arguments after xs; errors are
+-- blamed on forward's caller.
+function M.forward(module, fn, ...)
+  local h0, c0, opts
+  if module.has_c then h0, c0, opts = ... else h0, opts = ... end
+  local n, most = count(...), module.has_c and 3 or 2
+  if n > most then
+    error(string.format('%s: expected at most %d arguments after xs, got %d (call %s)', fn, most,
+                        n, usage(module)), 3)
+  end
+  for _, s in ipairs({ { 'h0', h0 }, { 'c0', c0 } }) do
+    if s[2] ~= nil and not tensor.is_tensor(s[2]) then
+      error(string.format("%s: argument '%s' expected a tensor or nil, got %s (lengths go in the "
+                          .. 'options: %s)', fn, s[1], tensor.type_name(s[2]), usage(module)), 3)
+    end
+  end
+  if tensor.is_tensor(opts) or (type(opts) == 'table' and opts[1] ~= nil) then
+    error(string.format("%s: argument 'opts' expected the options {lengths = ...}, got %s (the "
+                        .. 'states are %s; call %s)', fn,
+                        tensor.is_tensor(opts) and 'a tensor' or 'a list',
+                        module.has_c and 'h0, c0' or 'h0 only', usage(module)), 3)
+  end
+  return h0, c0, options.check(opts, fn, { 'lengths' }, 4)
+end
+
+-- backward's arguments: d_hs, d_hn and, with a cell state, d_cn.
+function M.backward(module, fn, ...)
+  local n, most = count(...), module.has_c and 3 or 2
+  if n > most then
+    error(string.format('%s: expected (d_hs, d_hn%s), got %d arguments', fn,
+                        module.has_c and ', d_cn' or '', n), 3)
+  end
+end
+
+return M
