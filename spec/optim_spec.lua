@@ -136,6 +136,16 @@ describe('optim.Adam', function()
   end)
 end)
 
+describe('Optimizer:zero_grad', function()
+  it('zeroes every gradient it steps from, and nothing else', function()
+    local _, opt, params, grads = run(optim.SGD, { lr = 0.1 }, 1)
+    local before = params[1]:totable()
+    opt:zero_grad()
+    for _, g in ipairs(grads) do assert.are.equal(0, g:abs():max()) end
+    assert.are.same(before, params[1]:totable())
+  end)
+end)
+
 describe('optim.AdamW', function()
   it('decays the parameter apart from the gradient, then takes Adam’s step', function()
     local got = run(optim.AdamW, { lr = 0.1, betas = { 0.8, 0.95 }, eps = 1e-3, weight_decay = 0.2 }, 3)

@@ -282,7 +282,7 @@ M.entries = {
   ['fused.nn.GraphConv'] = "fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype=, device=}): forward(A, X) = act(A X Wᵀ + b), A dense or sparse; weight out x in (Linear's, and GCNConv's lin.weight)",
 
   -- fused.optim
-  ['fused.optim.Optimizer'] = 'fused.optim.Optimizer: the base of the optimizers: step(), state_dict(), load_state_dict()',
+  ['fused.optim.Optimizer'] = 'fused.optim.Optimizer: the base of the optimizers: step(), zero_grad(), state_dict(), load_state_dict()',
   ['fused.optim.SGD'] = 'fused.optim.SGD(params, grads, {lr = 0.01, momentum = 0, dampening = 0, weight_decay = 0, nesterov = false}): as torch.optim.SGD; opt:step()',
   ['fused.optim.Adam'] = 'fused.optim.Adam(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0}): as torch.optim.Adam (weight decay as L2)',
   ['fused.optim.AdamW'] = 'fused.optim.AdamW(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 1e-2}): as torch.optim.AdamW (decoupled weight decay)',

@@ -110,6 +110,12 @@ function Optimizer:step()
   end
 end
 
+-- Zeroes every gradient the optimizer steps from, as torch.optim's zero_grad (which a
+-- module's zero_grad does too).
+function Optimizer:zero_grad()
+  for _, g in ipairs(self.grads) do g:zero() end
+end
+
 -- { step = n, hyper = {lr = ...}, params = #params, tensors = {['1.exp_avg'] = t, ...} }:
 -- everything a later load_state_dict needs to continue exactly. Tensors are named by the
 -- parameter's position (in module:named_parameters()' order, as PyTorch's state refers to its
