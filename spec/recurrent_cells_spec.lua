@@ -30,21 +30,15 @@ describe('nn.Recurrent', function()
       local xs, d_hs = fused.randn({ T, B, I }, o), fused.randn({ T, B, H }, o)
       local h0, c0, d_hT, d_cT = fused.randn({ B, H }, o), fused.randn({ B, H }, o),
                                  fused.randn({ B, H }, o), fused.randn({ B, H }, o)
-      local got, want
-      if cell.has_c then
-        got, want = { rnn:forward(xs, h0, c0) }, { seq:forward(xs, h0, c0) }
-      else
-        got, want = { rnn:forward(xs, h0) }, { seq:forward(xs, h0) }
-      end
+      -- the states in the cell's order, and their gradients
+      local states, d_states = { h0, c0 }, { d_hT, d_cT }
+      if not cell.has_c then states[2], d_states[2] = nil, nil end
+      local got, want = { rnn:forward(xs, unpack(states)) }, { seq:forward(xs, unpack(states)) }
       assert.are.equal(#want, #got)
       close(got[1], want[1], 1e-13, 'hs')
       -- the final states: B×H, nn.LSTM's and nn.GRU's 1×B×H
       for i = 2, #want do close(got[i], want[i]:view(B, H), 1e-13, 'final state ' .. i) end
-      if cell.has_c then
-        got, want = { rnn:backward(d_hs, d_hT, d_cT) }, { seq:backward(d_hs, d_hT, d_cT) }
-      else
-        got, want = { rnn:backward(d_hs, d_hT) }, { seq:backward(d_hs, d_hT) }
-      end
+      got, want = { rnn:backward(d_hs, unpack(d_states)) }, { seq:backward(d_hs, unpack(d_states)) }
       assert.are.equal(#want, #got)
       close(got[1], want[1], 1e-12, 'd_xs')
       for i = 2, #want do close(got[i], want[i]:view(B, H), 1e-12, 'initial state ' .. i) end
