@@ -21,7 +21,7 @@ CASES = {
     'adam_weight_decay': ('Adam', {'lr': 0.01, 'betas': (0.8, 0.99), 'weight_decay': 0.01}),
     'adamw': ('AdamW', {'lr': 0.01, 'weight_decay': 0.05}),
     'rmsprop': ('RMSprop', {'lr': 0.01}),
-    'rmsprop_momentum': ('RMSprop', {'lr': 0.01, 'alpha': 0.9, 'momentum': 0.5,
+    'rmsprop_momentum': ('RMSprop', {'lr': 0.002, 'alpha': 0.9, 'momentum': 0.5,
                                      'weight_decay': 0.01}),
 }
 
