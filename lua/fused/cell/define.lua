@@ -34,7 +34,7 @@ local function states(name, state, results, n)
   local want = STATES[state]
   local expects = string.format("state '%s' expects %d: %s", state, #want, table.concat(want, ', '))
   if n == 0 then fail(name, 'step returned nothing; %s', expects) end
-  if n ~= #want then fail(name, 'step returned %d values; %s', n, expects) end
+  if n ~= #want then fail(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects) end
   local inputs = state == 'hc' and 'gx, gh, h, c' or 'gx, gh, h'
   for i = 1, n do
     local v = results[i]
