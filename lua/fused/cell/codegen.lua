@@ -24,7 +24,7 @@ local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_' }
 
 local function name_of(n)
   if n.op == 'gx' or n.op == 'gh' then return n.op .. n.index .. '_' end
-  return leaf_names[n.op] or ('v' .. n.id)
+  return leaf_names[n.op] or (n.op:gsub('_lt$', '') .. n.id)
 end
 
 local function expression(n)

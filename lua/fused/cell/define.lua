@@ -6,6 +6,7 @@ local grad = require 'fused.cell.grad'
 local codegen = require 'fused.cell.codegen'
 local options = require 'fused.options'
 local hash = require 'fused.ext.hash'
+local build = require 'fused.ext.build'
 
 local FN = 'fused.cell.define'
 local OPTIONS = { 'name', 'gates', 'state', 'step', 'cache_dir', 'verbose' }
@@ -49,14 +50,10 @@ local function states(name, state, results, n)
   return results
 end
 
+-- The generated source's file in the cache, named by its text: written once.
 local function write_source(dir, name, text)
   local path = string.format('%s/%s-%s.c', dir, name, hash.hex(hash.add(nil, text)))
-  if hash.read(path) == text then return path end
-  local tmp = string.format('%s.tmp-%d', path, math.random(1, 2 ^ 30))
-  local f = assert(io.open(tmp, 'wb'))
-  f:write(text)
-  f:close()
-  assert(os.rename(tmp, path))
+  if hash.read(path) ~= text then build.write(FN, path, text) end
   return path
 end
 
@@ -110,7 +107,7 @@ return function(spec)
 
   local ext = require 'fused.ext'
   local dir = ext.cache_root(spec) .. '/' .. name
-  require('fused.ext.build').mkdir(FN, dir)
+  build.mkdir(FN, dir)
   local cell = ext.cell { name = name, sources = { write_source(dir, name, source) }, step = step,
                           gates = gates, state = spec.state, saved = L.saved, h_prev = L.h_prev,
                           d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,

@@ -11,7 +11,6 @@ local M = {}
 
 local Node = {}
 Node.__index = Node
-M.Node = Node
 
 local function is_node(v) return getmetatable(v) == Node end
 M.is_node = is_node
