@@ -113,6 +113,65 @@ describe('fused.cell.define', function()
     end)
   end
 
+  -- Random expressions of every operation over every leaf (fixed seeds), each cell gradchecked.
+  local function random_expression(leaves, depth)
+    if depth == 0 or math.random() < 0.25 then
+      if math.random() < 0.15 then return math.random(-3, 3) * 0.5 end
+      return leaves[math.random(#leaves)]
+    end
+    local a = random_expression(leaves, depth - 1)
+    local b = random_expression(leaves, depth - 1)
+    local make = {
+      function() return F.sigmoid(a) end, function() return F.tanh(a) end,
+      function() return F.elu(a) end, function() return F.softplus(a) end,
+      function() return F.abs(a) end, function() return F.relu(a) end, function() return -a end,
+      function() return F.exp(F.tanh(a)) end, function() return F.sqrt(1 + F.sigmoid(a)) end,
+      function() return F.log(2 + F.tanh(a)) end, function() return a + b end,
+      function() return a - b end, function() return a * b end,
+      function() return a / (2 + F.sigmoid(b)) end, function() return F.min(a, b) end,
+      function() return F.max(a, b) end,
+    }
+    return make[math.random(#make)]()
+  end
+
+  for seed = 1, 4 do
+    it('gradcheck: a random cell, seed ' .. seed, function()
+      local gates, hc = seed % 3 + 1, seed % 2 == 0
+      local stderr = io.stderr
+      io.stderr = helper.sink() -- an unused gate's warning
+      local made, cell = pcall(F.define, { name = 'random' .. seed, gates = gates, state = hc and 'hc' or 'h',
+        cache_dir = cache .. '.d', step = function(gx, gh, h, c)
+          math.randomseed(seed)
+          local leaves = { h, c } -- c: nil for state 'h', and then overwritten
+          for k = 1, gates do leaves[#leaves + 1] = gx[k]; leaves[#leaves + 1] = gh[k] end
+          local new_h = F.tanh(random_expression(leaves, 4)) + 0.1 * h
+          if hc then return new_h, F.tanh(random_expression(leaves, 3)) + 0.5 * c end
+          return new_h
+        end })
+      io.stderr = stderr
+      assert(made, cell)
+      fused.manual_seed(seed)
+      local T, B, I, H = 3, 2, 2, 3
+      local inputs = { fused.randn({ T, B, I }, o), fused.randn({ B, H }, o),
+                       fused.randn({ gates * H, I }, o) * 0.5, fused.randn({ gates * H, H }, o) * 0.5,
+                       fused.randn({ gates * H }, o) * 0.5, fused.randn({ gates * H }, o) * 0.5 }
+      if hc then inputs[7] = fused.randn({ B, H }, o) end
+      local opts = { lengths = { 3, 2 } }
+      local ok, worst = fused.gradcheck({
+        forward = function(xs, h0, w_ih, w_hh, b_ih, b_hh, c0)
+          local hs, h_n, c_n, ctx = Fn.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
+          if hc then return hs, h_n, c_n, ctx end
+          return hs, h_n, ctx
+        end,
+        backward = function(ctx, ...)
+          local d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0 = Fn.rnn_backward(ctx, ...)
+          return d_xs, d_h0, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_c0
+        end,
+      }, inputs)
+      assert.is_true(ok, worst and worst.message)
+    end)
+  end
+
   it('the MGU as a definition gives the hand-written one\'s outputs and gradients, float64 within 1e-12', function()
     local defined = F.define(example('mgu'))
     local by_hand = fused.ext.cell { name = 'mgu', sources = { 'examples/custom_cell/mgu.c' }, gates = 2,
