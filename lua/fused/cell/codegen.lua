@@ -16,6 +16,8 @@ local cheap = { add = true, sub = true, mul = true, div = true, neg = true, sele
                 abs = true, dsigmoid = true, dtanh = true, delu = true }
 
 local function number(v)
+  if v ~= v then return 'NAN' end
+  if v == math.huge or v == -math.huge then return v > 0 and 'INFINITY' or '-INFINITY' end
   if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format('%d', v) end
   return string.format('%.17g', v)
 end

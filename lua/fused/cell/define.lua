@@ -12,9 +12,7 @@ local FN = 'fused.cell.define'
 local OPTIONS = { 'name', 'gates', 'state', 'step', 'cache_dir', 'verbose' }
 local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
 
-local function fail(name, f, ...)
-  error(string.format('%s: %s: ' .. f, FN, name, ...), 3)
-end
+local function message(name, f, ...) return string.format('%s: %s: ' .. f, FN, name, ...) end
 
 -- gx or gh: gate k's symbol for k in 1..gates, an error at the reading line for another k.
 local function products(g, kind, gates)
@@ -34,17 +32,19 @@ end
 local function states(name, state, results, n)
   local want = STATES[state]
   local expects = string.format("state '%s' expects %d: %s", state, #want, table.concat(want, ', '))
-  if n == 0 then fail(name, 'step returned nothing; %s', expects) end
-  if n ~= #want then fail(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects) end
+  if n == 0 then error(message(name, 'step returned nothing; %s', expects), 3) end
+  if n ~= #want then
+    error(message(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects), 3)
+  end
   local inputs = state == 'hc' and 'gx, gh, h, c' or 'gx, gh, h'
   for i = 1, n do
     local v = results[i]
     if type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
-      fail(name, 'step result %d (%s) is the number %s; a state must be an expression of %s', i,
-           want[i], tostring(type(v) == 'number' and v or v.value), inputs)
+      error(message(name, 'step result %d (%s) is the number %s; a state must be an expression '
+                    .. 'of %s', i, want[i], tostring(type(v) == 'number' and v or v.value), inputs), 3)
     elseif not graph.is_node(v) then
-      fail(name, 'step result %d (%s) is a %s; expected an expression of %s', i, want[i],
-           type(v), inputs)
+      error(message(name, 'step result %d (%s) is a %s; expected an expression of %s', i,
+                    want[i], type(v), inputs), 3)
     end
   end
   return results
@@ -66,13 +66,13 @@ return function(spec)
   end
   local gates = spec.gates
   if type(gates) ~= 'number' or gates ~= math.floor(gates) or gates < 1 or gates > 64 then
-    fail(name, "option 'gates' expected an integer in 1..64, got %s", tostring(gates))
+    error(message(name, "option 'gates' expected an integer in 1..64, got %s", tostring(gates)), 2)
   end
   if not STATES[spec.state] then
-    fail(name, "option 'state' expected 'h' or 'hc', got %s", tostring(spec.state))
+    error(message(name, "option 'state' expected 'h' or 'hc', got %s", tostring(spec.state)), 2)
   end
   if type(spec.step) ~= 'function' then
-    fail(name, "option 'step' expected a function, got %s", type(spec.step))
+    error(message(name, "option 'step' expected a function, got %s", type(spec.step)), 2)
   end
   local has_c = spec.state == 'hc'
 
@@ -80,7 +80,7 @@ return function(spec)
   local h, c = graph.leaf(g, 'h'), has_c and graph.leaf(g, 'c') or nil
   local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
                           products(g, 'gh', gates), h, c) }
-  if not results[1] then fail(name, '%s', tostring(results[2])) end
+  if not results[1] then error(message(name, '%s', tostring(results[2])), 2) end
   local outputs = states(name, spec.state, { unpack(results, 2, table.maxn(results)) },
                          table.maxn(results) - 1)
 
