@@ -315,6 +315,8 @@ describe('fused.cell.define', function()
           'fused.cell.define: bad: ', 'cell_define_spec.lua:', "fused.cell has no 'softmax'")
       err(define('h', function(gx, gh, h) return F.tanh('x') end),
           "fused.cell.tanh: argument 1 expected a symbol or a number, got string")
+      err(define('h', function(gx, gh, h) return F.elu(gx[1], 0.5) end), -- alpha is 1
+          'fused.cell.elu: expected one argument, got 2')
     end)
     it('warns of a gate that nothing reads', function()
       local sink, stderr = helper.sink(), io.stderr

@@ -38,7 +38,12 @@ local function apply(fname, op, args, ...)
 end
 
 local function unary(fname, op)
-  M[fname] = function(x) return apply(fname, op, { x }, x) end
+  M[fname] = function(...)
+    if select('#', ...) ~= 1 then
+      error(string.format('fused.cell.%s: expected one argument, got %d', fname, select('#', ...)), 2)
+    end
+    return apply(fname, op, { ... }, ...)
+  end
 end
 for _, f in ipairs({ 'sigmoid', 'tanh', 'exp', 'log', 'softplus', 'abs', 'sqrt', 'elu' }) do
   unary(f, f)
