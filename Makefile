@@ -278,6 +278,11 @@ bench-seq: deps all
 bench-ext: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_ext.lua
 
+# Cells from fused.cell.define against the built-in LSTM, GRU and LLTM.
+.PHONY: bench-cell
+bench-cell: deps all
+	$(LUA_ENV) $(LUAJIT) examples/bench_cell_define.lua
+
 # GraphConv, sparse against dense, against PyTorch where it is installed (docs/graph.md).
 .PHONY: bench-gc
 bench-gc: deps all

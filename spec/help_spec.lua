@@ -21,7 +21,7 @@ local INTERNAL = { ['nn.init'] = true, ['nn.activation'] = true, ['nn.gated_laye
 describe('help entries', function()
   it('cover every name of fused, the lazily loaded modules too', function()
     local missing = {}
-    local names = { 'functional', 'gradcheck', 'sparse', 'distributed', 'ext' }
+    local names = { 'functional', 'gradcheck', 'sparse', 'distributed', 'ext', 'cell' }
     for name in pairs(fused) do names[#names + 1] = name end
     for _, name in ipairs(names) do
       if not help.entries['fused.' .. name] then missing[#missing + 1] = 'fused.' .. name end
@@ -32,7 +32,7 @@ describe('help entries', function()
 
   it("cover every function of fused's other modules", function()
     local missing = {}
-    for _, module in ipairs({ 'cuda', 'sparse', 'distributed', 'ext', 'debug', 'functional' }) do
+    for _, module in ipairs({ 'cuda', 'sparse', 'distributed', 'ext', 'cell', 'debug', 'functional' }) do
       for name, v in pairs(fused[module]) do
         local full = 'fused.' .. module .. '.' .. name
         if type(v) == 'function' and not help.entries[full] then missing[#missing + 1] = full end

@@ -1,5 +1,5 @@
--- Trains an RNN over the MGU cell of mgu.c, compiled by fused.ext.cell on first run, on the
--- adding problem (fused.data.adding): T = 30, hidden 32, Adam. Predicting 1 always scores MSE
+-- Trains an RNN over the MGU, defined from its equations (examples/cells/mgu.lua, the cell of
+-- mgu.c) by fused.cell.define, which compiles it on first run, on the adding problem (fused.data.adding): T = 30, hidden 32, Adam. Predicting 1 always scores MSE
 -- 1/6 = 0.167, the task's baseline; the held-out MSE is printed every 100 steps.
 --   luajit examples/custom_cell/train.lua [steps]     (from a checkout after `make`)
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
@@ -9,8 +9,7 @@ local nn = fused.nn
 
 local STEPS, T, B, H = tonumber(arg and arg[1]) or 600, 30, 64, 32
 
-local mgu = fused.ext.cell { name = 'mgu', sources = { here .. 'mgu.c' }, gates = 2, state = 'h',
-                             saved = 6, d_ih = 3 }
+local mgu = fused.cell.define(dofile(here .. '../cells/mgu.lua')(fused.cell))
 fused.manual_seed(1)
 local task = require('fused.data.adding').new { seq_len = T, batch = B, seed = 1, heldout = 500,
                                                 dtype = 'float32' }

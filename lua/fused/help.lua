@@ -17,6 +17,7 @@ M.entries = {
   ['fused.functional'] = 'fused.functional: the fused ops behind nn and optim as functions (forward returns a ctx for backward)',
   ['fused.sparse'] = 'fused.sparse: sparse matrices in CSR form and their product with dense ones (docs/graph.md)',
   ['fused.distributed'] = 'fused.distributed: data-parallel training over the processes mpirun starts (docs/distributed.md)',
+  ['fused.cell'] = 'fused.cell: recurrent cells from their equations, fused.cell.define (docs/extending.md)',
   ['fused.ext'] = 'fused.ext: your own C and CUDA ops and recurrent cells, compiled and bound at run time (docs/extending.md)',
   ['fused.debug'] = 'fused.debug: counters for the specs',
   ['fused.C'] = 'fused.C: the FFI namespace of libfused (c/fused.h), status-returning C functions',
@@ -234,6 +235,21 @@ M.entries = {
   ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc', ...}: a recurrent cell from your C steps, for nn.RNN",
   ['fused.ext.check'] = "fused.ext.check(status): raises fused's last error unless an extension function returned 0",
   ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
+  ['fused.ext.cache_root'] = 'fused.ext.cache_root{cache_dir=}: the build cache folder (cache_dir, $FUSED_EXT_CACHE, $XDG_CACHE_HOME/fused/ext or ~/.cache/fused/ext)',
+  -- fused.cell
+  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc', step = function(gx, gh, h[, c]) ... end, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached), for nn.RNN",
+  ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define',
+  ['fused.cell.sigmoid'] = 'fused.cell.sigmoid(x): 1 / (1 + exp(-x)) in a cell step',
+  ['fused.cell.tanh'] = 'fused.cell.tanh(x): tanh in a cell step',
+  ['fused.cell.relu'] = 'fused.cell.relu(x): max(x, 0) in a cell step',
+  ['fused.cell.elu'] = 'fused.cell.elu(x): x > 0 and x or exp(x) - 1 (alpha 1) in a cell step',
+  ['fused.cell.exp'] = 'fused.cell.exp(x): e^x in a cell step',
+  ['fused.cell.log'] = 'fused.cell.log(x): the natural log in a cell step (log(1 + exp(x)) becomes softplus)',
+  ['fused.cell.softplus'] = 'fused.cell.softplus(x): log(1 + exp(x)), without overflow, in a cell step',
+  ['fused.cell.abs'] = 'fused.cell.abs(x): |x| in a cell step',
+  ['fused.cell.sqrt'] = 'fused.cell.sqrt(x): the square root in a cell step',
+  ['fused.cell.min'] = 'fused.cell.min(a, b): the smaller, per element, in a cell step',
+  ['fused.cell.max'] = 'fused.cell.max(a, b): the larger, per element, in a cell step',
 
   -- fused.debug
   ['fused.debug.allocations'] = 'fused.debug.allocations(): the storages made since the library loaded',
@@ -349,7 +365,7 @@ end
 
 local USAGE = [[help(x) or ?x prints what x is: help(fused.tanh), help('tanh'), ?fused.nn.LSTM.
 Modules: fused, fused.nn, fused.optim, fused.cuda, fused.functional, fused.sparse,
-fused.distributed, fused.ext (help(fused.nn) lists its names). docs/README.md has the manual.]]
+fused.distributed, fused.ext, fused.cell (help(fused.nn) lists its names). docs/README.md has the manual.]]
 
 -- The help text of x (a value, or a name such as 'tanh' or 'fused.nn.LSTM'); nil and a message
 -- when there is no entry. Without x, how to use help.

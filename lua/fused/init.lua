@@ -51,10 +51,10 @@ end
 fused.config = require 'fused.config'
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,
--- fused.ext,
+-- fused.ext, fused.cell,
 -- fused.save / fused.load.
 local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse',
-               distributed = 'fused.distributed', ext = 'fused.ext' }
+               distributed = 'fused.distributed', ext = 'fused.ext', cell = 'fused.cell' }
 function fused.save(...) return require('fused.safetensors').save(...) end
 function fused.load(...) return require('fused.safetensors').load(...) end
 

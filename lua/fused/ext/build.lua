@@ -23,6 +23,17 @@ local function temporary(path)
   return string.format('%s.tmp-%d-%d', path, ffi.C.getpid(), serial)
 end
 
+-- Writes text at path, as the builds are written: under a name of its own, renamed when whole.
+function M.write(fn, path, text)
+  local tmp = temporary(path)
+  local f = io.open(tmp, 'wb')
+  if not f or not f:write(text) then
+    error(string.format('%s: cannot write %s', fn, path), 4)
+  end
+  f:close()
+  assert(os.rename(tmp, path))
+end
+
 -- Runs command; returns whether it succeeded and what it printed.
 local function run(command)
   local p = io.popen(command .. ' 2>&1; echo "exit=$?"')

@@ -47,7 +47,9 @@ local function load_library(fn, name, so)
   return ffi.load(so)
 end
 
-local function cache_root(opts)
+-- The cache's folder for opts (cache_dir, else the environment's); fused.cell writes its
+-- generated sources there.
+function M.cache_root(opts)
   if opts.cache_dir then return opts.cache_dir end
   local env = os.getenv('FUSED_EXT_CACHE')
   if env and env ~= '' then return env end
@@ -97,7 +99,7 @@ local function load(fn, opts)
   local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
   local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
     or function() end
-  local dir = cache_root(opts) .. '/' .. name
+  local dir = M.cache_root(opts) .. '/' .. name
   build.mkdir(fn, dir)
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()

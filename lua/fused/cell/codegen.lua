@@ -1,0 +1,228 @@
+-- The C of a defined cell (fused.cell.define): its forward and backward steps in the form of
+-- examples/custom_cell/ (FUSED_CELL_FORWARD/BACKWARD over fused_simd.h's vectors), and the
+-- saved layout that fused.ext.cell registers (c/maths/cell_layout.h).
+--
+-- Saved per row: the forward values backward reads (the activations' outputs; a leaf gx, gh or
+-- c it reads), then h_prev. Backward recomputes what costs one arithmetic op of values it has
+-- rather than save it, writes the recurrent products' gradients at blocks 0.. (d_hh = 0) and
+-- the input products' there too when they are the same nodes (a gate of gx[k] + gh[k]), else
+-- at the G blocks after (d_ih = G), over values it has already read.
+local graph = require 'fused.cell.graph'
+
+local M = {}
+
+-- Arithmetic on values at hand: recomputed in backward rather than saved.
+local cheap = { add = true, sub = true, mul = true, div = true, neg = true, select_lt = true,
+                abs = true, dsigmoid = true, dtanh = true, delu = true }
+
+local function number(v)
+  if v ~= v then return 'NAN' end
+  if v == math.huge or v == -math.huge then return v > 0 and 'INFINITY' or '-INFINITY' end
+  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format('%d', v) end
+  return string.format('%.17g', v)
+end
+
+local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_' }
+
+local function name_of(n)
+  if n.op == 'gx' or n.op == 'gh' then return n.op .. n.index .. '_' end
+  return leaf_names[n.op] or (n.op:gsub('_lt$', '') .. n.id)
+end
+
+local function expression(n)
+  local a = {}
+  for i, x in ipairs(n.args) do
+    a[i] = x.op == 'const' and ('vsplat(' .. number(x.value) .. ')') or name_of(x)
+  end
+  local op = n.op
+  if op == 'add' then return a[1] .. ' + ' .. a[2] end
+  if op == 'sub' then return a[1] .. ' - ' .. a[2] end
+  if op == 'mul' then return a[1] .. ' * ' .. a[2] end
+  if op == 'div' then return a[1] .. ' / ' .. a[2] end
+  if op == 'neg' then return '-' .. a[1] end
+  if op == 'sigmoid' then return 'sigmoid_of(' .. a[1] .. ')' end
+  if op == 'tanh' then return 'tanh_of(' .. a[1] .. ')' end
+  if op == 'elu' then return 'elu_of(' .. a[1] .. ', 1)' end
+  if op == 'abs' then return 'vabs(' .. a[1] .. ')' end
+  if op == 'exp' or op == 'log' or op == 'sqrt' then
+    return 'CELL_LANEWISE(' .. op .. ', ' .. a[1] .. ')'
+  end
+  if op == 'softplus' then return 'CELL_SOFTPLUS(' .. a[1] .. ')' end
+  if op == 'select_lt' then
+    return string.format('vselect(%s < %s, %s, %s)', a[1], a[2], a[3], a[4])
+  end
+  if op == 'dsigmoid' then return 'd_sigmoid_from_output(' .. a[1] .. ')' end
+  if op == 'dtanh' then return 'd_tanh_from_output(' .. a[1] .. ')' end
+  if op == 'delu' then return 'd_elu_from_output(' .. a[1] .. ')' end
+  error('fused.cell: no C for op ' .. op)
+end
+
+local function value(n)
+  return n.op == 'const' and ('vsplat(' .. number(n.value) .. ')') or name_of(n)
+end
+
+local function block(k) return k == 0 and 'j' or (k .. ' * H + j') end
+
+-- Lines computing the nodes of list (in id order) not in skip, from the leaves loaded.
+local function emit(lines, list, skip)
+  for _, n in ipairs(list) do
+    if not skip[n] and n.op ~= 'const' and #n.args > 0 then
+      lines[#lines + 1] = '    const vec ' .. name_of(n) .. ' = ' .. expression(n) .. ';'
+    end
+  end
+end
+
+local function load_leaf(n, L)
+  if n.op == 'gx' then
+    local at = block(n.index - 1)
+    return string.format('vload(s + %s, m) + vload(b_ih + %s, m)', at, at)
+  elseif n.op == 'gh' then
+    local at = block(n.index - 1)
+    return string.format('vload(gh + %s, m) + vload(b_hh + %s, m)', at, at)
+  elseif n.op == 'h' then return 'vload(s + ' .. block(L.h_prev) .. ', m)'
+  elseif n.op == 'c' then return 'vload(c + j, m)'
+  elseif n.op == 'dh' then return 'vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0))'
+  elseif n.op == 'dc' then return 'vload(dc + j, m)' end
+end
+
+local function is_leaf(n) return #n.args == 0 and n.op ~= 'const' end
+
+-- Which forward nodes backward reads, and how: saved (in order) or recomputed.
+local function plan(boundary)
+  local saved, recompute, status = {}, {}, {}
+  local function need(n)
+    if status[n] then return end
+    if n.op == 'const' or n.op == 'h' then status[n] = 'free'; return end
+    if cheap[n.op] then
+      local missing = 0
+      for _, a in ipairs(n.args) do
+        if not status[a] and a.op ~= 'const' and a.op ~= 'h' then missing = missing + 1 end
+      end
+      if missing <= 1 then
+        status[n] = 'recompute'
+        for _, a in ipairs(n.args) do need(a) end
+        recompute[#recompute + 1] = n
+        return
+      end
+    end
+    status[n] = 'saved'
+    saved[#saved + 1] = n
+  end
+  -- the activations first, so that arithmetic over them finds them saved
+  table.sort(boundary, function(x, y) return x.id < y.id end)
+  for _, n in ipairs(boundary) do if not cheap[n.op] then need(n) end end
+  for _, n in ipairs(boundary) do need(n) end
+  return saved, recompute
+end
+
+-- d: {name, gates, has_c, outputs = {h'[, c']}, grads = {gx = {}, gh = {}, h =, c =}}.
+-- Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
+function M.generate(d)
+  local G = d.gates
+  local d_outputs = {}
+  for k = 1, G do
+    d_outputs[#d_outputs + 1] = d.grads.gx[k]
+    d_outputs[#d_outputs + 1] = d.grads.gh[k]
+  end
+  d_outputs[#d_outputs + 1] = d.grads.h
+  if d.has_c then d_outputs[#d_outputs + 1] = d.grads.c end
+  local shared = true
+  for k = 1, G do shared = shared and d.grads.gx[k] == d.grads.gh[k] end
+
+  -- backward's nodes, and the forward ones it reads
+  local bwd, boundary, seen = {}, {}, {}
+  local function walk(n)
+    if seen[n] then return end
+    seen[n] = true
+    if n.fwd then
+      if n.op ~= 'const' then boundary[#boundary + 1] = n end
+      return
+    end
+    for _, a in ipairs(n.args) do walk(a) end
+    bwd[#bwd + 1] = n
+  end
+  for _, n in ipairs(d_outputs) do walk(n) end
+  local saved, recompute = plan(boundary)
+
+  local blocks = math.max(#saved, shared and G or 2 * G)
+  local L = { saved = blocks + 1, h_prev = blocks, d_hh = 0, d_ih = shared and 0 or G }
+
+  local roots = { unpack(d.outputs) }
+  for _, n in ipairs(saved) do roots[#roots + 1] = n end
+  local fwd_list = graph.reachable(roots)
+  local out = {
+    '/* ' .. d.name .. ': generated by fused.cell.define from its step (F.source). Saved per row:',
+    ' *   [' .. (function()
+      local names = {}
+      for i, n in ipairs(saved) do names[i] = name_of(n) end
+      for i = #saved + 1, blocks do names[i] = '-' end
+      names[#names + 1] = 'h_prev'
+      return table.concat(names, ', ')
+    end)() .. ']',
+    ' * Register with gates = ' .. G .. ", state = '" .. (d.has_c and 'hc' or 'h') .. "', saved = "
+      .. L.saved .. ', d_ih = ' .. L.d_ih .. '. */',
+    '#include <fused_ext.h>',
+    '#include <math.h>',
+    '',
+    '/* libm per lane: fused_simd.h has exp for arguments <= 0 only. */',
+    '#define CELL_LANEWISE(fn, x) ({ const vec x_ = (x); vec r_ = x_; \\',
+    '  for (int64_t l_ = 0; l_ < VEC_LANES; l_++) r_[l_] = _Generic(r_[0], float: fn##f, default: fn)(x_[l_]); \\',
+    '  r_; })',
+    '/* max(x, 0) + log(1 + exp(-|x|)): no overflow at any x */',
+    '#define CELL_SOFTPLUS(x) ({ const vec y_ = (x); \\',
+    '  vselect(y_ > 0, y_, vsplat(0)) + CELL_LANEWISE(log1p, vexp_nonpos(-vabs(y_))); })',
+    '',
+    'FUSED_CELL_FORWARD(' .. d.step .. ', {',
+    '  VEC_FOR(H, j, m, {',
+  }
+  for _, n in ipairs(fwd_list) do
+    if is_leaf(n) then out[#out + 1] = '    const vec ' .. name_of(n) .. ' = ' .. load_leaf(n, L) .. ';' end
+  end
+  emit(out, fwd_list, {})
+  for i, n in ipairs(saved) do
+    out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(i - 1), name_of(n))
+  end
+  out[#out + 1] = '    vstore(h_next + j, ' .. value(d.outputs[1]) .. ', m);'
+  out[#out + 1] = '    vstore(out + j, ' .. value(d.outputs[1]) .. ', m);'
+  if d.has_c then out[#out + 1] = '    vstore(c + j, ' .. value(d.outputs[2]) .. ', m);' end
+  out[#out + 1] = '  })'
+  out[#out + 1] = '})'
+  out[#out + 1] = ''
+  out[#out + 1] = 'FUSED_CELL_BACKWARD(' .. d.step .. ', {'
+  out[#out + 1] = '  VEC_FOR(H, j, m, {'
+  local is_saved = {}
+  for i, n in ipairs(saved) do
+    is_saved[n] = true
+    out[#out + 1] = string.format('    const vec %s = vload(s + %s, m);', name_of(n), block(i - 1))
+  end
+  local body, leaves = {}, {}
+  for _, n in ipairs(recompute) do body[#body + 1] = n end
+  for _, n in ipairs(bwd) do body[#body + 1] = n end
+  table.sort(body, function(x, y) return x.id < y.id end)
+  for _, n in ipairs(body) do
+    for _, a in ipairs(#n.args > 0 and n.args or { n }) do
+      if is_leaf(a) and not is_saved[a] and not leaves[a] then
+        leaves[a] = true
+        out[#out + 1] = '    const vec ' .. name_of(a) .. ' = ' .. load_leaf(a, L) .. ';'
+      end
+    end
+  end
+  emit(out, body, is_saved)
+  for k = 1, G do
+    out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_hh + k - 1),
+                                  value(d.grads.gh[k]))
+  end
+  if not shared then
+    for k = 1, G do
+      out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_ih + k - 1),
+                                    value(d.grads.gx[k]))
+    end
+  end
+  out[#out + 1] = '    vstore(dh + j, ' .. value(d.grads.h) .. ', m);'
+  if d.has_c then out[#out + 1] = '    vstore(dc + j, ' .. value(d.grads.c) .. ', m);' end
+  out[#out + 1] = '  })'
+  out[#out + 1] = '})'
+  return table.concat(out, '\n') .. '\n', L
+end
+
+return M

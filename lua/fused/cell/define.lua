@@ -1,0 +1,117 @@
+-- fused.cell.define{name, gates, state, step}: a cell of the engine from its equations. step
+-- runs once, on symbols (graph.lua); its graph is differentiated (grad.lua), turned into C
+-- (codegen.lua) and built and registered by fused.ext.cell, which caches the build.
+local graph = require 'fused.cell.graph'
+local grad = require 'fused.cell.grad'
+local codegen = require 'fused.cell.codegen'
+local options = require 'fused.options'
+local hash = require 'fused.ext.hash'
+local build = require 'fused.ext.build'
+
+local FN = 'fused.cell.define'
+local OPTIONS = { 'name', 'gates', 'state', 'step', 'cache_dir', 'verbose' }
+local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
+
+local function message(name, f, ...) return string.format('%s: %s: ' .. f, FN, name, ...) end
+
+-- gx or gh: gate k's symbol for k in 1..gates, an error at the reading line for another k.
+local function products(g, kind, gates)
+  return setmetatable({}, {
+    __index = function(_, k)
+      if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > gates then
+        error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
+                            tostring(k), gates, kind, kind, gates), 2)
+      end
+      return graph.leaf(g, kind, k)
+    end,
+    __newindex = function() error(kind .. ' is read-only', 2) end,
+  })
+end
+
+-- The step's results as the new state's nodes, or the error that says what is wrong.
+local function states(name, state, results, n)
+  local want = STATES[state]
+  local expects = string.format("state '%s' expects %d: %s", state, #want, table.concat(want, ', '))
+  if n == 0 then error(message(name, 'step returned nothing; %s', expects), 3) end
+  if n ~= #want then
+    error(message(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects), 3)
+  end
+  local inputs = state == 'hc' and 'gx, gh, h, c' or 'gx, gh, h'
+  for i = 1, n do
+    local v = results[i]
+    if type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
+      error(message(name, 'step result %d (%s) is the number %s; a state must be an expression '
+                    .. 'of %s', i, want[i], tostring(type(v) == 'number' and v or v.value), inputs), 3)
+    elseif not graph.is_node(v) then
+      error(message(name, 'step result %d (%s) is a %s; expected an expression of %s', i,
+                    want[i], type(v), inputs), 3)
+    end
+  end
+  return results
+end
+
+-- The generated source's file in the cache, named by its text: written once.
+local function write_source(dir, name, text)
+  local path = string.format('%s/%s-%s.c', dir, name, hash.hex(hash.add(nil, text)))
+  if hash.read(path) ~= text then build.write(FN, path, text) end
+  return path
+end
+
+return function(spec)
+  spec = options.check(spec, FN, OPTIONS, 3)
+  local name = spec.name
+  if type(name) ~= 'string' or not name:match('^[%a_][%w_]*$') then
+    error(string.format("%s: option 'name' expected a C name (letters, digits, _), got %s", FN,
+                        type(name) == 'string' and string.format('%q', name) or type(name)), 2)
+  end
+  local gates = spec.gates
+  if type(gates) ~= 'number' or gates ~= math.floor(gates) or gates < 1 or gates > 64 then
+    error(message(name, "option 'gates' expected an integer in 1..64, got %s", tostring(gates)), 2)
+  end
+  if not STATES[spec.state] then
+    error(message(name, "option 'state' expected 'h' or 'hc', got %s", tostring(spec.state)), 2)
+  end
+  if type(spec.step) ~= 'function' then
+    error(message(name, "option 'step' expected a function, got %s", type(spec.step)), 2)
+  end
+  local has_c = spec.state == 'hc'
+
+  local g = graph.new()
+  local h, c = graph.leaf(g, 'h'), has_c and graph.leaf(g, 'c') or nil
+  local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
+                          products(g, 'gh', gates), h, c) }
+  if not results[1] then error(message(name, '%s', tostring(results[2])), 2) end
+  local outputs = states(name, spec.state, { unpack(results, 2, table.maxn(results)) },
+                         table.maxn(results) - 1)
+
+  local _, reaches = graph.reachable(outputs)
+  for k = 1, gates do
+    if not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
+      io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
+                                    .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
+    end
+  end
+
+  local seeds = { { outputs[1], graph.leaf(g, 'dh') } }
+  if has_c then seeds[2] = { outputs[2], graph.leaf(g, 'dc') } end
+  local adj = grad.backward(g, seeds)
+  local zero = graph.const(g, 0)
+  local grads = { gx = {}, gh = {}, h = adj[h] or zero, c = c and (adj[c] or zero) }
+  for k = 1, gates do
+    grads.gx[k] = adj[graph.leaf(g, 'gx', k)] or zero
+    grads.gh[k] = adj[graph.leaf(g, 'gh', k)] or zero
+  end
+  local step = 'cell_' .. name
+  local source, L = codegen.generate { name = name, step = step, gates = gates, has_c = has_c,
+                                       outputs = outputs, grads = grads }
+
+  local ext = require 'fused.ext'
+  local dir = ext.cache_root(spec) .. '/' .. name
+  build.mkdir(FN, dir)
+  local cell = ext.cell { name = name, sources = { write_source(dir, name, source) }, step = step,
+                          gates = gates, state = spec.state, saved = L.saved, h_prev = L.h_prev,
+                          d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
+                          verbose = spec.verbose }
+  cell.source = source
+  return cell
+end

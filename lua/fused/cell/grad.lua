@@ -1,0 +1,67 @@
+-- Reverse-mode differentiation of a cell's graph (fused.cell.define): the gradients at the
+-- leaves, as nodes of the same graph, given the seeds at the outputs. Each activation's
+-- derivative is written from its output where it can be (sigmoid: y (1 - y)), as the built-in
+-- cells' backward steps are, so that forward's saved outputs serve.
+local graph = require 'fused.cell.graph'
+
+local M = {}
+
+-- For each op: the terms its args receive from dy, the gradient at its output y.
+local rules = {
+  add = function(g, y, dy) return dy, dy end,
+  sub = function(g, y, dy) return dy, graph.op(g, 'neg', dy) end,
+  mul = function(g, y, dy)
+    return graph.op(g, 'mul', dy, y.args[2]), graph.op(g, 'mul', dy, y.args[1])
+  end,
+  div = function(g, y, dy)
+    local da = graph.op(g, 'div', dy, y.args[2])
+    return da, graph.op(g, 'neg', graph.op(g, 'mul', da, y))
+  end,
+  neg = function(g, y, dy) return graph.op(g, 'neg', dy) end,
+  sigmoid = function(g, y, dy) return graph.op(g, 'mul', dy, graph.op(g, 'dsigmoid', y)) end,
+  tanh = function(g, y, dy) return graph.op(g, 'mul', dy, graph.op(g, 'dtanh', y)) end,
+  elu = function(g, y, dy) return graph.op(g, 'mul', dy, graph.op(g, 'delu', y)) end,
+  exp = function(g, y, dy) return graph.op(g, 'mul', dy, y) end,
+  log = function(g, y, dy) return graph.op(g, 'div', dy, y.args[1]) end,
+  sqrt = function(g, y, dy) return graph.op(g, 'div', graph.op(g, 'mul', 0.5, dy), y) end,
+  softplus = function(g, y, dy)
+    return graph.op(g, 'mul', dy, graph.op(g, 'sigmoid', y.args[1]))
+  end,
+  abs = function(g, y, dy)
+    return graph.op(g, 'select_lt', y.args[1], 0, graph.op(g, 'neg', dy), dy)
+  end,
+  select_lt = function(g, y, dy)
+    local a, b = y.args[1], y.args[2]
+    return nil, nil, graph.op(g, 'select_lt', a, b, dy, 0), graph.op(g, 'select_lt', a, b, 0, dy)
+  end,
+}
+
+-- seeds: {{output node, gradient node}, ...}. Returns {[node] = gradient node} for every node the
+-- outputs depend on (leaves included); a node absent has gradient 0.
+function M.backward(g, seeds)
+  local roots = {}
+  for i, pair in ipairs(seeds) do roots[i] = pair[1] end
+  local order = graph.reachable(roots)
+  local adj = {}
+  for _, pair in ipairs(seeds) do
+    local out, seed = pair[1], pair[2]
+    adj[out] = adj[out] and graph.op(g, 'add', adj[out], seed) or seed
+  end
+  for i = #order, 1, -1 do
+    local y = order[i]
+    local dy = adj[y]
+    local rule = rules[y.op]
+    if dy and rule then
+      local terms = { rule(g, y, dy) }
+      for k, a in ipairs(y.args) do
+        local t = terms[k]
+        if t and not (t.op == 'const' and t.value == 0) then
+          adj[a] = adj[a] and graph.op(g, 'add', adj[a], t) or t
+        end
+      end
+    end
+  end
+  return adj
+end
+
+return M
