@@ -142,6 +142,12 @@ M.entries = {
   ['fused.std'] = 'fused.std(t[, dim], {opts}) | t:std(dim): the unbiased standard deviation',
   ['fused.norm'] = 'fused.norm(t[, p[, dim]], {opts}) | t:norm(p, dim): the p-norm (p = 2 by default, math.huge for max |t|)',
   ['fused.sum_squares'] = 'fused.sum_squares(t) | t:sum_squares(): the sum of squares as a number, accumulated in float64 (contiguous t)',
+  ['fused.softmax'] = 'fused.softmax(t, dim, {opts}) | t:softmax(dim): exp(t) / sum(exp(t)) along dim, max subtracted (stable)',
+  ['fused.log_softmax'] = 'fused.log_softmax(t, dim, {opts}) | t:log_softmax(dim): t - logsumexp(t) along dim, stable for any input',
+  ['fused.logsumexp'] = 'fused.logsumexp(t, dim[, keepdim], {opts}) | t:logsumexp(dim): log(sum(exp(t))) along dim, stable; dim dropped unless keepdim',
+  ['fused.softmax_backward'] = "fused.softmax_backward(grad_output, output, dim, {opts}): softmax's input gradient from its output y: y * (g - sum(g * y))",
+  ['fused.log_softmax_backward'] = "fused.log_softmax_backward(grad_output, output, dim, {opts}): log_softmax's input gradient from its output y: g - exp(y) * sum(g)",
+  ['fused.logsumexp_backward'] = "fused.logsumexp_backward(grad_output, input, output, dim[, keepdim], {opts}): logsumexp's input gradient, g * exp(input - output)",
   ['fused.sum_to_size'] = 'fused.sum_to_size(grad, shape): grad summed down to shape, the gradient of a broadcast operand',
 
   -- Joining
