@@ -262,7 +262,7 @@ describe('nn.CrossEntropyLoss', function()
     helper.assert_error(function() ce:forward(logits, { 1 }) end,
                         "CrossEntropyLoss:forward: argument 'targets' expected 2 class indices (one per row of the logits), got 1")
     helper.assert_error(function() ce:forward(fused.randn({ 3 }), { 1 }) end,
-                        "argument 'logits' expected N x C or T x B x C, got [3]")
+                        "argument 'logits' expected N x C, T x B x C, or PyTorch's (N, C, d1, ...) with targets (N, d1, ...), got [3]")
     helper.assert_error(function() ce:forward(logits, 'x') end, "argument 'targets' expected a tensor, got string")
   end)
 end)
