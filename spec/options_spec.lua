@@ -29,7 +29,8 @@ describe('options', function()
   it('nn modules check their options in their own name', function()
     err(function() fused.nn.Linear(2, 3, { biass = false }) end,
         "Linear: unknown option 'biass' (expected one of: bias, dtype, device)")
-    err(function() fused.nn.Embedding(5, 3, { padding_idx = 1 }) end, "Embedding: unknown option 'padding_idx'")
+    err(function() fused.nn.Embedding(5, 3, { padding = 1 }) end,
+        "Embedding: unknown option 'padding' (expected one of: padding_idx, dtype, device)")
     err(function() fused.nn.LLTMCell(2, 3, { dtyp = 'float64' }) end, "LLTMCell: unknown option 'dtyp'")
     err(function() fused.nn.LLTMCellComposed(2, 3, { x = 1 }) end, "LLTMCellComposed: unknown option 'x'")
     err(function() fused.nn.LLTM(2, 3, { dtype = 'half' }) end, "LLTM: option 'dtype'", "got 'half'")

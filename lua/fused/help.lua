@@ -273,7 +273,7 @@ M.entries = {
   ['fused.nn.Sigmoid'] = 'fused.nn.Sigmoid(): y = sigmoid(x) elementwise',
   ['fused.nn.Dropout'] = 'fused.nn.Dropout(p = 0.5): inverted dropout in training (scales by 1/(1-p)), identity after :evaluate()',
   ['fused.nn.LayerNorm'] = 'fused.nn.LayerNorm(normalized_shape, {eps = 1e-5, elementwise_affine = true, dtype=, device=}): over the last dim',
-  ['fused.nn.Embedding'] = 'fused.nn.Embedding(num_embeddings, embedding_dim, {dtype=, device=}): row i of weight for index i (from 1)',
+  ['fused.nn.Embedding'] = 'fused.nn.Embedding(num_embeddings, embedding_dim, {padding_idx=, dtype=, device=}): row i of weight for index i (from 1); padding_idx (from 1, PyTorch\'s + 1) a zero row with no gradient',
   ['fused.nn.MSELoss'] = 'fused.nn.MSELoss(): forward(input, target) is mean((input - target)^2), a number; backward(input, target) its gradient',
   ['fused.nn.CrossEntropyLoss'] = "fused.nn.CrossEntropyLoss({ignore_index=, reduction = 'mean'|'sum'|'none', label_smoothing=}): forward(logits, targets), logits class-last or PyTorch's (N, C, d...), classes from 1; backward(logits, targets[, d_loss])",
   ['fused.nn.NLLLoss'] = "fused.nn.NLLLoss({ignore_index=, reduction = 'mean'|'sum'|'none'}): forward(log_probs, targets) is -log_probs[target] reduced, layouts as CrossEntropyLoss; backward(log_probs, targets[, d_loss])",
