@@ -2,8 +2,9 @@
 # PyTorch's own CrossEntropyLoss and NLLLoss in float64: the references of
 # spec/losses_golden_spec.lua. Run from the repository root: spec/golden/losses/make.py
 # (Debian's python3-torch 1.13). Writes beside this script, per layout L:
-#   L_logits (the input), L_targets (int64, counted from 1 as fused counts), L_targets_ignored
-#   (the same with every third -100, for the ignore_index cases), L_d_loss (the gradient arriving at a reduction = 'none' loss),
+#   L_logits (the input), L_targets (class indices counted from 1 as fused counts, in float64
+#   as every golden file), L_targets_ignored (the same with every third -100, for the
+#   ignore_index cases), L_d_loss (the gradient arriving at a reduction = 'none' loss),
 # and per layout and case C: L_C_loss (1 element, or the targets' shape for 'none') and
 # L_C_grad (the gradient to the input; for 'none', of sum(loss * d_loss)). The NLL cases take
 # log_softmax(L_logits) as their input.
@@ -28,8 +29,7 @@ CASES = {
 }
 
 def save(name, t):
-    a = t.detach().numpy()
-    np.save(os.path.join(HERE, name + '.npy'), a.astype(np.int64 if a.dtype == np.int64 else np.float64))
+    np.save(os.path.join(HERE, name + '.npy'), t.detach().to(torch.float64).numpy())
 
 torch.manual_seed(0)
 for layout, (shape, tshape) in LAYOUTS.items():
