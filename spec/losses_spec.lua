@@ -1,6 +1,6 @@
 -- nn.Softmax, nn.LogSoftmax, nn.NLLLoss and CrossEntropyLoss's options and layouts beyond the
 -- PyTorch goldens (losses_golden_spec.lua): the layout rule, refusals, all targets ignored,
--- and the CUDA device.
+-- and CUDA against the CPU.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local nn = fused.nn
@@ -78,11 +78,20 @@ describe('CrossEntropyLoss and NLLLoss options', function()
         "nll_loss_backward: argument 'grad_output' expected 2 values (one per target), got 3")
   end)
 
-  helper.gpu_it('on CUDA: the plain mean runs, the others say what is missing', function()
-    local x, t = fused.randn({ 4, 3 }, F64), { 1, 3, 2, 2 }
-    local ce = nn.CrossEntropyLoss()
-    assert(math.abs(ce:forward(x:cuda(), t) - ce:forward(x, t)) < 1e-12)
-    err(function() nn.CrossEntropyLoss({ reduction = 'sum' }):forward(x:cuda(), t) end,
-        'log_softmax: not implemented on the cuda')
+  helper.gpu_it('match the CPU on CUDA with every option, in both layouts', function()
+    local cases = { { fused.randn({ 4, 3 }, F64), { 1, 3, -100, 2 } },
+                    { fused.randn({ 2, 3, 2, 2 }, F64), { { { 1, 3 }, { -100, 2 } }, { { 2, 2 }, { 3, 1 } } } } }
+    for _, case in ipairs(cases) do
+      local x, t = case[1], case[2]
+      local opts = { ignore_index = -100, label_smoothing = 0.2, reduction = 'sum' }
+      local ce = nn.CrossEntropyLoss(opts)
+      assert(math.abs(ce:forward(x:cuda(), t) - ce:forward(x, t)) < 1e-12)
+      local d = ce:backward(x:cuda(), t)
+      assert.are.equal('cuda', d.device)
+      helper.assert_close(d:cpu(), ce:backward(x, t), 1e-12, 'gradient')
+      local nll = nn.NLLLoss({ ignore_index = -100, reduction = 'none' })
+      local lp = fused.log_softmax(x, 2)
+      helper.assert_close(nll:forward(lp:cuda(), t):cpu(), nll:forward(lp, t), 1e-12, 'NLL')
+    end
   end)
 end)

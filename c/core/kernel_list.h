@@ -64,8 +64,8 @@
                    int32_t dim, int32_t largest))
 
 /* Softmax and log-softmax along a dim (log_softmax: 0 or 1), the backward of either from its
- * output, and logsumexp along a dim into a tensor with that dim of size 1 (softmax.h), the
- * CPU's only: CUDA's tables leave them NULL, which is its error. */
+ * output, and logsumexp along a dim into a tensor with that dim of size 1 (softmax.h,
+ * softmax.cu). */
 #define FUSED_KERNELS_SOFTMAX(X)                                                            \
   X(softmax_forward, (fused_tensor *out, const fused_tensor *in, int32_t dim,               \
                       int32_t log_softmax))                                                 \
@@ -121,10 +121,11 @@
 
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X)                       \
-  FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
+  FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)                     \
+  FUSED_KERNELS_SOFTMAX(X)
 
 #define FUSED_KERNELS(X) \
   FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X) \
-  FUSED_KERNELS_FLOATING(X) FUSED_KERNELS_SOFTMAX(X)
+  FUSED_KERNELS_FLOATING(X)
 
 #endif

@@ -4,8 +4,8 @@
 -- cross_entropy_backward the gradient to the logits. opts: out, and PyTorch's ignore_index,
 -- reduction ('mean' | 'sum' | 'none') and label_smoothing (class_loss.lua says them); the
 -- backward's also grad_output (a number, 1 by default; N values for 'none'). Without those
--- three, the two run fused in C (stable for any finite logits; the CUDA device's only way);
--- with any, they are log_softmax then class_loss's NLL, on the CPU.
+-- three, the two run fused in one kernel (stable for any finite logits, allocates nothing);
+-- with any, they are log_softmax, then class_loss's NLL.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
