@@ -64,6 +64,27 @@ describe('CrossEntropyLoss and NLLLoss options', function()
     assert.are.equal(0, ce:backward(x, { 2, 2 }):abs():sum())
   end)
 
+  it('pass a float64 gradcheck with every option', function()
+    local F = fused.functional
+    local t = fused.tensor({ 2, -100, 3, 1, 3 }, { dtype = 'int64' })
+    local opts = { ignore_index = -100, label_smoothing = 0.25, reduction = 'none' }
+    local function op(forward, backward)
+      return {
+        forward = function(x) return forward(x, t, opts), { x = x } end,
+        backward = function(ctx, g)
+          return backward(ctx.x, t, { ignore_index = -100, label_smoothing = opts.label_smoothing,
+                                      reduction = 'none', grad_output = g })
+        end,
+      }
+    end
+    local x = fused.randn({ 5, 3 }, F64):mul_(3)
+    local ok, worst = fused.gradcheck(op(F.cross_entropy, F.cross_entropy_backward), { x })
+    assert.is_true(ok, worst.message)
+    opts.label_smoothing = nil
+    ok, worst = fused.gradcheck(op(F.nll_loss, F.nll_loss_backward), { x })
+    assert.is_true(ok, worst.message)
+  end)
+
   it('refuse bad options and targets, naming them', function()
     err(function() nn.CrossEntropyLoss({ reduction = 'avg' }) end,
         "CrossEntropyLoss: option 'reduction' expected 'mean', 'sum' or 'none', got avg")
