@@ -185,6 +185,15 @@ int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tenso
                   int32_t dim);
 int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim);
+/* Softmax (log_softmax 0) or log-softmax (1) along dim (0-based) of a contiguous tensor into a
+ * contiguous out of its shape; the backward of either from its output y and the gradient of
+ * the loss to y, into d_in; logsumexp along dim into out with that dim of size 1. Float32 and
+ * float64. */
+int fused_softmax_forward(fused_tensor *out, const fused_tensor *in, int32_t dim,
+                          int32_t log_softmax);
+int fused_softmax_backward(fused_tensor *d_in, const fused_tensor *grad_out,
+                           const fused_tensor *out, int32_t dim, int32_t log_softmax);
+int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
 

@@ -119,6 +119,10 @@ local CASES = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
   fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' } },
+  fused_softmax_forward = { function() return { t(2, 3), t(2, 3), 1, 1 } end, null = { 'out', 'input' } },
+  fused_softmax_backward = { function() return { t(2, 3), t(2, 3), t(2, 3), 1, 0 } end,
+                             null = { 'out', 'grad_output', 'output' } },
+  fused_logsumexp_dim = { function() return { t(2, 1), t(2, 3), 1 } end, null = { 'out', 'input' } },
   -- indices may be NULL (values only), not released
   fused_max_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
                     null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },

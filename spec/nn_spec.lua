@@ -139,6 +139,22 @@ describe('nn.Embedding', function()
     assert.are.same({ { 0, 0 }, { 13, 24 }, { 0, 0 }, { 4, 5 } }, embed.gradWeight:totable())
   end)
 
+  it('keeps the padding_idx row at zero, with no gradient, counted from 1 or from the end', function()
+    local embed = nn.Embedding(4, 2, { padding_idx = 3, dtype = 'float64' })
+    assert.are.same({ 0, 0 }, embed.weight:totable()[3])
+    assert.are_not.same({ 0, 0 }, embed.weight:totable()[2])
+    embed:forward({ 3, 2, 3 })
+    assert.are.same({ 0, 0 }, embed:forward({ 3 }):totable()[1])
+    embed:forward({ 3, 2, 3 })
+    embed:backward(fused.tensor({ { 1, 2 }, { 3, 4 }, { 10, 20 } }, F64))
+    assert.are.same({ { 0, 0 }, { 3, 4 }, { 0, 0 }, { 0, 0 } }, embed.gradWeight:totable())
+    assert.are.equal('fused.nn.Embedding(num_embeddings=4, embedding_dim=2, padding_idx=3)', tostring(embed))
+    assert.are.equal(4, nn.Embedding(4, 2, { padding_idx = -1 }).padding_idx)
+    helper.assert_error(function() nn.Embedding(4, 2, { padding_idx = 0 }) end,
+                        "Embedding: option 'padding_idx' expected an index in 1..4 (or -4..-1 from the end), got 0")
+    helper.assert_error(function() nn.Embedding(4, 2, { padding_idx = 5 }) end, 'got 5')
+  end)
+
   it('passes gradcheck for the weight', function()
     local embed = nn.Embedding(5, 3, F64)
     local indices = { { 1, 3 }, { 3, 5 } }
@@ -262,13 +278,21 @@ describe('nn.CrossEntropyLoss', function()
     helper.assert_error(function() ce:forward(logits, { 1 }) end,
                         "CrossEntropyLoss:forward: argument 'targets' expected 2 class indices (one per row of the logits), got 1")
     helper.assert_error(function() ce:forward(fused.randn({ 3 }), { 1 }) end,
-                        "argument 'logits' expected N x C or T x B x C, got [3]")
+                        "argument 'logits' expected N x C, T x B x C, or PyTorch's (N, C, d1, ...) with targets (N, d1, ...), got [3]")
     helper.assert_error(function() ce:forward(logits, 'x') end, "argument 'targets' expected a tensor, got string")
   end)
 end)
 
 describe('on the GPU', function()
   local gpu_it = helper.gpu_it
+
+  gpu_it("Embedding's padding_idx row gets no gradient on CUDA either", function()
+    local embed = nn.Embedding(3, 2, { padding_idx = 1, dtype = 'float64', device = 'cuda' })
+    embed:forward({ 1, 2, 1 })
+    embed:backward(fused.ones({ 3, 2 }, F64):cuda())
+    assert.are.same({ { 0, 0 }, { 1, 1 }, { 0, 0 } }, embed.gradWeight:cpu():totable())
+    assert.are.same({ 0, 0 }, embed.weight:cpu():totable()[1])
+  end)
 
   gpu_it('Linear, Embedding and both losses match the CPU', function()
     local linear = nn.Linear(5, 3, F64)

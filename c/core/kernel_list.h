@@ -63,6 +63,16 @@
   X(extremum_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,     \
                    int32_t dim, int32_t largest))
 
+/* Softmax and log-softmax along a dim (log_softmax: 0 or 1), the backward of either from its
+ * output, and logsumexp along a dim into a tensor with that dim of size 1 (softmax.h,
+ * softmax.cu). */
+#define FUSED_KERNELS_SOFTMAX(X)                                                            \
+  X(softmax_forward, (fused_tensor *out, const fused_tensor *in, int32_t dim,               \
+                      int32_t log_softmax))                                                 \
+  X(softmax_backward, (fused_tensor *d_in, const fused_tensor *grad_out,                    \
+                       const fused_tensor *out, int32_t dim, int32_t log_softmax))          \
+  X(logsumexp_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))
+
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
                double lr, double momentum, double dampening, double weight_decay,          \
@@ -111,7 +121,8 @@
 
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X)                       \
-  FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
+  FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)                     \
+  FUSED_KERNELS_SOFTMAX(X)
 
 #define FUSED_KERNELS(X) \
   FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X) \

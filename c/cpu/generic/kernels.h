@@ -52,6 +52,7 @@ static inline vec vsqrt_libm(vec v) {
 #include "addmm.h"
 #include "optim.h"
 #include "loss.h"
+#include "softmax.h"
 #include "embedding.h"
 #include "gemm.h"
 #include "packed_gemm.h"

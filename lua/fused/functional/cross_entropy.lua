@@ -1,10 +1,16 @@
--- Cross-entropy as functions: log-softmax and the negative log-likelihood fused in C (stable
--- for any finite logits), averaged over the rows. logits N × C; targets N class indices 1..C
--- (counted from 1), int64 on the logits' device. cross_entropy returns a
--- one-element tensor, cross_entropy_backward the gradient of that mean. {out = t} as every op.
+-- Cross-entropy as functions: log-softmax and the negative log-likelihood, averaged over the
+-- rows. logits N × C; targets N class indices 1..C (counted from 1), int64 on the logits'
+-- device. cross_entropy returns a one-element tensor (N for reduction = 'none'),
+-- cross_entropy_backward the gradient to the logits. opts: out, and PyTorch's ignore_index,
+-- reduction ('mean' | 'sum' | 'none') and label_smoothing (class_loss.lua says them); the
+-- backward's also grad_output (a number, 1 by default; N values for 'none'). Without those
+-- three, the two run fused in one kernel (stable for any finite logits, allocates nothing);
+-- with any, they are log_softmax, then class_loss's NLL.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
+local ops = require 'fused.ops'
+local class_loss = require 'fused.functional.class_loss'
 
 local C, check, expect = lib.C, lib.check, tensor.expect
 local M = {}
@@ -17,10 +23,25 @@ local function inputs(fn, logits, targets)
          out_.contiguous(tensor.expect_dtype(targets, 'int64', fn, 'targets', 3))
 end
 
+local function fused_in_c(o)
+  return o.ignore_index == nil and o.reduction == 'mean' and o.label_smoothing == 0
+end
+
+-- opts.out holds the result when given.
+local function into(opts, result)
+  local out = opts and opts.out
+  return out and out:copy_(result) or result
+end
+
 function M.cross_entropy(logits, targets, opts)
   local fn = 'cross_entropy'
   logits, targets = inputs(fn, logits, targets)
-  local loss = out_.result(fn, out_.option(opts, fn), 1, one, logits.scalar_type, logits.device_type)
+  local o = class_loss.options(opts, fn, { 'ignore_index', 'reduction', 'label_smoothing', 'out' }, 3)
+  if not fused_in_c(o) then
+    return into(opts, class_loss.forward(ops.log_softmax(logits, 2), targets, o, fn, 2))
+  end
+  local out = opts and opts.out
+  local loss = out_.result(fn, out, 1, one, logits.scalar_type, logits.device_type)
   check(C.fused_cross_entropy_forward(loss, logits, targets))
   return loss
 end
@@ -28,8 +49,17 @@ end
 function M.cross_entropy_backward(logits, targets, opts)
   local fn = 'cross_entropy_backward'
   logits, targets = inputs(fn, logits, targets)
-  local d = out_.like(fn, out_.option(opts, fn), logits)
-  check(C.fused_cross_entropy_backward(d, logits, targets, 1))
+  local o = class_loss.options(opts, fn, { 'ignore_index', 'reduction', 'label_smoothing', 'out',
+                                          'grad_output' }, 3)
+  local grad_output = opts and opts.grad_output
+  if not fused_in_c(o) then
+    local log_probs = ops.log_softmax(logits, 2)
+    local d = class_loss.backward(log_probs, targets, grad_output, o, fn, 2)
+    return into(opts, ops.log_softmax_backward(d, log_probs, 2))
+  end
+  local g = grad_output == nil and 1 or tensor.expect_number(grad_output, fn, 'grad_output')
+  local d = out_.like(fn, opts and opts.out, logits)
+  check(C.fused_cross_entropy_backward(d, logits, targets, g))
   return d
 end
 

@@ -4,7 +4,7 @@
 -- {out = ...} last, as every op (fused/ops/out.lua): for several outputs, a list in the order
 -- they are returned.
 local M = {}
-for _, kind in ipairs({ 'lltm', 'rnn', 'embedding', 'cross_entropy', 'optim' }) do
+for _, kind in ipairs({ 'lltm', 'rnn', 'embedding', 'cross_entropy', 'nll_loss', 'optim' }) do
   for name, f in pairs(require('fused.functional.' .. kind)) do M[name] = f end
 end
 return M

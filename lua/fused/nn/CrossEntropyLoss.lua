@@ -1,52 +1,50 @@
--- Cross-entropy of logits against class indices, log-softmax and the negative log-likelihood
--- fused in C (stable for any finite logits), averaged over the rows.
+-- Cross-entropy of logits against class indices: log-softmax and the negative log-likelihood.
 --
---   local criterion = fused.nn.CrossEntropyLoss()
---   local loss = criterion:forward(logits, targets)    -- a Lua number
---   local d_logits = criterion:backward(logits, targets)
+--   local criterion = fused.nn.CrossEntropyLoss()   -- or ({ignore_index =, reduction =, label_smoothing =})
+--   local loss = criterion:forward(logits, targets)    -- a Lua number (a tensor for 'none')
+--   local d_logits = criterion:backward(logits, targets[, d_loss])
 --
--- logits are N × C or T × B × C; targets hold N class indices 1..C (counted from 1, as in Lua
--- and Torch7), as a Lua table (nested or flat) or a tensor of any shape (an int64 tensor on the
--- logits' device is used as it is; anything else is converted). Like Torch7's criterions it
--- keeps nothing for backward: backward takes the same arguments.
+-- logits are class-last (N × C or T × B × C) or PyTorch's (N, C, d1, ...) (class_rows.lua
+-- states the rule); targets are class indices 1..C (counted from 1, as in Lua and Torch7), as
+-- a Lua table (nested or flat) or a tensor (an int64 tensor on the logits' device is used as it
+-- is; anything else is converted). The options are PyTorch's (fused.functional.class_loss):
+-- ignore_index (none by default: unlike PyTorch's -100, a target outside 1..C is an error
+-- unless it is ignore_index), reduction 'mean' | 'sum' | 'none', label_smoothing. Like
+-- Torch7's criterions it keeps nothing for backward: backward takes the same arguments, and
+-- d_loss (a number, 1 by default; the targets' shape for 'none').
+local class_loss = require 'fused.functional.class_loss'
+local class_rows = require 'fused.nn.class_rows'
 local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
-local tensor = require 'fused.tensor'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
--- The logits as rows (N × C) and the targets as N int64 values on their device (an int64
--- tensor, or a table, whose conversion to int64 rejects a value that is not an integer).
-local function rows_and_targets(logits, targets, fn)
-  tensor.expect(logits, fn, 'logits', 3)
-  if logits.ndim ~= 2 and logits.ndim ~= 3 then
-    error(string.format("%s: argument 'logits' expected N x C or T x B x C, got [%s]", fn,
-                        table.concat(logits:shape(), ', ')), 3)
-  end
-  local classes = tonumber(logits.sizes[logits.ndim - 1])
-  local rows = logits:contiguous():view(-1, classes)
-  local t = targets
-  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'int64' }) end
-  tensor.expect_dtype(t, 'int64', fn, 'targets', 3)
-  t = t:to(logits.device)
-  if t:numel() ~= rows:size(1) then
-    error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",
-                        fn, rows:size(1), t:numel()), 3)
-  end
-  return rows, t:contiguous():view(-1)
+function CrossEntropyLoss:__init(opts)
+  self.options = class_loss.options(opts, 'CrossEntropyLoss',
+                                    { 'ignore_index', 'reduction', 'label_smoothing' }, 4)
+end
+
+-- The functional's options: the module's, and out or grad_output.
+local function with(o, key, value)
+  return { ignore_index = o.ignore_index, reduction = o.reduction,
+           label_smoothing = o.label_smoothing, [key] = value }
 end
 
 function CrossEntropyLoss:forward(logits, targets)
-  local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:forward')
-  self.buffers.loss = functional.cross_entropy(rows, t, { out = self:buffer('loss', logits) })
-  return self.buffers.loss:item()
+  local rows, t, shape = class_rows(logits, targets, 'CrossEntropyLoss:forward', 'logits')
+  local loss = functional.cross_entropy(rows, t, with(self.options, 'out', self:buffer('loss', logits)))
+  self.buffers.loss = loss
+  if self.options.reduction == 'none' then return loss:view(shape) end
+  return loss:item()
 end
 
-function CrossEntropyLoss:backward(logits, targets)
-  local rows, t = rows_and_targets(logits, targets, 'CrossEntropyLoss:backward')
-  self.buffers.gradInput = functional.cross_entropy_backward(rows, t,
-                                                             { out = self:buffer('gradInput', logits) })
-  return self.buffers.gradInput:view(logits:shape())
+function CrossEntropyLoss:backward(logits, targets, d_loss)
+  local rows, t, _, back = class_rows(logits, targets, 'CrossEntropyLoss:backward', 'logits')
+  if self.options.reduction == 'none' and d_loss ~= nil then d_loss = d_loss:contiguous():view(-1) end
+  local opts = with(self.options, 'grad_output', d_loss)
+  opts.out = self:buffer('gradInput', logits)
+  self.buffers.gradInput = functional.cross_entropy_backward(rows, t, opts)
+  return back(self.buffers.gradInput)
 end
 
 return CrossEntropyLoss

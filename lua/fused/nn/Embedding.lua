@@ -1,29 +1,44 @@
 -- A lookup table: row i of weight for index i (indices count from 1, as in Lua and Torch7).
 --
---   local embed = fused.nn.Embedding(num_embeddings, embedding_dim, {dtype=, device=})
+--   local embed = fused.nn.Embedding(num_embeddings, embedding_dim, {padding_idx=, dtype=, device=})
 --   local y = embed:forward(indices)   -- indices: a (nested) Lua table or a tensor of shape S
 --                                      -- holding integers 1..num_embeddings; y is S × dim
 --   embed:backward(d_y)                -- adds into gradWeight (repeated indices add up)
 --
--- weight starts normal(0, 1), as torch.nn.Embedding's. Indices have no gradient: backward
--- returns nothing.
+-- weight starts normal(0, 1), as torch.nn.Embedding's. padding_idx (counted from 1 as the
+-- indices, negative from the end; PyTorch's padding_idx + 1): that row starts at zero and
+-- backward never adds into its gradient, so an optimizer leaves it as it is. Indices have no
+-- gradient: backward returns nothing.
 local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
+local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-  opts = self:tensor_options(opts)
+  opts = options.check(opts, 'Embedding', { 'padding_idx', 'dtype', 'device' }, 4)
+  local padding_idx = opts.padding_idx
+  opts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   self:check_size(num_embeddings, 'num_embeddings')
   self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
   self.weight = tensor.empty({ num_embeddings, embedding_dim }, opts):normal(0, 1)
   self.gradWeight = tensor.zeros(self.weight:shape(), opts)
+  if padding_idx ~= nil then
+    local p = padding_idx
+    if type(p) ~= 'number' or p ~= math.floor(p) or p == 0 or p > num_embeddings or p < -num_embeddings then
+      error(string.format("Embedding: option 'padding_idx' expected an index in 1..%d (or -%d..-1 from the end), got %s",
+                          num_embeddings, num_embeddings, tostring(p)), 3)
+    end
+    self.padding_idx = p < 0 and num_embeddings + p + 1 or p
+    self.weight:narrow(1, self.padding_idx, 1):zero_()
+  end
 end
 
 function Embedding:extra_repr()
-  return string.format('(num_embeddings=%d, embedding_dim=%d)', self.num_embeddings, self.embedding_dim)
+  return string.format('(num_embeddings=%d, embedding_dim=%d%s)', self.num_embeddings, self.embedding_dim,
+                       self.padding_idx and ', padding_idx=' .. self.padding_idx or '')
 end
 
 -- The C kernels take int64 indices on the weight's device: an int64 tensor, or a table, whose
@@ -45,7 +60,15 @@ end
 function Embedding:backward(d_y)
   local saved = self:expect_saved()
   tensor.expect(d_y, 'Embedding:backward', 'd_output')
+  if not self.padding_idx then
+    functional.embedding_backward_accumulate(d_y, saved.indices, self.gradWeight)
+    return
+  end
+  -- The padding row's gradient as it was before, put back after the others are added.
+  local row = self.gradWeight:narrow(1, self.padding_idx, 1)
+  local kept = self:buffer_shaped('padding_grad', row:shape(), row):copy_(row)
   functional.embedding_backward_accumulate(d_y, saved.indices, self.gradWeight)
+  row:copy_(kept)
 end
 
 return Embedding

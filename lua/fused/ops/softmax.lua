@@ -1,0 +1,88 @@
+-- Softmax, log-softmax and logsumexp along dim (1-based; negative counts from the end), stable
+-- for any input (each column's max is subtracted before exp: inputs of +-1000 give finite
+-- results), float32 and float64, on both devices. softmax and log_softmax keep the input's
+-- shape; logsumexp drops dim unless keepdim, as PyTorch (a 1-D input keeps one element:
+-- tensors have at least one dim). Their
+-- backward, from what forward returned, as d_tanh is tanh's:
+--   softmax_backward(grad_output, output, dim)       y = softmax(x): y * (g - sum(g * y))
+--   log_softmax_backward(grad_output, output, dim)   y = log_softmax(x): g - exp(y) * sum(g)
+--   logsumexp_backward(grad_output, input, output, dim, keepdim)   g * exp(x - y)
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local out_ = require 'fused.ops.out'
+local pointwise = require 'fused.ops.pointwise'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local M = {}
+
+local function forward(fn, log_softmax)
+  return function(t, dim, opts)
+    t = contiguous(expect(t, fn, 'input'))
+    dim = tensor.check_dim(t, dim, fn)
+    local out = out_.like(fn, out_.option(opts, fn), t)
+    local dst = dense(out)
+    check(C.fused_softmax_forward(dst, t, dim - 1, log_softmax))
+    return finish(out, dst)
+  end
+end
+M.softmax = forward('softmax', 0)
+M.log_softmax = forward('log_softmax', 1)
+
+local function backward(fn, log_softmax)
+  return function(grad_output, output, dim, opts)
+    output = contiguous(expect(output, fn, 'output'))
+    grad_output = contiguous(expect(grad_output, fn, 'grad_output'))
+    dim = tensor.check_dim(output, dim, fn)
+    local d = out_.like(fn, out_.option(opts, fn), output)
+    local dst = dense(d)
+    check(C.fused_softmax_backward(dst, grad_output, output, dim - 1, log_softmax))
+    return finish(d, dst)
+  end
+end
+M.softmax_backward = backward('softmax_backward', 0)
+M.log_softmax_backward = backward('log_softmax_backward', 1)
+
+local function expect_keepdim(keepdim, fn)
+  if keepdim ~= nil and type(keepdim) ~= 'boolean' then
+    error(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
+                        tensor.type_name(keepdim)), 3)
+  end
+  return keepdim == true
+end
+
+-- t's shape without dim (or with dim of size 1 where keepdim, or t is 1-D), as a list.
+local function reduced_shape(t, dim, keepdim)
+  local shape = t:shape()
+  if keepdim or t.ndim == 1 then shape[dim] = 1 else table.remove(shape, dim) end
+  return shape
+end
+
+local sizes = out_.sizes()
+function M.logsumexp(t, dim, keepdim, opts)
+  local fn = 'logsumexp'
+  t = contiguous(expect(t, fn, 'input'))
+  dim = tensor.check_dim(t, dim, fn)
+  local shape = reduced_shape(t, dim, expect_keepdim(keepdim, fn))
+  for d = 1, #shape do sizes[d - 1] = shape[d] end
+  local out = out_.result(fn, out_.option(opts, fn), #shape, sizes, t.scalar_type, t.device_type)
+  local dst = dense(out)
+  local kept = t:shape()
+  kept[dim] = 1
+  check(C.fused_logsumexp_dim(dst:view(kept), t, dim - 1))
+  return finish(out, dst)
+end
+
+function M.logsumexp_backward(grad_output, input, output, dim, keepdim, opts)
+  local fn = 'logsumexp_backward'
+  expect(grad_output, fn, 'grad_output')
+  expect(input, fn, 'input')
+  expect(output, fn, 'output')
+  dim = tensor.check_dim(input, dim, fn)
+  local kept = reduced_shape(input, dim, true)
+  expect_keepdim(keepdim, fn)
+  local d = pointwise.sub(input, output:contiguous():view(kept), opts)
+  return d:exp_():mul_(grad_output:contiguous():view(kept))
+end
+
+return M
