@@ -117,10 +117,12 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
 /* Elementwise ops into a contiguous out; the inputs have its shape. unary and binary_scalar
  * take contiguous inputs; binary's a and b may have any strides (a broadcast operand is a view
  * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
- * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
+ * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial.
+ * FUSED_ROUND rounds half to even (PyTorch's round); FUSED_SIGN is -1, 0 or 1 (0 for NaN, as
+ * PyTorch's); on int64 the rounding ops are the identity. */
 typedef enum {
   FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
-  FUSED_SQRT, FUSED_ABS,
+  FUSED_SQRT, FUSED_ABS, FUSED_FLOOR, FUSED_CEIL, FUSED_ROUND, FUSED_TRUNC, FUSED_SIGN,
   FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU,
   FUSED_NUM_UNARY_OPS
 } fused_unary_op;

@@ -39,9 +39,25 @@ static inline vec vsqrt_libm(vec v) {
   for (int k = 0; k < VEC_LANES; k++) v[k] = sqrt(v[k]);
   return v;
 }
+/* The rounding functions lane by lane: GCC makes each one vector instruction (roundps) where
+ * the capability has it. */
+#define LANEWISE(name, f)                                      \
+  static inline vec name(vec v) {                              \
+    for (int k = 0; k < VEC_LANES; k++) v[k] = f(v[k]);        \
+    return v;                                                  \
+  }
+LANEWISE(vfloor_libm, floor)
+LANEWISE(vceil_libm, ceil)
+LANEWISE(vrint_libm, rint)
+LANEWISE(vtrunc_libm, trunc)
+#undef LANEWISE
 #define m_exp vexp_libm
 #define m_log vlog_libm
 #define m_sqrt(x) _Generic((x), vec: vsqrt_libm, float: sqrtf, double: sqrt)(x)
+#define m_floor vfloor_libm
+#define m_ceil vceil_libm
+#define m_rint vrint_libm
+#define m_trunc vtrunc_libm
 #define m_pow pow
 
 #include "pointwise.h"
