@@ -1,4 +1,5 @@
 /* The registry of device backends: see backend.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,7 +59,17 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
 }
 
 #define FUSED_KERNEL_NAME(name, params) #name,
-static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)};
+static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)
+                                                 FUSED_KERNELS_CPU_ONLY(FUSED_KERNEL_NAME)};
+
+/* Whether table k (NULL: none) has the kernel named kernel. */
+#define FUSED_KERNEL_PRESENT(name, params) \
+  if (!strcmp(kernel, #name)) return k->name != NULL;
+static bool has_kernel(const fused_kernels *k, const char *kernel) {
+  if (!k) return false;
+  FUSED_KERNELS(FUSED_KERNEL_PRESENT)
+  return false;
+}
 
 int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
                          const char *kernel) {
@@ -66,6 +77,10 @@ int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
     if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, arithmetic_kernels[k]))
       return fused_error("%s: argument '%s' expected a number dtype (float32, float64 or "
                          "int64), got bool", fn, arg);
+  /* The CPU has it for this dtype: only the device lacks it. */
+  if (t->device_type != FUSED_CPU && has_kernel(fused_cpu_device.kernels[t->scalar_type], kernel))
+    return fused_error("%s: not implemented for %s tensors yet; call :to('cpu') first", fn,
+                       device_name(t->device_type));
   if (!fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
                        fn, arg, dtype_name(t->scalar_type));

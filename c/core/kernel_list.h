@@ -6,8 +6,9 @@
  * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
  * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
- * the ops whose maths is not exact (unary ops other than neg and abs, division, pow). The
- * others are float32 and float64 only. A table leaves a kernel it lacks NULL. */
+ * the ops whose maths is not exact (unary ops other than neg, abs, sign and rounding,
+ * division). The CPU_ONLY ones are the CPU's, for every dtype but bool. The others are float32
+ * and float64 only. A table leaves a kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
@@ -52,6 +53,16 @@
   X(prod_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                     \
   X(extremum_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,     \
                    int32_t dim, int32_t largest))
+
+/* Scans and sorts along a dim, the CPU's only so far: CUDA's tables leave them NULL, and the API
+ * says so (fused_missing_kernel). cumulative: product 0 sums, 1 multiplies (cumulative.h);
+ * sort_dim: stable, indices counted from 1 (sort.h). */
+#define FUSED_KERNELS_CUMULATIVE(X)                                                         \
+  X(cumulative_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t product))
+#define FUSED_KERNELS_SORT(X)                                                               \
+  X(sort_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,         \
+               int32_t dim, int32_t descending))
+#define FUSED_KERNELS_CPU_ONLY(X) FUSED_KERNELS_CUMULATIVE(X) FUSED_KERNELS_SORT(X)
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
@@ -102,7 +113,8 @@
   FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X)                       \
   FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)
 
-#define FUSED_KERNELS(X) \
-  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_FLOATING(X)
+#define FUSED_KERNELS(X)                                                                    \
+  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_CPU_ONLY(X)          \
+  FUSED_KERNELS_FLOATING(X)
 
 #endif

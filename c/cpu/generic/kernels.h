@@ -5,6 +5,7 @@
  * ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp from the argument's
  * type. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../core/backend.h"
@@ -71,13 +72,18 @@ LANEWISE(vtrunc_libm, trunc)
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"
+#include "cumulative.h"
+#include "sort.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
 #elif SCALAR_IS_ARITHMETIC
 #define m_pow int64_pow /* the only integer dtype that computes (c/maths/arithmetic.h) */
 #include "pointwise.h"
 #include "reduce.h"
 #include "reduce_dim.h"
-#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X)
+#include "cumulative.h"
+#include "sort.h"
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) \
+  FUSED_KERNELS_CPU_ONLY(X)
 #else
 #define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
 #endif
