@@ -189,8 +189,9 @@ int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tenso
                   int32_t dim);
 /* Cumulative sum and product along dim (0-based) of a contiguous tensor into a contiguous out
  * of its shape and dtype (out may be in itself); int64 wraps on overflow, floats accumulate in
- * float64. The CPU's only so far. */
-int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim);
+ * float64. cumsum's reverse (nonzero) sums from the last element: its gradient (d_cumsum).
+ * The CPU's only so far. */
+int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse);
 int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* A stable sort along dim (0-based) of a contiguous tensor (descending when nonzero; NaN above
  * every number) into contiguous values (its dtype) and int64 indices counted from 1, both of

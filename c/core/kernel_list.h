@@ -55,10 +55,12 @@
                    int32_t dim, int32_t largest))
 
 /* Scans and sorts along a dim, the CPU's only so far: CUDA's tables leave them NULL, and the API
- * says so (fused_missing_kernel). cumulative: product 0 sums, 1 multiplies (cumulative.h);
+ * says so (fused_missing_kernel). cumulative: product 0 sums, 1 multiplies, reverse 1 from
+ * the last element (cumulative.h);
  * sort_dim: stable, indices counted from 1 (sort.h). */
 #define FUSED_KERNELS_CUMULATIVE(X)                                                         \
-  X(cumulative_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t product))
+  X(cumulative_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t product, \
+                      int32_t reverse))
 #define FUSED_KERNELS_SORT(X)                                                               \
   X(sort_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,         \
                int32_t dim, int32_t descending))

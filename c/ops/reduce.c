@@ -79,18 +79,18 @@ static int check_scanned(const char *fn, const char *arg, const fused_tensor *ou
 }
 
 static int cumulative(const char *fn, fused_tensor *out, const fused_tensor *in, int32_t dim,
-                      int32_t product) {
+                      int32_t product, int32_t reverse) {
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_scanned(fn, "out", out, in, in->scalar_type, 1));
-  FUSED_CALL_KERNEL(fn, "input", in, cumulative_dim, out, in, dim, product);
+  FUSED_CALL_KERNEL(fn, "input", in, cumulative_dim, out, in, dim, product, reverse != 0);
 }
 
-int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  return cumulative("cumsum", out, in, dim, 0);
+int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse) {
+  return cumulative(reverse ? "d_cumsum" : "cumsum", out, in, dim, 0, reverse);
 }
 
 int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  return cumulative("cumprod", out, in, dim, 1);
+  return cumulative("cumprod", out, in, dim, 1, 0);
 }
 
 int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,

@@ -1,5 +1,6 @@
 -- Scans and sorts along a dim (1-based, negative from the end), of the input's shape:
--- t:cumsum(dim) and t:cumprod(dim) (of int64 and bool: int64, as PyTorch's); t:sort(dim,
+-- t:cumsum(dim) and t:cumprod(dim) (of int64 and bool: int64, as PyTorch's), d_cumsum(grad_out,
+-- dim) cumsum's gradient (a cumsum from the end); t:sort(dim,
 -- descending) and t:topk(k, dim, largest, sorted), values and int64 indices counted from 1,
 -- dim the last by default, as PyTorch's. sort is stable (equal values keep their order) and
 -- puts NaN above every number; topk's results are always sorted. cumsum, cumprod and sort take
@@ -15,19 +16,22 @@ local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local BOOL, INT64 = dt.dtypes.bool, dt.dtypes.int64
 local M = {}
 
-local function cumulative(fn, c_fn)
+-- run(out, t, dim) calls C, dim 0-based.
+local function cumulative(fn, run)
   return function(t, dim, opts)
     expect(t, fn, 'input')
     t = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
     dim = tensor.check_dim(t, dim, fn)
     local out = out_.like(fn, out_.option(opts, fn), t)
     local dst = dense(out)
-    check(c_fn(dst, t, dim - 1))
+    check(run(dst, t, dim - 1))
     return finish(out, dst)
   end
 end
-M.cumsum = cumulative('cumsum', C.fused_cumsum)
+M.cumsum = cumulative('cumsum', function(out, t, dim) return C.fused_cumsum(out, t, dim, 0) end)
 M.cumprod = cumulative('cumprod', C.fused_cumprod)
+-- cumsum's gradient: grad_out summed from the last element along dim.
+M.d_cumsum = cumulative('d_cumsum', function(out, t, dim) return C.fused_cumsum(out, t, dim, 1) end)
 
 -- x when a boolean, dflt when nil (errors at level 3: the caller of the op).
 local function expect_flag(x, dflt, fn, arg)
