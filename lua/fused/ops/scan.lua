@@ -74,6 +74,10 @@ end
 -- The k largest (or smallest) along dim: sort, then the first k.
 function M.topk(t, k, dim, largest, sorted)
   expect(t, 'topk', 'input')
+  if t.device ~= 'cpu' then -- as sort's error would, naming topk
+    error(string.format("topk: not implemented for %s tensors yet; call :to('cpu') first",
+                        t.device), 2)
+  end
   dim = tensor.check_dim(t, dim == nil and -1 or dim, 'topk')
   local size = t:size(dim)
   if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > size then
