@@ -214,6 +214,12 @@ int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
 int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
                  const fused_tensor *index);
 
+/* The nonzero elements of a contiguous tensor of any dtype (NaN is nonzero): count_nonzero
+ * counts them; nonzero writes their positions, counted from 1, as the rows of a contiguous
+ * int64 out of count x ndim. The CPU's only so far. */
+int fused_count_nonzero(int64_t *count, const fused_tensor *in);
+int fused_nonzero(fused_tensor *out, const fused_tensor *in);
+
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);
 int fused_uniform(fused_tensor *t, double low, double high);

@@ -7,7 +7,8 @@
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
  * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
  * the ops whose maths is not exact (unary ops other than neg, abs, sign and rounding,
- * division). The CPU_ONLY ones are the CPU's, for every dtype but bool. The others are float32
+ * division). The CPU_ONLY ones are the CPU's, for every dtype but bool;
+ * the CPU_ONLY_ANY_DTYPE ones the CPU's for every dtype. The others are float32
  * and float64 only. A table leaves a kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
@@ -65,6 +66,10 @@
   X(sort_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,         \
                int32_t dim, int32_t descending))
 #define FUSED_KERNELS_CPU_ONLY(X) FUSED_KERNELS_CUMULATIVE(X) FUSED_KERNELS_SORT(X)
+/* The CPU's only so far, for every dtype: nonzero counts in's nonzero elements into *count
+ * and, when out is not NULL, writes their 1-based positions as out's rows (nonzero.h). */
+#define FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)                                                 \
+  X(nonzero, (fused_tensor *out, int64_t *count, const fused_tensor *in))
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
@@ -117,6 +122,6 @@
 
 #define FUSED_KERNELS(X)                                                                    \
   FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_CPU_ONLY(X)          \
-  FUSED_KERNELS_FLOATING(X)
+  FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 
 #endif

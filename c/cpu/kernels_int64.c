@@ -1,4 +1,4 @@
-/* The CPU kernels in int64: the ANY_DTYPE, ARITHMETIC and CPU_ONLY ones of
+/* The CPU kernels in int64: the ANY_DTYPE, ARITHMETIC and CPU_ONLY (both) ones of
  * c/core/kernel_list.h. */
 #define scalar_t int64_t
 #define SCALAR_IS_FLOATING 0

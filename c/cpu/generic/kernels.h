@@ -17,6 +17,7 @@
 #include "convert.h"
 #include "compare.h"
 #include "select.h"
+#include "nonzero.h"
 
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
@@ -83,9 +84,9 @@ LANEWISE(vtrunc_libm, trunc)
 #include "cumulative.h"
 #include "sort.h"
 #define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) \
-  FUSED_KERNELS_CPU_ONLY(X)
+  FUSED_KERNELS_CPU_ONLY(X) FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)
 #else
-#define CPU_KERNEL_LIST FUSED_KERNELS_ANY_DTYPE
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)
 #endif
 
 /* The table is CPU_KERNELS_<capability>, e.g. fused_cpu_float32_kernels_avx2: the Makefile
