@@ -5,7 +5,8 @@
 local tensor = require 'fused.tensor'
 
 local M = {}
-for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'linalg', 'reduce', 'scan', 'cat' }) do
+for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'linalg', 'reduce', 'scan', 'cat',
+                          'tile' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
 M.clone = tensor.Tensor.clone
