@@ -6,7 +6,7 @@ local tensor = require 'fused.tensor'
 
 local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'linalg', 'reduce', 'scan', 'cat',
-                          'tile' }) do
+                          'tile', 'unique' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
 M.clone = tensor.Tensor.clone
