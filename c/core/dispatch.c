@@ -58,9 +58,10 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
   return ops ? ops->kernels[t->scalar_type] : NULL;
 }
 
+/* The kernels of every number dtype but none of bool's. */
 #define FUSED_KERNEL_NAME(name, params) #name,
-static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)
-                                                 FUSED_KERNELS_CPU_ONLY(FUSED_KERNEL_NAME)};
+static const char *const number_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)
+                                             FUSED_KERNELS_CPU_ONLY(FUSED_KERNEL_NAME)};
 
 /* Whether table k (NULL: none) has the kernel named kernel. */
 #define FUSED_KERNEL_PRESENT(name, params) \
@@ -73,8 +74,8 @@ static bool has_kernel(const fused_kernels *k, const char *kernel) {
 
 int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
                          const char *kernel) {
-  for (size_t k = 0; k < sizeof arithmetic_kernels / sizeof *arithmetic_kernels; k++)
-    if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, arithmetic_kernels[k]))
+  for (size_t k = 0; k < sizeof number_kernels / sizeof *number_kernels; k++)
+    if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, number_kernels[k]))
       return fused_error("%s: argument '%s' expected a number dtype (float32, float64 or "
                          "int64), got bool", fn, arg);
   /* The CPU has it for this dtype: only the device lacks it. */

@@ -7,9 +7,9 @@
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
  * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
  * the ops whose maths is not exact (unary ops other than neg, abs, sign and rounding,
- * division). The CPU_ONLY ones are the CPU's, for every dtype but bool;
- * the CPU_ONLY_ANY_DTYPE ones the CPU's for every dtype. The others are float32
- * and float64 only. A table leaves a kernel it lacks NULL. */
+ * division). The CPU_ONLY ones are the CPU's for every dtype but bool, the CPU_ONLY_ANY_DTYPE
+ * ones the CPU's for every dtype. The others are float32 and float64 only. A table leaves a
+ * kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
@@ -56,9 +56,8 @@
                    int32_t dim, int32_t largest))
 
 /* Scans and sorts along a dim, the CPU's only so far: CUDA's tables leave them NULL, and the API
- * says so (fused_missing_kernel). cumulative: product 0 sums, 1 multiplies, reverse 1 from
- * the last element (cumulative.h);
- * sort_dim: stable, indices counted from 1 (sort.h). */
+ * says so (fused_missing_kernel). cumulative_dim: product 0 sums, 1 multiplies; reverse 1 runs
+ * from the last element (cumulative.h). sort_dim: stable, indices counted from 1 (sort.h). */
 #define FUSED_KERNELS_CUMULATIVE(X)                                                         \
   X(cumulative_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t product, \
                       int32_t reverse))

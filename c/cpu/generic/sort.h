@@ -46,7 +46,9 @@ static int sort_dim(fused_tensor *values, fused_tensor *indices, const fused_ten
   scalar_t *key = malloc((size_t)len * sizeof *key);
   int64_t *pos = malloc((size_t)len * sizeof *pos), *tmp = malloc((size_t)len * sizeof *tmp);
   if (!key || !pos || !tmp) {
-    free(key), free(pos), free(tmp);
+    free(key);
+    free(pos);
+    free(tmp);
     return fused_error("sort: out of memory for a dim of %lld elements", (long long)len);
   }
   for (int64_t j = 0; j < outer * inner; j++) {
@@ -58,6 +60,8 @@ static int sort_dim(fused_tensor *values, fused_tensor *indices, const fused_ten
       at[start + d * inner] = sorted[d] + 1;
     }
   }
-  free(key), free(pos), free(tmp);
+  free(key);
+  free(pos);
+  free(tmp);
   return 0;
 }
