@@ -95,6 +95,10 @@ FUSED_CUDA_MATHS(m_expm1_nonpos, expm1f, expm1)
 FUSED_CUDA_MATHS(m_log, logf, log)
 FUSED_CUDA_MATHS(m_sqrt, sqrtf, sqrt)
 FUSED_CUDA_MATHS(m_abs, fabsf, fabs)
+FUSED_CUDA_MATHS(m_floor, floorf, floor)
+FUSED_CUDA_MATHS(m_ceil, ceilf, ceil)
+FUSED_CUDA_MATHS(m_rint, rintf, rint)
+FUSED_CUDA_MATHS(m_trunc, truncf, trunc)
 #undef FUSED_CUDA_MATHS
 __host__ __device__ inline float m_pow(float x, float y) { return powf(x, y); }
 __host__ __device__ inline double m_pow(double x, double y) { return pow(x, y); }

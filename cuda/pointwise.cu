@@ -4,7 +4,8 @@
 #include "common.cuh"
 #include "../c/maths/pointwise.h"
 
-/* int64 has neg and abs only (c/maths/arithmetic.h; the API refuses the rest). */
+/* int64 has neg, abs, sign and the rounding ops only (c/maths/arithmetic.h; the API refuses the
+ * rest). */
 template <typename T>
 __global__ void unary_kernel(fused_unary_op op, T *y, const T *x, T alpha, int64_t n) {
   if constexpr (std::is_integral<T>::value) {

@@ -118,9 +118,9 @@ describe('index_put_ and index_add_ on cuda', function()
     if not helper.has_cuda() then return end
     for _, dtype in ipairs({ 'float32', 'float64', 'int64', 'bool' }) do
       local t = fused.zeros(2, 3, { dtype = dtype, device = 'cuda' })
-      helper.assert_error(function() t:index_put_({ { 1 } }, 0) end, 'index_put_: not implemented on the cuda')
+      helper.assert_error(function() t:index_put_({ { 1 } }, 0) end, 'index_put_: not implemented for cuda tensors yet; call :to(\'cpu\') first')
       helper.assert_error(function() t:index_add_(1, { 1 }, fused.zeros(1, 3, { dtype = dtype, device = 'cuda' })) end,
-                          'index_add_: not implemented on the cuda')
+                          'index_add_: not implemented for cuda tensors yet; call :to(\'cpu\') first')
     end
   end)
 end)

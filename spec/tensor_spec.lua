@@ -42,6 +42,12 @@ describe('tensors', function()
     assert.is_true(math.abs(fused.tensor({ 0.1 }):item() - 0.1) < 1e-8)
   end)
 
+  it('item reads a tensor of one element of any shape, and names the size of another', function()
+    assert.are.equal(-2.5, fused.tensor({ { { -2.5 } } }, { dtype = 'float64' }):item())
+    helper.assert_error(function() fused.zeros(2, 3):item() end,
+                        'item: expected a tensor of one element, got 6 of size [2, 3]')
+  end)
+
   describe('tostring', function()
     it('shows values, then shape, dtype and device', function()
       local s = tostring(fused.tensor({ { 1.5, -2 }, { 3, 4.25 } }, { dtype = 'float64' }))

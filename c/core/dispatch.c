@@ -1,4 +1,5 @@
 /* The registry of device backends: see backend.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -57,21 +58,31 @@ const fused_kernels *fused_kernels_for(const char *fn, const fused_tensor *t) {
   return ops ? ops->kernels[t->scalar_type] : NULL;
 }
 
+/* The kernels of every number dtype but none of bool's. */
 #define FUSED_KERNEL_NAME(name, params) #name,
-static const char *const arithmetic_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)};
-/* Every dtype's where a device has them: missing, it is the device that lacks them. */
-static const char *const index_kernels[] = {FUSED_KERNELS_INDEX(FUSED_KERNEL_NAME)};
+static const char *const number_kernels[] = {FUSED_KERNELS_ARITHMETIC(FUSED_KERNEL_NAME)
+                                             FUSED_KERNELS_CPU_ONLY(FUSED_KERNEL_NAME)};
+
+/* Whether table k (NULL: none) has the kernel named kernel. */
+#define FUSED_KERNEL_PRESENT(name, params) \
+  if (!strcmp(kernel, #name)) return k->name != NULL;
+static bool has_kernel(const fused_kernels *k, const char *kernel) {
+  if (!k) return false;
+  FUSED_KERNELS(FUSED_KERNEL_PRESENT)
+  return false;
+}
 
 int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
                          const char *kernel) {
-  for (size_t k = 0; k < sizeof arithmetic_kernels / sizeof *arithmetic_kernels; k++)
-    if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, arithmetic_kernels[k]))
+  for (size_t k = 0; k < sizeof number_kernels / sizeof *number_kernels; k++)
+    if (t->scalar_type == FUSED_BOOL && !strcmp(kernel, number_kernels[k]))
       return fused_error("%s: argument '%s' expected a number dtype (float32, float64 or "
                          "int64), got bool", fn, arg);
-  int any_dtype = 0;
-  for (size_t k = 0; k < sizeof index_kernels / sizeof *index_kernels; k++)
-    any_dtype |= !strcmp(kernel, index_kernels[k]);
-  if (!any_dtype && !fused_dtype_info_of(t->scalar_type)->is_floating)
+  /* The CPU has it for this dtype: only the device lacks it. */
+  if (t->device_type != FUSED_CPU && has_kernel(fused_cpu_device.kernels[t->scalar_type], kernel))
+    return fused_error("%s: not implemented for %s tensors yet; call :to('cpu') first", fn,
+                       device_name(t->device_type));
+  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
                        fn, arg, dtype_name(t->scalar_type));
   return fused_error("%s: not implemented on the %s device yet", fn,

@@ -6,8 +6,10 @@
  * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
  * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
- * the ops whose maths is not exact (unary ops other than neg and abs, division, pow). The
- * others are float32 and float64 only. A table leaves a kernel it lacks NULL. */
+ * the ops whose maths is not exact (unary ops other than neg, abs, sign and rounding,
+ * division). The CPU_ONLY ones are the CPU's for every dtype but bool, the CPU_ONLY_ANY_DTYPE
+ * ones the CPU's for every dtype. The others are float32 and float64 only. A table leaves a
+ * kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
@@ -29,8 +31,8 @@
   X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
              const fused_tensor *index))
 
-/* Indexing by a mask or by indices that write (index.h), every dtype, the CPU's only: CUDA's
- * tables leave them NULL, which is its error. */
+/* Indexing by a mask or by indices that write (index.h), every dtype, the CPU's only (in
+ * FUSED_KERNELS_CPU_ONLY_ANY_DTYPE below). */
 #define FUSED_KERNELS_INDEX(X)                                                              \
   X(masked_select, (fused_tensor *out, const fused_tensor *in, const fused_tensor *mask))   \
   X(masked_scatter, (fused_tensor *t, const fused_tensor *mask, const fused_tensor *src))   \
@@ -72,6 +74,22 @@
   X(softmax_backward, (fused_tensor *d_in, const fused_tensor *grad_out,                    \
                        const fused_tensor *out, int32_t dim, int32_t log_softmax))          \
   X(logsumexp_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))
+/* Scans and sorts along a dim, the CPU's only so far: CUDA's tables leave them NULL, and the API
+ * says so (fused_missing_kernel). cumulative_dim: product 0 sums, 1 multiplies; reverse 1 runs
+ * from the last element (cumulative.h). sort_dim: stable, indices counted from 1 (sort.h). */
+#define FUSED_KERNELS_CUMULATIVE(X)                                                         \
+  X(cumulative_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t product, \
+                      int32_t reverse))
+#define FUSED_KERNELS_SORT(X)                                                               \
+  X(sort_dim, (fused_tensor *values, fused_tensor *indices, const fused_tensor *in,         \
+               int32_t dim, int32_t descending))
+#define FUSED_KERNELS_CPU_ONLY(X) FUSED_KERNELS_CUMULATIVE(X) FUSED_KERNELS_SORT(X)
+/* The CPU's only so far, for every dtype: the indexing above, and nonzero, which counts in's
+ * nonzero elements into *count and, when out is not NULL, writes their 1-based positions as
+ * out's rows (nonzero.h). */
+#define FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)                                                 \
+  FUSED_KERNELS_INDEX(X)                                                                    \
+  X(nonzero, (fused_tensor *out, int64_t *count, const fused_tensor *in))
 
 #define FUSED_KERNELS_OPTIM(X)                                                              \
   X(sgd_step, (fused_tensor *param, fused_tensor *momentum_buffer, const fused_tensor *grad, \
@@ -124,8 +142,8 @@
   FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)                     \
   FUSED_KERNELS_SOFTMAX(X)
 
-#define FUSED_KERNELS(X) \
-  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X) \
-  FUSED_KERNELS_FLOATING(X)
+#define FUSED_KERNELS(X)                                                                    \
+  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_CPU_ONLY(X)          \
+  FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X) FUSED_KERNELS_FLOATING(X)
 
 #endif

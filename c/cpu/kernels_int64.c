@@ -1,4 +1,5 @@
-/* The CPU kernels in int64: the ANY_DTYPE, INDEX and ARITHMETIC ones of c/core/kernel_list.h. */
+/* The CPU kernels in int64: the ANY_DTYPE, ARITHMETIC and CPU_ONLY (both; INDEX among them)
+ * ones of c/core/kernel_list.h. */
 #define scalar_t int64_t
 #define SCALAR_IS_FLOATING 0
 #define SCALAR_IS_ARITHMETIC 1

@@ -1,4 +1,5 @@
-/* fused_binary's ops per element, and the unary ops that integers have (neg, abs), on both
+/* fused_binary's ops per element, and the unary ops that integers have (neg, abs, sign and the
+ * rounding ops, which keep an integer), on both
  * backends and every dtype but bool. For int64 every op here is exact, and the API keeps
  * away the ones that are not defined for every pair of integers (division: by zero). */
 #ifndef FUSED_MATHS_ARITHMETIC_H
@@ -45,6 +46,8 @@ FUSED_GENERIC FUSED_HD scalar_t apply_unary_exact(fused_unary_op op, scalar_t z)
   switch (op) {
     case FUSED_NEG: return -z;
     case FUSED_ABS: return z < 0 ? -z : z;
+    case FUSED_FLOOR: case FUSED_CEIL: case FUSED_ROUND: case FUSED_TRUNC: return z;
+    case FUSED_SIGN: return (z > 0) - (z < 0);
     default: return 0;
   }
 }

@@ -12,6 +12,7 @@
  *   lane_splat(x)                   x in every lane
  *   lane_load(p, m) lane_store(p, v, m)    the first m lanes at p (m is 1 under nvcc)
  *   m_abs m_copysign m_exp m_log m_sqrt    of lanes (m_sqrt of scalars too), any argument
+ *   m_floor m_ceil m_rint m_trunc   of lanes (m_rint: to nearest, half to even)
  *   m_exp_nonpos m_expm1_nonpos     of lanes, arguments <= 0 only (sigmoid, tanh and ELU need
  *                                   no others, so nothing overflows)
  *   m_pow                           of scalars

@@ -19,6 +19,14 @@ FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t 
     case FUSED_RELU: return lane_select(z <= 0, lane_splat(0), z);
     case FUSED_SQRT: return m_sqrt(z);
     case FUSED_ABS: return m_abs(z);
+    case FUSED_FLOOR: return m_floor(z);
+    case FUSED_CEIL: return m_ceil(z);
+    case FUSED_ROUND: return m_rint(z); /* half to even, the default rounding mode */
+    case FUSED_TRUNC: return m_trunc(z);
+    /* NaN fails both tests: 0, as PyTorch's (0 < z) - (z < 0) */
+    case FUSED_SIGN:
+      return lane_select(z > 0, lane_splat(1), lane_splat(0)) -
+             lane_select(z < 0, lane_splat(1), lane_splat(0));
     case FUSED_D_EXP: return m_exp(z);
     case FUSED_D_LOG: return 1 / z;
     case FUSED_D_TANH: return d_tanh_from_output(tanh_of(z));

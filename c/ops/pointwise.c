@@ -8,7 +8,8 @@
 static const char *const unary_names[FUSED_NUM_UNARY_OPS] = {
     [FUSED_NEG] = "neg", [FUSED_EXP] = "exp", [FUSED_LOG] = "log", [FUSED_TANH] = "tanh",
     [FUSED_SIGMOID] = "sigmoid", [FUSED_ELU] = "elu", [FUSED_RELU] = "relu",
-    [FUSED_SQRT] = "sqrt", [FUSED_ABS] = "abs", [FUSED_D_EXP] = "d_exp", [FUSED_D_LOG] = "d_log",
+    [FUSED_SQRT] = "sqrt", [FUSED_ABS] = "abs", [FUSED_FLOOR] = "floor", [FUSED_CEIL] = "ceil",
+    [FUSED_ROUND] = "round", [FUSED_TRUNC] = "trunc", [FUSED_SIGN] = "sign", [FUSED_D_EXP] = "d_exp", [FUSED_D_LOG] = "d_log",
     [FUSED_D_TANH] = "d_tanh", [FUSED_D_SIGMOID] = "d_sigmoid", [FUSED_D_ELU] = "d_elu",
     [FUSED_D_RELU] = "d_relu"};
 
@@ -18,7 +19,7 @@ static const char *const binary_names[FUSED_NUM_BINARY_OPS] = {
     [FUSED_MIN] = "min"};
 
 /* Integers have the ops whose result is an integer, defined for every operand (c/maths/
- * arithmetic.h): neg, abs and the binary ops but division, which the Lua layer computes in
+ * arithmetic.h): neg, abs, sign, the rounding ops and the binary ops but division, which the Lua layer computes in
  * float32 (true division, as PyTorch's). */
 static int check_exact(const char *fn, const char *arg, const fused_tensor *t, int exact) {
   if (exact || fused_dtype_info_of(t->scalar_type)->is_floating) return 0;
@@ -39,7 +40,8 @@ int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, do
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_operand(fn, "input", in, "out", out));
   FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 1));
-  FUSED_TRY(check_exact(fn, "input", in, op == FUSED_NEG || op == FUSED_ABS));
+  FUSED_TRY(check_exact(fn, "input", in, op == FUSED_NEG || op == FUSED_ABS || op == FUSED_SIGN ||
+                                             (op >= FUSED_FLOOR && op <= FUSED_TRUNC)));
   FUSED_CALL_KERNEL(fn, "input", in, unary, op, out, in, alpha);
 }
 

@@ -1,4 +1,5 @@
-/* Reductions along a dim (sum, prod, max, min), and cat along a dim. */
+/* Reductions along a dim (sum, prod, max, min), the scans and sort along a dim (cumsum,
+ * cumprod, sort: results of the input's shape), and cat along a dim. */
 #include <stdio.h>
 
 #include "../core/backend.h"
@@ -63,6 +64,43 @@ int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tenso
 int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim) {
   return extremum("min", values, indices, in, dim, 0);
+}
+
+/* out (contiguous, of dtype) has in's shape; out may be in itself (each element is read
+ * before it is written), no other part of it. */
+static int check_scanned(const char *fn, const char *arg, const fused_tensor *out,
+                         const fused_tensor *in, int32_t dtype, int identical_ok) {
+  FUSED_TRY(check_output(fn, arg, out));
+  FUSED_TRY(check_dtype(fn, arg, out, dtype));
+  FUSED_TRY(check_same_device(fn, arg, out, "input", in));
+  FUSED_TRY(check_contiguous(fn, arg, out));
+  FUSED_TRY(check_shape(fn, arg, out, in->ndim, in->sizes));
+  return check_no_overlap(fn, arg, out, "input", in, identical_ok);
+}
+
+static int cumulative(const char *fn, fused_tensor *out, const fused_tensor *in, int32_t dim,
+                      int32_t product, int32_t reverse) {
+  FUSED_TRY(check_input(fn, in, dim));
+  FUSED_TRY(check_scanned(fn, "out", out, in, in->scalar_type, 1));
+  FUSED_CALL_KERNEL(fn, "input", in, cumulative_dim, out, in, dim, product, reverse != 0);
+}
+
+int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse) {
+  return cumulative(reverse ? "d_cumsum" : "cumsum", out, in, dim, 0, reverse);
+}
+
+int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim) {
+  return cumulative("cumprod", out, in, dim, 1, 0);
+}
+
+int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+               int32_t dim, int32_t descending) {
+  const char *fn = "sort";
+  FUSED_TRY(check_input(fn, in, dim));
+  FUSED_TRY(check_scanned(fn, "values", values, in, in->scalar_type, 0));
+  FUSED_TRY(check_scanned(fn, "indices", indices, in, FUSED_INT64, 0));
+  FUSED_TRY(check_no_overlap(fn, "indices", indices, "values", values, 0));
+  FUSED_CALL_KERNEL(fn, "input", in, sort_dim, values, indices, in, dim, descending != 0);
 }
 
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {

@@ -52,6 +52,28 @@ int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
   FUSED_CALL_KERNEL(fn, "input", in, index_select, out, in, dim, index);
 }
 
+int fused_count_nonzero(int64_t *count, const fused_tensor *in) {
+  const char *fn = "nonzero";
+  if (!count) return fused_error("%s: argument 'count' expected a pointer, got NULL", fn);
+  FUSED_TRY(check_tensor(fn, "input", in));
+  FUSED_TRY(check_contiguous(fn, "input", in));
+  FUSED_CALL_KERNEL(fn, "input", in, nonzero, NULL, count, in);
+}
+
+int fused_nonzero(fused_tensor *out, const fused_tensor *in) {
+  const char *fn = "nonzero";
+  int64_t count;
+  FUSED_TRY(fused_count_nonzero(&count, in));
+  FUSED_TRY(check_output(fn, "out", out));
+  FUSED_TRY(check_dtype(fn, "out", out, FUSED_INT64));
+  FUSED_TRY(check_same_device(fn, "out", out, "input", in));
+  FUSED_TRY(check_contiguous(fn, "out", out));
+  const int64_t want[2] = {count, in->ndim};
+  FUSED_TRY(check_shape(fn, "out", out, 2, want));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 0));
+  FUSED_CALL_KERNEL(fn, "input", in, nonzero, out, &count, in);
+}
+
 int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
                  const fused_tensor *index) {
   const char *fn = "gather";

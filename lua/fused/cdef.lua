@@ -117,10 +117,12 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
 /* Elementwise ops into a contiguous out; the inputs have its shape. unary and binary_scalar
  * take contiguous inputs; binary's a and b may have any strides (a broadcast operand is a view
  * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
- * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial. */
+ * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial.
+ * FUSED_ROUND rounds half to even (PyTorch's round); FUSED_SIGN is -1, 0 or 1 (0 for NaN, as
+ * PyTorch's); on int64 the rounding ops are the identity. */
 typedef enum {
   FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
-  FUSED_SQRT, FUSED_ABS,
+  FUSED_SQRT, FUSED_ABS, FUSED_FLOOR, FUSED_CEIL, FUSED_ROUND, FUSED_TRUNC, FUSED_SIGN,
   FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU,
   FUSED_NUM_UNARY_OPS
 } fused_unary_op;
@@ -160,6 +162,17 @@ int fused_softmax_forward(fused_tensor *out, const fused_tensor *in, int32_t dim
 int fused_softmax_backward(fused_tensor *d_in, const fused_tensor *grad_out,
                            const fused_tensor *out, int32_t dim, int32_t log_softmax);
 int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* Cumulative sum and product along dim (0-based) of a contiguous tensor into a contiguous out
+ * of its shape and dtype (out may be in itself); int64 wraps on overflow, floats accumulate in
+ * float64. cumsum's reverse (nonzero) sums from the last element: its gradient (d_cumsum).
+ * The CPU's only so far. */
+int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse);
+int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* A stable sort along dim (0-based) of a contiguous tensor (descending when nonzero; NaN above
+ * every number) into contiguous values (its dtype) and int64 indices counted from 1, both of
+ * its shape. The CPU's only so far. */
+int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
+               int32_t dim, int32_t descending);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
 
@@ -192,6 +205,11 @@ int fused_index_put(fused_tensor *t, const fused_tensor *const *indices, int32_t
                     const fused_tensor *values, int32_t accumulate);
 int fused_index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
                     const fused_tensor *source);
+/* The nonzero elements of a contiguous tensor of any dtype (NaN is nonzero): count_nonzero
+ * counts them; nonzero writes their positions, counted from 1, as the rows of a contiguous
+ * int64 out of count x ndim. The CPU's only so far. */
+int fused_count_nonzero(int64_t *count, const fused_tensor *in);
+int fused_nonzero(fused_tensor *out, const fused_tensor *in);
 
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);

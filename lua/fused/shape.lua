@@ -1,6 +1,7 @@
 -- Views that change the shape, as PyTorch's: unsqueeze, squeeze, permute, expand (a stride-0
--- view: how a broadcast operand is made), flatten (a copy when the dims do not merge). Sizes
--- and dims as a list or as numbers; dims are 1-based, negative from the end.
+-- view: how a broadcast operand is made), flatten (a copy when the dims do not merge), split
+-- (a list of views). Sizes and dims as a list or as numbers; dims are 1-based, negative from
+-- the end.
 local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
 
@@ -115,6 +116,43 @@ function Tensor.flatten(t, start_dim, end_dim)
   result[#result + 1] = merged
   for d = end_dim + 1, t.ndim do result[#result + 1] = shape[d] end
   return t:reshape(result)
+end
+
+-- t:split(size, dim): views of size along dim (1 by default), the last smaller when size does
+-- not divide it; t:split({s1, s2, ...}, dim): views of those sizes, which must add up to it.
+-- (t:chunk(n, dim) gives n pieces.)
+function Tensor.split(t, split_size, dim)
+  dim = tensor.check_dim(t, dim or 1, 'split')
+  local size = t:size(dim)
+  local sizes = split_size
+  if type(split_size) == 'number' then
+    if split_size < 1 or split_size ~= math.floor(split_size) then
+      error("split: argument 'split_size' expected a positive integer or a list of them, got "
+            .. tostring(split_size), 2)
+    end
+    sizes = {}
+    for start = 1, size, split_size do sizes[#sizes + 1] = math.min(split_size, size - start + 1) end
+  else
+    local n = type(split_size) == 'table' and tensor.sequence_length(split_size)
+    local total = 0
+    for i = 1, n or 0 do
+      local s = split_size[i]
+      if type(s) ~= 'number' or s < 1 or s ~= math.floor(s) then n = nil; break end
+      total = total + s
+    end
+    if not n or n == 0 or total ~= size then
+      error(string.format("split: argument 'split_size' expected a positive integer or positive "
+                          .. "sizes adding up to %d (the size of dim %d), got %s", size, dim,
+                          type(split_size) == 'table' and tensor.show_list(split_size)
+                          or type_name(split_size)), 2)
+    end
+  end
+  local pieces, start = {}, 1
+  for i, s in ipairs(sizes) do
+    pieces[i] = t:narrow(dim, start, s)
+    start = start + s
+  end
+  return pieces
 end
 
 return {}

@@ -600,7 +600,8 @@ end
 -- The element of a one-element tensor, read as element_reader says.
 function Tensor.item(t)
   if t:numel() ~= 1 then
-    error(string.format("item: expected a tensor of one element, got %d", t:numel()), 2)
+    error(string.format("item: expected a tensor of one element, got %d of size [%s]", t:numel(),
+                        table.concat(t:shape(), ', ')), 2)
   end
   local host = t:to('cpu')
   return element_reader(host.scalar_type)(ffi.cast(dt.ctypes[host.scalar_type], host.data)[0])

@@ -6,6 +6,7 @@
  * from the argument's type. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../core/backend.h"
@@ -18,6 +19,7 @@
 #include "compare.h"
 #include "select.h"
 #include "index.h"
+#include "nonzero.h"
 
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
@@ -41,9 +43,25 @@ static inline vec vsqrt_libm(vec v) {
   for (int k = 0; k < VEC_LANES; k++) v[k] = sqrt(v[k]);
   return v;
 }
+/* The rounding functions lane by lane: GCC makes each one vector instruction (roundps) where
+ * the capability has it. */
+#define LANEWISE(name, f)                                      \
+  static inline vec name(vec v) {                              \
+    for (int k = 0; k < VEC_LANES; k++) v[k] = f(v[k]);        \
+    return v;                                                  \
+  }
+LANEWISE(vfloor_libm, floor)
+LANEWISE(vceil_libm, ceil)
+LANEWISE(vrint_libm, rint)
+LANEWISE(vtrunc_libm, trunc)
+#undef LANEWISE
 #define m_exp vexp_libm
 #define m_log vlog_libm
 #define m_sqrt(x) _Generic((x), vec: vsqrt_libm, float: sqrtf, double: sqrt)(x)
+#define m_floor vfloor_libm
+#define m_ceil vceil_libm
+#define m_rint vrint_libm
+#define m_trunc vtrunc_libm
 #define m_pow pow
 
 #include "pointwise.h"
@@ -58,16 +76,20 @@ static inline vec vsqrt_libm(vec v) {
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"
+#include "cumulative.h"
+#include "sort.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS
 #elif SCALAR_IS_ARITHMETIC
 #define m_pow int64_pow /* the only integer dtype that computes (c/maths/arithmetic.h) */
 #include "pointwise.h"
 #include "reduce.h"
 #include "reduce_dim.h"
-#define CPU_KERNEL_LIST(X) \
-  FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X) FUSED_KERNELS_ARITHMETIC(X)
+#include "cumulative.h"
+#include "sort.h"
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) \
+  FUSED_KERNELS_CPU_ONLY(X) FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)
 #else
-#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_INDEX(X)
+#define CPU_KERNEL_LIST(X) FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_CPU_ONLY_ANY_DTYPE(X)
 #endif
 
 /* The table is CPU_KERNELS_<capability>, e.g. fused_cpu_float32_kernels_avx2: the Makefile

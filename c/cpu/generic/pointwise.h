@@ -18,7 +18,8 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
   const int64_t n = fused_tensor_numel(in);
   switch (op) {
     MAP(FUSED_NEG); MAP(FUSED_EXP); MAP(FUSED_LOG); MAP(FUSED_TANH); MAP(FUSED_SIGMOID);
-    MAP(FUSED_ELU); MAP(FUSED_RELU); MAP(FUSED_SQRT); MAP(FUSED_ABS); MAP(FUSED_D_EXP);
+    MAP(FUSED_ELU); MAP(FUSED_RELU); MAP(FUSED_SQRT); MAP(FUSED_ABS); MAP(FUSED_FLOOR);
+    MAP(FUSED_CEIL); MAP(FUSED_ROUND); MAP(FUSED_TRUNC); MAP(FUSED_SIGN); MAP(FUSED_D_EXP);
     MAP(FUSED_D_LOG); MAP(FUSED_D_TANH); MAP(FUSED_D_SIGMOID); MAP(FUSED_D_ELU);
     MAP(FUSED_D_RELU);
     default: return fused_error("unary: unknown op %d", (int)op);
@@ -29,7 +30,8 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
 #else
 #include "../../maths/arithmetic.h"
 
-/* Integers have neg and abs only (the API refuses the rest), element by element. */
+/* Integers have neg, abs, sign and the rounding ops only (the API refuses the rest), element by
+ * element. */
 static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
   const scalar_t *x = (const scalar_t *)in->data;
   scalar_t *y = (scalar_t *)out->data;

@@ -5,7 +5,8 @@
 local tensor = require 'fused.tensor'
 
 local M = {}
-for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'softmax', 'cat' }) do
+for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'scan',
+                          'softmax', 'cat', 'tile', 'unique' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
 M.clone = tensor.Tensor.clone

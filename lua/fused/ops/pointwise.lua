@@ -4,8 +4,9 @@
 -- that is a view is made contiguous first; an in-place op on a view computes into a temporary
 -- and copies back. clamp(t, min, max) is maximum then minimum.
 --
--- Integers compute: int64 has every binary op (pow of int64 stays int64, as PyTorch's), neg
--- and abs; the other unary ops want a floating tensor. A binary op's operands are promoted as
+-- Integers compute: int64 has every binary op (pow of int64 stays int64, as PyTorch's), neg,
+-- abs, sign and the rounding ops (floor, ceil, round: half to even, trunc; the identity on
+-- integers); the other unary ops want a floating tensor. A binary op's operands are promoted as
 -- PyTorch promotes them (result_dtype): bool < int64 < float32 < float64, and a Lua number
 -- that is not an integer makes an int64 or bool tensor's result float32 (PyTorch's default
 -- dtype). Unlike PyTorch, bool with bool computes in int64 (True + True is 2). div is true
@@ -34,7 +35,8 @@ end
 local unary_ops = {
   neg = C.FUSED_NEG, exp = C.FUSED_EXP, log = C.FUSED_LOG, tanh = C.FUSED_TANH,
   sigmoid = C.FUSED_SIGMOID, elu = C.FUSED_ELU, relu = C.FUSED_RELU, sqrt = C.FUSED_SQRT,
-  abs = C.FUSED_ABS, d_exp = C.FUSED_D_EXP, d_log = C.FUSED_D_LOG, d_tanh = C.FUSED_D_TANH,
+  abs = C.FUSED_ABS, floor = C.FUSED_FLOOR, ceil = C.FUSED_CEIL, round = C.FUSED_ROUND,
+  trunc = C.FUSED_TRUNC, sign = C.FUSED_SIGN, d_exp = C.FUSED_D_EXP, d_log = C.FUSED_D_LOG, d_tanh = C.FUSED_D_TANH,
   d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
 }
 local function expect_alpha(alpha, fn)
@@ -162,15 +164,21 @@ for name, ops in pairs(binary_ops) do
   end
 end
 
--- clamp(t, min, max, opts): either bound may be nil (not both), a number or a tensor.
-local function clamp_bounds(fn, min, max)
+-- clamp(t, min, max, opts): either bound may be nil (not both), a number or a tensor. An int64
+-- tensor's number bound must be one of its values (0.5 is an error, not a float32 result), so
+-- that the clamped tensor stays int64 and exact.
+local function clamp_bounds(fn, t, min, max)
   if min == nil and max == nil then
     error(string.format("%s: expected 'min' or 'max' (or both), got neither", fn), 3)
+  end
+  if tensor.is_tensor(t) and t.scalar_type == INT64 then
+    if type(min) == 'number' then tensor.expect_scalar(min, INT64, fn, 'min', 3) end
+    if type(max) == 'number' then tensor.expect_scalar(max, INT64, fn, 'max', 3) end
   end
 end
 
 function M.clamp(t, min, max, opts)
-  clamp_bounds('clamp', min, max)
+  clamp_bounds('clamp', t, min, max)
   if min == nil then return M.minimum(t, max, opts) end
   local r = M.maximum(t, min, opts)
   if max == nil then return r end
@@ -178,7 +186,7 @@ function M.clamp(t, min, max, opts)
 end
 
 function M.clamp_(t, min, max)
-  clamp_bounds('clamp_', min, max)
+  clamp_bounds('clamp_', t, min, max)
   expect_writable(t, 'clamp_', 'self')
   if min ~= nil then M.maximum_(t, min) end
   if max ~= nil then M.minimum_(t, max) end

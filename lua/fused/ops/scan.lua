@@ -1,0 +1,94 @@
+-- Scans and sorts along a dim (1-based, negative from the end), of the input's shape:
+-- t:cumsum(dim) and t:cumprod(dim) (of int64 and bool: int64, as PyTorch's), d_cumsum(grad_out,
+-- dim) cumsum's gradient (a cumsum from the end); t:sort(dim,
+-- descending) and t:topk(k, dim, largest, sorted), values and int64 indices counted from 1,
+-- dim the last by default, as PyTorch's. sort is stable (equal values keep their order) and
+-- puts NaN above every number; topk's results are always sorted. cumsum, cumprod and sort take
+-- {out = t} ({out = {values, indices}} for sort) last. The CPU's only so far: on a CUDA tensor
+-- they raise an error that says so.
+local lib = require 'fused.lib'
+local tensor = require 'fused.tensor'
+local dt = require 'fused.dtype'
+local out_ = require 'fused.ops.out'
+
+local C, check, expect = lib.C, lib.check, tensor.expect
+local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local BOOL, INT64 = dt.dtypes.bool, dt.dtypes.int64
+local M = {}
+
+-- run(out, t, dim) calls C, dim 0-based.
+local function cumulative(fn, run)
+  return function(t, dim, opts)
+    expect(t, fn, 'input')
+    t = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
+    dim = tensor.check_dim(t, dim, fn)
+    local out = out_.like(fn, out_.option(opts, fn), t)
+    local dst = dense(out)
+    check(run(dst, t, dim - 1))
+    return finish(out, dst)
+  end
+end
+M.cumsum = cumulative('cumsum', function(out, t, dim) return C.fused_cumsum(out, t, dim, 0) end)
+M.cumprod = cumulative('cumprod', C.fused_cumprod)
+-- cumsum's gradient: grad_out summed from the last element along dim.
+M.d_cumsum = cumulative('d_cumsum', function(out, t, dim) return C.fused_cumsum(out, t, dim, 1) end)
+
+-- x when a boolean, dflt when nil (errors at level 3: the caller of the op).
+local function expect_flag(x, dflt, fn, arg)
+  if x == nil then return dflt end
+  if type(x) ~= 'boolean' then
+    error(string.format("%s: argument '%s' expected a boolean, got %s", fn, arg,
+                        tensor.type_name(x)), 3)
+  end
+  return x
+end
+
+-- values, indices of t sorted along dim (checked, 1-based); outs {values, indices} or nil. A
+-- bool t sorts as int64 (false below true).
+local function sort_into(fn, t, dim, descending, outs)
+  local input = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
+  if outs ~= nil and (type(outs) ~= 'table' or tensor.is_tensor(outs)) then
+    error(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn,
+                        tensor.type_name(outs)), 3)
+  end
+  outs = outs or {}
+  local values = out_.result(fn, input.scalar_type == t.scalar_type and outs[1] or nil, t.ndim,
+                             t.sizes, input.scalar_type, t.device_type)
+  local indices = out_.result(fn, outs[2], t.ndim, t.sizes, INT64, t.device_type)
+  local v, i = dense(values), dense(indices)
+  check(C.fused_sort(v, i, input, dim - 1, descending and 1 or 0))
+  values, indices = finish(values, v), finish(indices, i)
+  if t.scalar_type == BOOL then
+    values = outs[1] and outs[1]:copy_(values) or values:to('bool')
+  end
+  return values, indices
+end
+
+function M.sort(t, dim, descending, opts)
+  expect(t, 'sort', 'input')
+  dim = tensor.check_dim(t, dim == nil and -1 or dim, 'sort')
+  descending = expect_flag(descending, false, 'sort', 'descending')
+  return sort_into('sort', t, dim, descending, out_.option(opts, 'sort'))
+end
+
+-- The k largest (or smallest) along dim: sort, then the first k.
+function M.topk(t, k, dim, largest, sorted)
+  expect(t, 'topk', 'input')
+  if t.device ~= 'cpu' then -- as sort's error would, naming topk
+    error(string.format("topk: not implemented for %s tensors yet; call :to('cpu') first",
+                        t.device), 2)
+  end
+  dim = tensor.check_dim(t, dim == nil and -1 or dim, 'topk')
+  local size = t:size(dim)
+  if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > size then
+    error(string.format("topk: argument 'k' expected an integer in 1..%d (the size of dim %d), "
+                        .. "got %s", size, dim, type(k) == 'number' and tostring(k)
+                        or tensor.type_name(k)), 2)
+  end
+  largest = expect_flag(largest, true, 'topk', 'largest')
+  expect_flag(sorted, true, 'topk', 'sorted')
+  local values, indices = sort_into('topk', t, dim, largest)
+  return values:narrow(dim, 1, k):contiguous(), indices:narrow(dim, 1, k):contiguous()
+end
+
+return M
