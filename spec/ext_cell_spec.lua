@@ -95,6 +95,6 @@ describe('fused.ext.cell', function()
       fused.ext.cell { name = 'mgu', sources = { examples .. 'mgu.c' }, gates = 2, state = 'x' }
     end, "fused.ext.cell: option 'state' expected 'h' or 'hc', got x")
     assert.has_error(function() fused.nn.RNN(2, 3, {}) end,
-      "RNN: option 'cell' expected a cell from fused.ext.cell, got nil")
+      "RNN: option 'cell' expected a cell from fused.cell.define or fused.ext.cell, got nil")
   end)
 end)

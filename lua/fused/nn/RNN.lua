@@ -1,5 +1,6 @@
--- A recurrent layer over a cell of your own (fused.ext.cell, docs/extending.md), with what
--- nn.LSTM has: stacked and bidirectional layers, ragged batches, PyTorch's parameter names.
+-- A recurrent layer over a cell of your own (fused.cell.define, fused.ext.cell;
+-- docs/extending.md), with what nn.LSTM has: stacked and bidirectional layers, ragged batches,
+-- PyTorch's parameter names.
 --
 --   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = spec, num_layers =, ...})
 --   local hs, h_n, c_n = rnn:forward(xs, h0, c0, {lengths = lengths}) -- cells with state 'hc'
@@ -16,8 +17,8 @@ RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer,
 function RNN:__init(input_size, hidden_size, opts)
   local spec = type(opts) == 'table' and opts.cell
   if type(spec) ~= 'table' or not spec.id then
-    error(string.format("RNN: option 'cell' expected a cell from fused.ext.cell, got %s",
-                        type(spec)), 3)
+    error(string.format("RNN: option 'cell' expected a cell from fused.cell.define or "
+                        .. 'fused.ext.cell, got %s', type(spec)), 3)
   end
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
