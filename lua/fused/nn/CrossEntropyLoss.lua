@@ -18,7 +18,7 @@ local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 -- The logits as rows (N × C) and the targets as N int64 values on their device (an int64
 -- tensor, or a table, whose conversion to int64 rejects a value that is not an integer).
 local function rows_and_targets(logits, targets, fn)
-  tensor.expect(logits, fn, 'logits', 3)
+  tensor.expect(logits, fn, 'logits')
   if logits.ndim ~= 2 and logits.ndim ~= 3 then
     error(string.format("%s: argument 'logits' expected N x C or T x B x C, got [%s]", fn,
                         table.concat(logits:shape(), ', ')), 3)
@@ -27,7 +27,7 @@ local function rows_and_targets(logits, targets, fn)
   local rows = logits:contiguous():view(-1, classes)
   local t = targets
   if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'int64' }) end
-  tensor.expect_dtype(t, 'int64', fn, 'targets', 3)
+  tensor.expect_dtype(t, 'int64', fn, 'targets')
   t = t:to(logits.device)
   if t:numel() ~= rows:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row of the logits), got %d",

@@ -30,7 +30,7 @@ end
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
   if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'int64' }) end
-  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices', 3)
+  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
   return indices:to(like.device):contiguous()
 end
 

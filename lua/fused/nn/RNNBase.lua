@@ -18,7 +18,7 @@ local RNNBase = Module:extend('RNNBase')
 
 -- opts: num_layers (1), bidirectional (false), dtype, device.
 function RNNBase:__init(input_size, hidden_size, opts)
-  opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'dtype', 'device' }, 4)
+  opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'dtype', 'device' })
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
   local num_layers = opts.num_layers or 1

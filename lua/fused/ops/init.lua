@@ -8,7 +8,11 @@ local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'linalg', 'reduce', 'cat' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
-M.clone = tensor.Tensor.clone
+local clone = tensor.Tensor.clone
+function M.clone(t)
+  tensor.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
+  return clone(t)
+end
 
 local Tensor = tensor.Tensor
 -- Functions only: they take a list of tensors, or (where) mean another thing as a method in

@@ -38,7 +38,7 @@ local unary_ops = {
   d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
 }
 local function expect_alpha(alpha, fn)
-  return tensor.expect_number(alpha == nil and 1 or alpha, fn, 'alpha', 3)
+  return tensor.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
 end
 -- t:exp(2) says what is wrong rather than taking 2 for options (a table, when allowed).
 local function expect_no_argument(x, fn, options_allowed)
@@ -163,14 +163,17 @@ for name, ops in pairs(binary_ops) do
 end
 
 -- clamp(t, min, max, opts): either bound may be nil (not both), a number or a tensor.
-local function clamp_bounds(fn, min, max)
+local function clamp_bounds(fn, t, min, max)
+  expect(t, fn, 'input')
+  if min ~= nil and type(min) ~= 'number' then broadcast.expect_operand(min, fn, 'min') end
+  if max ~= nil and type(max) ~= 'number' then broadcast.expect_operand(max, fn, 'max') end
   if min == nil and max == nil then
     error(string.format("%s: expected 'min' or 'max' (or both), got neither", fn), 3)
   end
 end
 
 function M.clamp(t, min, max, opts)
-  clamp_bounds('clamp', min, max)
+  clamp_bounds('clamp', t, min, max)
   if min == nil then return M.minimum(t, max, opts) end
   local r = M.maximum(t, min, opts)
   if max == nil then return r end
@@ -178,7 +181,7 @@ function M.clamp(t, min, max, opts)
 end
 
 function M.clamp_(t, min, max)
-  clamp_bounds('clamp_', min, max)
+  clamp_bounds('clamp_', t, min, max)
   expect_writable(t, 'clamp_', 'self')
   if min ~= nil then M.maximum_(t, min) end
   if max ~= nil then M.minimum_(t, max) end
