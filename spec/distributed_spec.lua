@@ -120,6 +120,34 @@ describe('fused.distributed on 2 processes (mpirun)', function()
     assert.is_falsy(text:find('returned without its peer', 1, true), text)
   end)
 
+  -- Different models would make collectives of different sizes: heap corruption inside MPI.
+  local MISMATCHES = {
+    hidden = "rank 1's parameter 'rnn.weight_ih_l0' is 64x4 float32 on cpu, rank 0's is 128x4 float32 on cpu",
+    dtype = "rank 1's parameter 'rnn.weight_ih_l0' is 128x4 float64 on cpu, rank 0's is 128x4 float32 on cpu",
+    cell = "rank 1's parameter 'rnn.weight_ih_l0' is 96x4 float32 on cpu, rank 0's is 128x4 float32 on cpu",
+    extra = "rank 1's parameter 'head.weight' is 1x32 float32 on cpu where rank 0's parameter "
+      .. "'rnn.weight_ih_l0' is 128x4 float32 on cpu",
+  }
+  local function mismatch(case, env)
+    local status, text = mpirun(env or '', 'luajit spec/distributed/mismatch.lua ' .. case)
+    assert.are.equal(0, status, text)
+    for rank = 0, 1 do
+      local expected = string.format('rank %d: distributed.DataParallel: every rank must hold the '
+                                     .. 'same model: %s', rank, MISMATCHES[case])
+      assert.is_truthy(text:find(expected, 1, true), text)
+    end
+  end
+  for _, case in ipairs({ 'hidden', 'dtype', 'cell', 'extra' }) do
+    mpi_it('DataParallel of different models (' .. case .. '): every rank names the first difference',
+           function() mismatch(case) end)
+  end
+  MISMATCHES.device = "rank 1's parameter 'rnn.weight_ih_l0' is 128x4 float32 on cuda, rank 0's is "
+    .. '128x4 float32 on cpu'
+  helper.gpu_it('DataParallel of a CUDA model on one rank, a CPU model on the other, names it', function()
+    if why_not then pending(why_not) end
+    mismatch('device')
+  end)
+
   local TRAIN = '--hidden 16 --seq-len 10 --batch 8 --eval-every 20 --device cpu'
 
   mpi_it('trains with the losses of one process on the same global batch; resumes on any number',

@@ -224,7 +224,7 @@ describe('LLTM cell', function()
       local xt = fused.zeros({ 5, 3 }, { dtype = 'float64' }):t()
       err(function() cell:forward(xt, h, c) end, 'lltm_forward', "'x'", 'contiguous')
       err(function() cell:forward(x:view(15), h, c) end, 'lltm_forward', "'x'", '2 dims', 'got 1')
-      err(function() cell:forward(x, nil, c) end, 'lltm_forward', "'h'", 'expected a tensor', 'nil')
+      err(function() cell:forward(x, nil, c) end, 'LLTMCell:forward', "'h'", 'expected a tensor', 'nil')
     end)
 
     it('backward before forward, or with bad gradients', function()

@@ -55,7 +55,7 @@ end
 -- the caller of the function that calls parse).
 function M.parse(opts, fn, level)
   level = level or 3
-  opts = options.check(opts, fn, { 'device', 'dtype' }, level + 1)
+  opts = options.check(opts, fn, { 'device', 'dtype' })
   local dtype = M.dtypes[opts.dtype == nil and 'float32' or opts.dtype]
   if not dtype then
     error(string.format("%s: option 'dtype' expected %s, got %s", fn, M.one_of(M.dtype_names, "'"),

@@ -85,8 +85,8 @@ function M.set(t, k, value)
   end
   local mask = expect_mask(t, k, 't[mask]', 2)
   if type(value) == 'number' or type(value) == 'boolean' then
-    tensor.expect_writable(t, 't[mask] = v', 't', 2)
-    t:masked_fill_(mask, tensor.expect_scalar(value, t.scalar_type, 't[mask] = v', 'v', 2))
+    tensor.expect_writable(t, 't[mask] = v', 't')
+    t:masked_fill_(mask, tensor.expect_scalar(value, t.scalar_type, 't[mask] = v', 'v'))
     return
   end
   local count = tensor.count_true(mask)
@@ -95,7 +95,7 @@ function M.set(t, k, value)
                         .. "tensor of %d elements (the mask's true ones), got %s", count,
                         tensor.is_tensor(value) and 'shape ' .. shape_text(value) or tensor.type_name(value)), 2)
   end
-  tensor.expect_writable(t, 't[mask] = v', 't', 2)
+  tensor.expect_writable(t, 't[mask] = v', 't')
   index_ops.masked_scatter_(t, mask, value)
 end
 

@@ -1,19 +1,19 @@
 -- The one check of an options table ({dtype = 'float64'}, {lr = 1e-3}, ...), shared by every
 -- function that takes one: a misspelt key is an error, never silently ignored.
+local blame = require 'fused.blame'
+
 local M = {}
 
 -- What check returns for nil: shared, so that the common call without options allocates nothing.
 local NONE = setmetatable({}, { __newindex = function() error('fused.options: the empty options are read-only', 2) end })
 
 -- opts (nil for none) must be a table whose keys are all among `accepted` (a list of names);
--- returns opts, or an empty table for nil. level is error's, seen from check (default 3: the
--- caller of the function that calls check).
-function M.check(opts, fn, accepted, level)
-  level = level or 3
+-- returns opts, or an empty table for nil. Errors are blamed on the user's line.
+function M.check(opts, fn, accepted)
   if opts == nil then return NONE end
   if type(opts) ~= 'table' then
-    error(string.format("%s: argument 'opts' expected a table of options (%s), got %s", fn,
-                        table.concat(accepted, ', '), type(opts)), level)
+    blame(string.format("%s: argument 'opts' expected a table of options (%s), got %s", fn,
+                        table.concat(accepted, ', '), type(opts)))
   end
   for k in pairs(opts) do
     local known = false
@@ -22,8 +22,8 @@ function M.check(opts, fn, accepted, level)
     end
     if not known then
       local key = type(k) == 'string' and "'" .. k .. "'" or '[' .. tostring(k) .. ']'
-      error(string.format("%s: unknown option %s (expected one of: %s)", fn, key,
-                          table.concat(accepted, ', ')), level)
+      blame(string.format("%s: unknown option %s (expected one of: %s)", fn, key,
+                          table.concat(accepted, ', ')))
     end
   end
   return opts

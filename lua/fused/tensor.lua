@@ -7,6 +7,7 @@
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
+local blame = require 'fused.blame'
 
 local C, check = lib.C, lib.check
 local Tensor = {}
@@ -27,32 +28,27 @@ local function type_name(x)
 end
 M.type_name = type_name
 
--- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one (level as
--- error's, seen from the caller of expect; default 2, that function's caller).
-function M.expect(x, fn, arg, level)
+-- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one (at the user's
+-- line, as every check here: fused/blame.lua).
+function M.expect(x, fn, arg)
   if not ffi.istype(tensor_t, x) then
-    error(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)),
-          (level or 2) + 1)
+    blame(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)))
   end
   return x
 end
 
 -- As expect, for a tensor the op fn writes: C's error unless no two of its elements share
 -- memory (an expanded view does; PyTorch refuses the write too: clone() first).
-function M.expect_writable(x, fn, arg, level)
-  M.expect(x, fn, arg, (level or 2) + 1)
-  if C.fused_check_writable(fn, arg, x) ~= 0 then
-    error(ffi.string(C.fused_last_error()), (level or 2) + 1)
-  end
+function M.expect_writable(x, fn, arg)
+  M.expect(x, fn, arg)
+  if C.fused_check_writable(fn, arg, x) ~= 0 then blame(ffi.string(C.fused_last_error())) end
   return x
 end
 
--- Raises "fn: argument 'arg' expected a number, got <type>" unless x is one (level as error's,
--- seen from the caller of expect_number).
-local function expect_number(x, fn, arg, level)
+-- Raises "fn: argument 'arg' expected a number, got <type>" unless x is one.
+local function expect_number(x, fn, arg)
   if type(x) ~= 'number' then
-    error(string.format("%s: argument '%s' expected a number, got %s", fn, arg, type_name(x)),
-          (level or 2) + 1)
+    blame(string.format("%s: argument '%s' expected a number, got %s", fn, arg, type_name(x)))
   end
   return x
 end
@@ -60,23 +56,21 @@ M.expect_number = expect_number
 
 -- A number (or a boolean, as 1 or 0) that fn writes into a tensor of dtype (an id): C's error
 -- unless it is exactly one of the dtype's values (no int64 from 0.5 or NaN, no bool from 2).
-local function expect_scalar(x, dtype, fn, arg, level)
+local function expect_scalar(x, dtype, fn, arg)
   if type(x) == 'boolean' then x = x and 1 or 0 end
-  expect_number(x, fn, arg, (level or 2) + 1)
-  if C.fused_check_scalar(fn, arg, x, dtype) ~= 0 then
-    error(ffi.string(C.fused_last_error()), (level or 2) + 1)
-  end
+  expect_number(x, fn, arg)
+  if C.fused_check_scalar(fn, arg, x, dtype) ~= 0 then blame(ffi.string(C.fused_last_error())) end
   return x
 end
 M.expect_scalar = expect_scalar
 
 -- Raises "fn: argument 'arg' expected dtype <name>, got <name>" unless tensor x has that dtype
 -- (a name): what an index or a class target gets, which a float tensor must not silently be.
-function M.expect_dtype(x, name, fn, arg, level)
-  M.expect(x, fn, arg, (level or 2) + 1)
+function M.expect_dtype(x, name, fn, arg)
+  M.expect(x, fn, arg)
   if x.scalar_type ~= dt.dtypes[name] then
-    error(string.format("%s: argument '%s' expected dtype %s, got %s", fn, arg, name,
-                        dt.dtype_names[x.scalar_type]), (level or 2) + 1)
+    blame(string.format("%s: argument '%s' expected dtype %s, got %s", fn, arg, name,
+                        dt.dtype_names[x.scalar_type]))
   end
   return x
 end
@@ -187,21 +181,21 @@ local MAX_SIZE = 2 ^ 53
 local function parse_shape(shape, fn)
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then
-    error(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type_name(shape)), 3)
+    blame(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type_name(shape)))
   end
   local n = sequence_length(shape)
   if not n then
-    error(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
-                        show_list(shape)), 3)
+    blame(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
+                        show_list(shape)))
   end
   if n < 1 or n > MAX_DIMS then
-    error(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n), 3)
+    blame(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n))
   end
   for i = 1, n do
     local s = shape[i]
     if type(s) ~= 'number' or not (s >= 1 and s < MAX_SIZE) or s ~= math.floor(s) then
-      error(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
-                          fn, type(s) == 'number' and tostring(s) or type_name(s), i), 3)
+      blame(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
+                          fn, type(s) == 'number' and tostring(s) or type_name(s), i))
     end
     sizes_buf[i - 1] = s
   end
@@ -368,8 +362,8 @@ end
 local function check_dim(t, dim, fn, arg)
   arg = arg or 'dim'
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
-    error(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
-                        type(dim) == 'number' and tostring(dim) or type_name(dim)), 3)
+    blame(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
+                        type(dim) == 'number' and tostring(dim) or type_name(dim)))
   end
   return dim < 0 and t.ndim + dim + 1 or dim
 end
@@ -393,8 +387,15 @@ function Size.numel(s)
 end
 
 function M.Size(list)
-  local s = {}
-  for d = 1, #list do s[d] = list[d] end
+  local s, n = {}, type(list) == 'table' and sequence_length(list)
+  for d = 1, n or 0 do
+    if type(list[d]) ~= 'number' then n = nil; break end
+  end
+  if not n then
+    blame(string.format("Size: argument 'list' expected a list of sizes, got %s",
+                        type(list) == 'table' and show_list(list) or type_name(list)))
+  end
+  for d = 1, n do s[d] = list[d] end
   return setmetatable(s, Size)
 end
 
@@ -680,16 +681,14 @@ function Tensor.t(t)
   return t:transpose(1, 2)
 end
 
--- A view with another shape of the same numel (one size may be -1); t must be contiguous.
-function Tensor.view(t, shape, ...)
+-- A view of contiguous t with another shape of the same numel (one size may be -1), for fn
+-- (view or reshape: the name its errors give).
+local function reshaped(fn, t, shape, ...)
   if type(shape) == 'number' then shape = { shape, ... } end
-  if C.fused_tensor_is_contiguous(t) ~= 1 then
-    error("view: expected a contiguous tensor (use :reshape() or :contiguous())", 2)
-  end
   local n = type(shape) == 'table' and sequence_length(shape)
   if not n then
-    error(string.format("view: argument 'shape' expected a list of sizes (one may be -1), got %s",
-                        type(shape) == 'table' and show_list(shape) or type_name(shape)), 2)
+    blame(string.format("%s: argument 'shape' expected a list of sizes (one may be -1), got %s", fn,
+                        type(shape) == 'table' and show_list(shape) or type_name(shape)))
   end
   -- The sizes besides the -1 are checked by parse_shape below.
   local resolved, known, infer = {}, 1, nil
@@ -700,17 +699,17 @@ function Tensor.view(t, shape, ...)
   end
   if infer then
     if known < 1 or t:numel() % known ~= 0 then
-      error(string.format("view: argument 'shape' %s cannot hold %d elements whatever its -1", show_list(shape),
-                          t:numel()), 2)
+      blame(string.format("%s: argument 'shape' %s cannot hold %d elements whatever its -1", fn,
+                          show_list(shape), t:numel()))
     end
     resolved[infer] = t:numel() / known
   end
-  local ndim = parse_shape(resolved, 'view')
+  local ndim = parse_shape(resolved, fn)
   local numel = 1
   for i = 1, ndim do numel = numel * resolved[i] end
   if numel ~= t:numel() then
-    error(string.format("view: argument 'shape' expected %d elements in all, got %d",
-                        t:numel(), numel), 2)
+    blame(string.format("%s: argument 'shape' expected %d elements in all, got %d", fn,
+                        t:numel(), numel))
   end
   local stride = 1
   for d = ndim - 1, 0, -1 do
@@ -720,7 +719,15 @@ function Tensor.view(t, shape, ...)
   return view(t, ndim, sizes_buf, strides_buf, 0)
 end
 
-function Tensor.reshape(t, shape, ...) return t:contiguous():view(shape, ...) end
+-- A view with another shape of the same numel (one size may be -1); t must be contiguous.
+function Tensor.view(t, shape, ...)
+  if C.fused_tensor_is_contiguous(t) ~= 1 then
+    error("view: expected a contiguous tensor (use :reshape() or :contiguous())", 2)
+  end
+  return reshaped('view', t, shape, ...)
+end
+
+function Tensor.reshape(t, shape, ...) return reshaped('reshape', t:contiguous(), shape, ...) end
 
 -- Indexing: t[i] along dim 1 ---------------------------------------------------------------
 -- (a table or a tensor as the key, Torch7's slices and masks: fused/indexing.lua's get and set,
@@ -754,9 +761,9 @@ end
 -- caller of assign.
 function M.assign(slice, v, lhs, level)
   local expr = lhs .. ' = v'
-  M.expect_writable(slice, expr, lhs, level + 1)
+  M.expect_writable(slice, expr, lhs)
   if type(v) == 'number' or type(v) == 'boolean' then
-    check(C.fused_fill(slice, expect_scalar(v, slice.scalar_type, expr, 'v', level + 1)))
+    check(C.fused_fill(slice, expect_scalar(v, slice.scalar_type, expr, 'v')))
   elseif ffi.istype(tensor_t, v) then
     slice:copy_(v)
   else

@@ -21,7 +21,7 @@ local function constructor(class, dtype)
       return tensor.zeros(sizes, opts)
     end
     if type(first) == 'table' and not more then return tensor.tensor(first, opts) end
-    error(string.format("%s: expected sizes (numbers or a fused.Size) or a Lua table of values, "
+    error(string.format("%s: argument 'sizes' expected sizes (numbers or a fused.Size) or a Lua table of values, "
                         .. "got %s", class, first == nil and 'nothing (a tensor cannot be empty)'
                         or tensor.type_name(first) .. (more and ' and more' or '')), 2)
   end

@@ -58,7 +58,7 @@ local function write_source(dir, name, text)
 end
 
 return function(spec)
-  spec = options.check(spec, FN, OPTIONS, 3)
+  spec = options.check(spec, FN, OPTIONS)
   local name = spec.name
   if type(name) ~= 'string' or not name:match('^[%a_][%w_]*$') then
     error(string.format("%s: option 'name' expected a C name (letters, digits, _), got %s", FN,

@@ -18,6 +18,7 @@
 -- Bind it after the model reaches its device and dtype (:to() makes new gradient tensors).
 -- A module's backward may run once between two synchronize() calls (as PyTorch's DDP marks a
 -- gradient ready once); a second run is an error. On one process it does nothing.
+local ffi = require 'ffi'
 local backend = require 'fused.distributed.backend'
 local distributed = require 'fused.distributed'
 local dt = require 'fused.dtype'
@@ -57,6 +58,67 @@ local function make_buckets(names, params, grads, bucket_bytes)
     end
   end
   return buckets, bucket_of
+end
+
+-- What every rank must agree on, one entry a line, 'subject\tstate': each parameter's name,
+-- shape, dtype and device, then each bucket's size in bytes.
+local function describe(names, params, buckets)
+  local lines = {}
+  for i, p in ipairs(params) do
+    local shape = table.concat(p:shape(), 'x')
+    lines[i] = string.format("parameter '%s'\tis %s %s on %s", names[i],
+                             shape == '' and 'a scalar' or shape, p.dtype, p.device)
+  end
+  lines[#lines + 1] = string.format('parameter count\tis %d', #params)
+  for i, b in ipairs(buckets) do lines[#lines + 1] = string.format('bucket %d\tholds %d bytes', i, b.bytes) end
+  lines[#lines + 1] = string.format('bucket count\tis %d', #buckets)
+  return table.concat(lines, '\n')
+end
+
+-- Rank root's text on every rank (over MPI, as bytes in CPU tensors: its length, then itself).
+local function broadcast_text(text, root)
+  local length = tensor.tensor({ #text }, { dtype = 'float64' })
+  distributed.broadcast(length, root)
+  local n = length:item()
+  local bytes = tensor.zeros({ math.max(1, math.ceil(n / 8)) }, { dtype = 'float64' })
+  ffi.copy(bytes.data, text, math.min(#text, n))
+  distributed.broadcast(bytes, root)
+  return ffi.string(bytes.data, n)
+end
+
+-- The first line where two descriptions differ, split into subject and state (each side).
+local function first_difference(a, b)
+  local la, lb = {}, {}
+  for line in (a .. '\n'):gmatch('([^\n]*)\n') do la[#la + 1] = line end
+  for line in (b .. '\n'):gmatch('([^\n]*)\n') do lb[#lb + 1] = line end
+  for i = 1, math.max(#la, #lb) do
+    if la[i] ~= lb[i] then
+      local sa, ta = (la[i] or 'nothing\tmore'):match('^(.-)\t(.*)$')
+      local sb, tb = (lb[i] or 'nothing\tmore'):match('^(.-)\t(.*)$')
+      return sa, ta, sb, tb
+    end
+  end
+end
+
+-- Every rank must hold the same model (a difference would make the collectives of different
+-- sizes, which MPI and NCCL do not detect: heap corruption or a hang). Rank 0's description
+-- reaches all; each says whether its own differs; the first rank that does sends its own, and
+-- every rank raises the same error naming the first difference.
+local function check_same_model(description, rank, size)
+  local reference = broadcast_text(description, 0)
+  local differs = tensor.zeros({ size }, { dtype = 'float64' })
+  local flags = ffi.cast('double *', differs.data)
+  if description ~= reference then flags[rank] = 1 end
+  distributed.allreduce(differs)
+  for r = 1, size - 1 do
+    if flags[r] ~= 0 then
+      local theirs = broadcast_text(description, r)
+      local s0, t0, sr, tr = first_difference(reference, theirs)
+      local what = s0 == sr and string.format("rank %d's %s %s, rank 0's %s", r, sr, tr, t0)
+        or string.format("rank %d's %s %s where rank 0's %s %s", r, sr, tr, s0, t0)
+      error(string.format('%s: every rank must hold the same model: %s', FN, what), 3)
+    end
+  end
 end
 
 -- After module m's backward (m itself, not a clone sharing its parameters): its gradients are
@@ -160,6 +222,7 @@ return function(model, opts)
                               module_names = {} }, DataParallel)
   self.buckets, self.bucket_of = make_buckets(names, params, grads, bucket_bytes)
   if size > 1 then
+    check_same_model(describe(names, params, self.buckets), distributed.rank(), size)
     for _, p in ipairs(params) do distributed.broadcast(p, 0) end
     self:hook(model, 'the model')
   end

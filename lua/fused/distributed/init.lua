@@ -63,7 +63,7 @@ local function check_tensor(fn, t, floating)
     error(string.format("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
                         fn, t.dtype), 3)
   end
-  tensor.expect_writable(t, 'distributed.' .. fn, 't', 3) -- the collective writes t
+  tensor.expect_writable(t, 'distributed.' .. fn, 't') -- the collective writes t
 end
 
 -- Runs collective op on t in place (then divides by divisor, if any); a strided view goes

@@ -163,7 +163,7 @@ local loaded = {} -- kept for the life of the program, as lib.C is
 
 function M.load(opts)
   local fn = 'fused.ext.load'
-  opts = options.check(opts, fn, LOAD_OPTIONS, 3)
+  opts = options.check(opts, fn, LOAD_OPTIONS)
   local namespace = load(fn, opts)
   loaded[#loaded + 1] = namespace
   return namespace
@@ -189,7 +189,7 @@ local registered = {} -- library path and step -> cell id: one registration per 
 -- fused.nn.RNN take as their cell.
 function M.cell(opts)
   local fn = 'fused.ext.cell'
-  opts = options.check(opts, fn, CELL_OPTIONS, 3)
+  opts = options.check(opts, fn, CELL_OPTIONS)
   local step = opts.step or opts.name
   if type(step) ~= 'string' or not step:match('^[%a_][%w_]*$') then
     error(string.format("%s: option 'step' expected a C name, got %s", fn, tostring(step)), 2)

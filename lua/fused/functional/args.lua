@@ -9,7 +9,7 @@ M.NO_OUT = {}
 -- empty one. Errors are blamed on the op's caller.
 function M.outs(opts, fn, accepted)
   if opts == nil then return M.NO_OUT end
-  local o = options.check(opts, fn, accepted or { 'out' }, 4).out
+  local o = options.check(opts, fn, accepted or { 'out' }).out
   if o == nil then return M.NO_OUT end
   if type(o) ~= 'table' then
     error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,

@@ -20,7 +20,7 @@ local reductions = { mean = true, sum = true, none = true }
 -- The options in opts, whose keys must be among accepted (ignore_index, reduction,
 -- label_smoothing and the caller's own), checked; errors are blamed at level.
 function M.options(opts, fn, accepted, level)
-  opts = options.check(opts, fn, accepted, level + 1)
+  opts = options.check(opts, fn, accepted)
   local o = { ignore_index = opts.ignore_index, reduction = opts.reduction or 'mean',
               label_smoothing = opts.label_smoothing or 0 }
   local ii = o.ignore_index
@@ -80,7 +80,7 @@ function M.backward(log_probs, targets, grad_output, o, fn, level)
   local counts, count, safe = targets_that_count(log_probs, targets, o, fn, level + 1)
   local scale -- N × 1: each row's share of grad_output
   if o.reduction == 'none' then
-    tensor.expect(grad_output, fn, 'grad_output', level)
+    tensor.expect(grad_output, fn, 'grad_output')
     if grad_output:numel() ~= n then
       error(string.format("%s: argument 'grad_output' expected %d values (one per target), got %d",
                           fn, n, grad_output:numel()), level)

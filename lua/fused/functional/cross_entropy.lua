@@ -20,7 +20,7 @@ one[0] = 1
 
 local function inputs(fn, logits, targets)
   return out_.contiguous(expect(logits, fn, 'logits')),
-         out_.contiguous(tensor.expect_dtype(targets, 'int64', fn, 'targets', 3))
+         out_.contiguous(tensor.expect_dtype(targets, 'int64', fn, 'targets'))
 end
 
 local function fused_in_c(o)

@@ -5,33 +5,33 @@
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
+local blame = require 'fused.blame'
 
 local M = {}
 
--- level: error's, seen from the caller of check.
-function M.check(lengths, T, B, fn, level)
+-- Errors are blamed on the user's line (fused/blame.lua).
+function M.check(lengths, T, B, fn)
   if lengths == nil then return nil end
-  level = level + 1
   if tensor.is_tensor(lengths) then
     if lengths.scalar_type ~= dt.dtypes.int64 or lengths.ndim ~= 1 then
-      error(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
-                          .. "counts, got a %d-D %s tensor", fn, B, lengths.ndim, lengths.dtype), level)
+      blame(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
+                          .. "counts, got a %d-D %s tensor", fn, B, lengths.ndim, lengths.dtype))
     end
     lengths = lengths:totable()
   elseif type(lengths) ~= 'table' then
-    error(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
-                        .. "counts, got %s", fn, B, type(lengths)), level)
+    blame(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
+                        .. "counts, got %s", fn, B, type(lengths)))
   end
   if #lengths ~= B then
-    error(string.format("%s: argument 'lengths' expected %d step counts (B from 'xs'), got %d", fn,
-                        B, #lengths), level)
+    blame(string.format("%s: argument 'lengths' expected %d step counts (B from 'xs'), got %d", fn,
+                        B, #lengths))
   end
   local a = ffi.new('int64_t[?]', B)
   for i = 1, B do
     local n = lengths[i]
     if type(n) ~= 'number' or n ~= math.floor(n) or n < 1 or n > T then
-      error(string.format("%s: argument 'lengths' expected integers 1 to %d (T from 'xs'), got %s "
-                          .. "at position %d", fn, T, tostring(n), i), level)
+      blame(string.format("%s: argument 'lengths' expected integers 1 to %d (T from 'xs'), got %s "
+                          .. "at position %d", fn, T, tostring(n), i))
     end
     a[i - 1] = n
   end

@@ -146,7 +146,7 @@ function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
   ctx.h_T = result(fn, o[4] or ctx.h_T, 2, sizes + 1, dtype, device)
   sizes[2] = 5 * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
-  local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn, 2)
+  local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn)
   local reverse = opts.reverse and 1 or 0
   check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse))
   ctx.xs, ctx.h0, ctx.W, ctx.consumed = xs, h0, W, false

@@ -10,12 +10,12 @@ local tensor = require 'fused.tensor'
 local M = {}
 
 local function inputs(fn, log_probs, targets)
-  tensor.expect(log_probs, fn, 'log_probs', 3)
+  tensor.expect(log_probs, fn, 'log_probs')
   if log_probs.ndim ~= 2 then
     error(string.format("%s: argument 'log_probs' expected N x C, got [%s]", fn,
                         table.concat(log_probs:shape(), ', ')), 3)
   end
-  tensor.expect_dtype(targets, 'int64', fn, 'targets', 3)
+  tensor.expect_dtype(targets, 'int64', fn, 'targets')
   if targets:numel() ~= log_probs:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row), got %d",
                         fn, log_probs:size(1), targets:numel()), 3)

@@ -58,7 +58,7 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
   local ctx = o[4] or {}
   sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
-  ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn, 2)
+  ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn)
   ctx.reverse = opts and opts.reverse and 1 or 0
   check(C.fused_rnn_forward(id, hs, h_n, c_n, ctx.saved, xs, h0, c0, w_ih, w_hh, b_ih, b_hh,
                             ctx.lengths, ctx.reverse))

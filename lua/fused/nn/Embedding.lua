@@ -17,7 +17,7 @@ local tensor = require 'fused.tensor'
 local Embedding = Module:extend('Embedding')
 
 function Embedding:__init(num_embeddings, embedding_dim, opts)
-  opts = options.check(opts, 'Embedding', { 'padding_idx', 'dtype', 'device' }, 4)
+  opts = options.check(opts, 'Embedding', { 'padding_idx', 'dtype', 'device' })
   local padding_idx = opts.padding_idx
   opts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   self:check_size(num_embeddings, 'num_embeddings')
@@ -45,7 +45,7 @@ end
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
   if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'int64' }) end
-  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices', 3)
+  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
   return indices:to(like.device):contiguous()
 end
 

@@ -24,7 +24,7 @@ local tensor = require 'fused.tensor'
 local GraphConv = Module:extend('GraphConv')
 
 function GraphConv:__init(in_features, out_features, opts)
-  opts = options.check(opts, 'GraphConv', { 'activation', 'device', 'dtype' }, 4)
+  opts = options.check(opts, 'GraphConv', { 'activation', 'device', 'dtype' })
   if opts.activation ~= nil and opts.activation ~= 'relu' then
     error(string.format("GraphConv: option 'activation' expected 'relu' or nil, got %s",
                         type(opts.activation) == 'string' and "'" .. opts.activation .. "'" or tostring(opts.activation)), 3)
@@ -65,7 +65,7 @@ local function check_inputs(self, A, X)
   if not sparse.is_sparse(A) and A.ndim ~= 2 or A:size(1) ~= A:size(2) then
     error(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)), 3)
   end
-  tensor.expect(X, fn, 'X', 3)
+  tensor.expect(X, fn, 'X')
   local n = A:size(1)
   if X.ndim ~= 2 or X:size(1) ~= n or X:size(2) ~= self.in_features then
     error(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,

@@ -38,7 +38,13 @@ function LLTMCell:__init(input_features, state_size, opts)
 end
 
 -- An h or c that is this cell's own output (h, c = cell:forward(x, h, c)) is copied first.
+-- The tensors of a step, named as the user passed them to fn (the cell's forward or backward).
+function LLTMCell.expect_step(fn, names, ...)
+  for i, name in ipairs(names) do tensor.expect(select(i, ...), fn, name) end
+end
+
 function LLTMCell:forward(x, h, c)
+  LLTMCell.expect_step('LLTMCell:forward', { 'x', 'h', 'c' }, x, h, c)
   local b = self.buffers
   h, c = self:unshared(h), self:unshared(c)
   b.new_h, b.new_c, self.saved = functional.lltm_forward(x, self.weight, self.bias, h, c, {
@@ -47,6 +53,7 @@ function LLTMCell:forward(x, h, c)
 end
 
 function LLTMCell:backward(grad_h, grad_c)
+  LLTMCell.expect_step('LLTMCell:backward', { 'grad_h', 'grad_c' }, grad_h, grad_c)
   local ctx, b = self:expect_saved(), self.buffers
   b.d_x, b.d_h, b.d_c = functional.lltm_backward_accumulate(ctx, grad_h, grad_c, self.gradWeight,
     self.gradBias, { out = { self:buffer('d_x', self.weight), self:buffer('d_h', self.weight),

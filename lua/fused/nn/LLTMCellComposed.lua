@@ -18,6 +18,7 @@ LLTMCellComposed.extra_repr = LLTMCell.extra_repr
 
 -- An h or c that is this cell's own output is copied first, as LLTMCell does.
 function LLTMCellComposed:forward(x, h, c)
+  LLTMCell.expect_step('LLTMCellComposed:forward', { 'x', 'h', 'c' }, x, h, c)
   local b, w = self.buffers, self.weight
   local function out(name) return { out = self:buffer(name, w) } end
   local function gate(name, z) return self:buffer_shaped(name, z:shape(), w):copy_(z) end
@@ -38,6 +39,7 @@ end
 
 -- Writes only d_ buffers: backward may run more than once per forward.
 function LLTMCellComposed:backward(grad_h, grad_c)
+  LLTMCell.expect_step('LLTMCellComposed:backward', { 'grad_h', 'grad_c' }, grad_h, grad_c)
   local s, w, H = self:expect_saved(), self.weight, self.state_size
   local function out(name) return { out = self:buffer(name, w) } end
   s.d_output_gate = ops.mul(s.tanh_new_c, grad_h, out('d_output_gate'))

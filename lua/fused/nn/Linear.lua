@@ -15,7 +15,7 @@ local tensor = require 'fused.tensor'
 local Linear = Module:extend('Linear')
 
 function Linear:__init(in_features, out_features, opts)
-  opts = options.check(opts, 'Linear', { 'bias', 'dtype', 'device' }, 4)
+  opts = options.check(opts, 'Linear', { 'bias', 'dtype', 'device' })
   if opts.bias ~= nil and type(opts.bias) ~= 'boolean' then
     error(string.format("Linear: option 'bias' expected a boolean, got %s", type(opts.bias)), 3)
   end
@@ -35,7 +35,7 @@ end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
 local function rows_of(self, x, fn)
-  tensor.expect(x, 'Linear:' .. fn, 'input', 3)
+  tensor.expect(x, 'Linear:' .. fn, 'input')
   local n = x.ndim
   if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
     error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",

@@ -12,8 +12,8 @@ local tensor = require 'fused.tensor'
 local MSELoss = Module:extend('MSELoss')
 
 local function expect_pair(input, target, fn)
-  tensor.expect(input, fn, 'input', 3)
-  tensor.expect(target, fn, 'target', 3)
+  tensor.expect(input, fn, 'input')
+  tensor.expect(target, fn, 'target')
   local a, b = table.concat(input:shape(), ', '), table.concat(target:shape(), ', ')
   if a ~= b then
     error(string.format("%s: argument 'target' expected shape [%s] (as input), got [%s]", fn, a, b), 3)

@@ -260,7 +260,7 @@ end
 -- For backward: d_output must be a tensor of shape `shape` (the forward output's); errors are
 -- blamed on backward's caller.
 function Module:expect_d_output(d_y, shape, fn)
-  tensor.expect(d_y, fn, 'd_output', 3)
+  tensor.expect(d_y, fn, 'd_output')
   local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
   if want ~= got then
     error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",

@@ -15,7 +15,7 @@ local RNN = RNNBase:extend('RNN')
 RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
 function RNN:__init(input_size, hidden_size, opts)
-  local spec = type(opts) == 'table' and opts.cell
+  local spec = type(opts) == 'table' and opts.cell or nil
   if type(spec) ~= 'table' or not spec.id then
     error(string.format("RNN: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)

@@ -27,7 +27,7 @@ local RNNBase = Module:extend('RNNBase')
 -- (true; false: no bias parameters, has_bias false), dtype, device.
 function RNNBase:__init(input_size, hidden_size, opts)
   opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'batch_first', 'dropout',
-                                           'bias', 'dtype', 'device' }, 4)
+                                           'bias', 'dtype', 'device' })
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
   local num_layers = opts.num_layers or 1
@@ -134,7 +134,7 @@ function RNNBase:run(xs, h0, c0, lengths)
   if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
   local LD = self.num_layers * D
-  lengths_.check(lengths, T, B, fn, 3)
+  lengths_.check(lengths, T, B, fn)
   h0 = self:initial_state(h0, 'h0', xs, B, fn)
   if self.has_c then c0 = self:initial_state(c0, 'c0', xs, B, fn) end
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }

@@ -72,7 +72,7 @@ function Recurrent:forward(xs, ...)
     error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()), 2)
   end
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
-  local lengths = lengths_.check(opts.lengths, T, B, fn, 2)
+  local lengths = lengths_.check(opts.lengths, T, B, fn)
   local mask = lengths and self:step_mask(lengths, T, B, xs)
   local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
   local c = self.has_c and (c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)) or nil

@@ -24,10 +24,10 @@ end
 -- result (reduction 'none'), and a function that takes a gradient to the rows back to the
 -- input's shape. Errors are blamed on the caller of the module's method.
 return function(input, targets, fn, arg)
-  tensor.expect(input, fn, arg, 4)
+  tensor.expect(input, fn, arg)
   local t = targets
   if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'int64' }) end
-  tensor.expect_dtype(t, 'int64', fn, 'targets', 4)
+  tensor.expect_dtype(t, 'int64', fn, 'targets')
   t = t:to(input.device)
   local ndim = input.ndim
   local first = class_dim_2(input, t) and ndim > 2

@@ -42,7 +42,7 @@ function M.forward(module, fn, ...)
                         tensor.is_tensor(opts) and 'a tensor' or 'a list',
                         module.has_c and 'h0, c0' or 'h0 only', usage(module)), 3)
   end
-  return h0, c0, options.check(opts, fn, { 'lengths' }, 4)
+  return h0, c0, options.check(opts, fn, { 'lengths' })
 end
 
 -- backward's arguments: d_hs, d_hn and, with a cell state, d_cn.

@@ -1,16 +1,17 @@
 -- NumPy's broadcasting, for every elementwise op of two or more tensors: shapes align at their
 -- last dims, and a size 1 or a missing dim repeats to the other's size. An operand is broadcast
 -- by a stride-0 view (t:expand), which C's elementwise kernels walk as any strided tensor.
+local blame = require 'fused.blame'
 local tensor = require 'fused.tensor'
 
 local M = {}
 
 -- An operand of a binary op: raises "fn: argument 'arg' expected a tensor or a number, got
--- <type>" unless x is a tensor (level 4: the caller of the op, through its helper).
+-- <type>" unless x is a tensor.
 function M.expect_operand(x, fn, arg)
   if not tensor.is_tensor(x) then
-    error(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
-                        tensor.type_name(x)), 4)
+    blame(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
+                        tensor.type_name(x)))
   end
   return x
 end

@@ -17,7 +17,7 @@ local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local function expect_mask(mask, fn)
-  tensor.expect(mask, fn, 'mask', 3)
+  tensor.expect(mask, fn, 'mask')
   if mask.scalar_type ~= dt.dtypes.bool then
     error(string.format("%s: argument 'mask' expected a bool tensor (t:gt(0), say), got %s", fn,
                         dt.dtype_names[mask.scalar_type]), 3)
@@ -57,7 +57,7 @@ local function as_index(index, t, fn, arg)
   if type(index) == 'table' then
     return tensor.tensor(index, { dtype = 'int64', device = t.device })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, arg, 3))
+  return contiguous(tensor.expect_dtype(index, 'int64', fn, arg))
 end
 
 local indices_array = ffi.typeof('const fused_tensor *[?]')

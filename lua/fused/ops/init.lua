@@ -9,7 +9,11 @@ for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 're
                           'softmax', 'cat', 'tile', 'unique' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
-M.clone = tensor.Tensor.clone
+local clone = tensor.Tensor.clone
+function M.clone(t)
+  tensor.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
+  return clone(t)
+end
 
 local Tensor = tensor.Tensor
 -- Functions only: they take a list of tensors, or (where) mean another thing as a method in

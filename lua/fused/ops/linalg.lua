@@ -13,9 +13,9 @@ local M = {}
 
 -- beta and alpha of opts (checked: its keys among `accepted`), default 1.
 local function scales(opts, fn, accepted)
-  opts = options.check(opts, fn, accepted, 4)
-  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta', 3)
-  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha', 3)
+  opts = options.check(opts, fn, accepted)
+  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta')
+  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha')
   return beta, alpha, opts.out
 end
 

@@ -22,7 +22,7 @@ end
 -- opts.out, for an op whose only option is out; opts is checked (level 3: the op's caller).
 function M.option(opts, fn)
   if opts == nil then return nil end
-  return options.check(opts, fn, { 'out' }, 4).out
+  return options.check(opts, fn, { 'out' }).out
 end
 
 -- The tensor an op with a result of ndim sizes (an int64_t array) writes: a new one, or out.

@@ -16,6 +16,7 @@ local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
 local out_ = require 'fused.ops.out'
+local blame = require 'fused.blame'
 local broadcast = require 'fused.ops.broadcast'
 
 local C, check, expect, expect_writable = lib.C, lib.check, tensor.expect, tensor.expect_writable
@@ -40,7 +41,7 @@ local unary_ops = {
   d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
 }
 local function expect_alpha(alpha, fn)
-  return tensor.expect_number(alpha == nil and 1 or alpha, fn, 'alpha', 3)
+  return tensor.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
 end
 -- t:exp(2) says what is wrong rather than taking 2 for options (a table, when allowed).
 local function expect_no_argument(x, fn, options_allowed)
@@ -168,12 +169,15 @@ end
 -- tensor's number bound must be one of its values (0.5 is an error, not a float32 result), so
 -- that the clamped tensor stays int64 and exact.
 local function clamp_bounds(fn, t, min, max)
+  expect(t, fn, 'input')
+  if min ~= nil and type(min) ~= 'number' then broadcast.expect_operand(min, fn, 'min') end
+  if max ~= nil and type(max) ~= 'number' then broadcast.expect_operand(max, fn, 'max') end
   if min == nil and max == nil then
-    error(string.format("%s: expected 'min' or 'max' (or both), got neither", fn), 3)
+    blame(string.format("%s: expected 'min' or 'max' (or both), got neither", fn))
   end
   if tensor.is_tensor(t) and t.scalar_type == INT64 then
-    if type(min) == 'number' then tensor.expect_scalar(min, INT64, fn, 'min', 3) end
-    if type(max) == 'number' then tensor.expect_scalar(max, INT64, fn, 'max', 3) end
+    if type(min) == 'number' then tensor.expect_scalar(min, INT64, fn, 'min') end
+    if type(max) == 'number' then tensor.expect_scalar(max, INT64, fn, 'max') end
   end
 end
 

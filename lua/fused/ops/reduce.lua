@@ -106,6 +106,7 @@ end
 function M.std(t, dim, opts)
   expect(t, 'std', 'input')
   if dim == nil then return math.sqrt(M.var(t)) end
+  tensor.check_dim(t, dim, 'std')
   return M.var(t, dim, opts):sqrt_()
 end
 

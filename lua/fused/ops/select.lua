@@ -17,8 +17,8 @@ local M = {}
 
 -- A number operand of where as a one-element tensor like the other operand (expanded later).
 local function operand(x, like, fn, arg)
-  if type(x) ~= 'number' and type(x) ~= 'boolean' then return expect(x, fn, arg, 4) end
-  x = tensor.expect_scalar(x, like.scalar_type, fn, arg, 4)
+  if type(x) ~= 'number' and type(x) ~= 'boolean' then return expect(x, fn, arg) end
+  x = tensor.expect_scalar(x, like.scalar_type, fn, arg)
   local t = tensor.empty({ 1 }, { dtype = dt.dtype_names[like.scalar_type], device = dt.device_names[like.device_type] })
   return t:fill_(x)
 end
@@ -27,7 +27,7 @@ end
 local where_names = { 'condition', 'a', 'b' }
 local masked_fill_names = { 'mask', 'value', 'self' }
 local function where_into(fn, names, out, cond, a, b)
-  expect(cond, fn, names[1], 3)
+  expect(cond, fn, names[1])
   if cond.scalar_type ~= dt.dtypes.bool then
     error(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
                         names[1], dt.dtype_names[cond.scalar_type]), 3)
@@ -65,7 +65,7 @@ local function as_index(index, t, fn)
   if type(index) == 'table' then
     return tensor.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index', 3))
+  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index'))
 end
 
 local sizes = out_.sizes()

@@ -39,7 +39,7 @@ local function check_options(cls, fn, opts, level)
   local names = {}
   for k in pairs(cls.defaults) do names[#names + 1] = k end
   table.sort(names)
-  opts = options.check(opts, fn, names, level + 1)
+  opts = options.check(opts, fn, names)
   for k, v in pairs(opts) do
     local ok, err = pcall(cls.check, k, v)
     if not ok then error(string.format("%s: option '%s' %s", fn, k, err), level) end

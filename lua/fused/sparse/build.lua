@@ -85,7 +85,7 @@ end
 -- {dtype=, device=} of the result: by default the values' own when they are a tensor, else
 -- float32 on the cpu.
 local function result_options(opts, values, fn)
-  opts = options.check(opts, fn, { 'device', 'dtype' }, 4)
+  opts = options.check(opts, fn, { 'device', 'dtype' })
   local like = tensor.is_tensor(values) and values or nil
   local dtype, device = dt.parse({ dtype = opts.dtype or (like and like.dtype), device = opts.device or (like and like.device) }, fn, 4)
   if C.fused_dtype_info_of(dtype).is_floating == 0 then
@@ -137,7 +137,7 @@ end
 -- of its dtype. An all-zero A keeps one explicit zero (tensors have at least one element).
 function M.from_dense(A)
   local fn = 'sparse.from_dense'
-  tensor.expect(A, fn, 'A', 2)
+  tensor.expect(A, fn, 'A')
   if A.ndim ~= 2 or (A.dtype ~= 'float32' and A.dtype ~= 'float64') then
     fail_here("%s: argument 'A' expected a 2-D float32 or float64 tensor, got a %s tensor of shape [%s]",
          fn, A.dtype, table.concat(A:shape(), ', '))
