@@ -196,7 +196,7 @@ describe('Module:parameter', function()
     assert.are.same({ 'weight', 'shift' }, list(m))
   end)
 
-  it('rejects a name twice, or a name that is not an identifier', function()
+  it('rejects a name twice, a name that is not an identifier, a bad shape or dtype', function()
     local m = nn.Module:extend('Twice')()
     m:parameter('weight', { 2 })
     helper.assert_error(function() m:parameter('weight', { 2 }) end,
@@ -205,6 +205,9 @@ describe('Module:parameter', function()
                         "Twice:parameter: argument 'name' expected an identifier (a string), got 'a.b'")
     helper.assert_error(function() m:parameter(nil, { 2 }) end,
                         "Twice:parameter: argument 'name' expected an identifier (a string), got nil")
+    helper.assert_error(function() m:parameter('bias', { 0 }) end, "Twice:parameter: argument 'shape'")
+    helper.assert_error(function() m:parameter('bias', { 2 }, { dtype = 'half' }) end,
+                        "Twice:parameter: option 'dtype' expected")
   end)
 
   it("leaves Torch7's protocol as it was: weight and gradWeight set by hand are the parameters", function()

@@ -99,6 +99,8 @@ function Module:parameter(name, shape, opts)
   if self.grad[name] then
     error(string.format("%s: argument 'name': '%s' is already a parameter", fn, name), 2)
   end
+  tensor.parse_shape(shape, fn) -- a bad shape or option is this function's error, not zeros'
+  dt.parse(opts, fn, 3)
   local p = tensor.zeros(shape, opts)
   self[name], self.grad[name] = p, tensor.zeros(shape, opts)
   if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = self.grad[name] end

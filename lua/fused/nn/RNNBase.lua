@@ -8,8 +8,9 @@
 --   d_xs, d_h0[, d_c0] = m:backward(d_hs, d_hn[, d_cn])
 --
 -- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
--- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0, lengths, reverse, out) and
--- back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k (1-based, PyTorch's order).
+-- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0,
+-- lengths, reverse, out) and back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k
+-- (1-based, PyTorch's order).
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
@@ -61,7 +62,7 @@ end
 -- The nn.Dropout before layer l (from 1; nil without dropout), one per gap between layers,
 -- each keeping its own mask for backward: a buffer, so that a shared_clone has its own. Run in
 -- this module's mode (not children: train() and eval() set self.training, run reads it).
-function RNNBase:dropout_before(l)
+local function dropout_before(self, l)
   if self.dropout == 0 or l == 0 then return nil end
   local drops = self.buffers.dropouts or {}
   self.buffers.dropouts = drops
@@ -146,7 +147,7 @@ function RNNBase:run(xs, h0, c0, lengths)
   saved.consumed, saved.lengths = false, lengths
   local x = xs
   for l = 0, self.num_layers - 1 do
-    local drop = self:dropout_before(l)
+    local drop = dropout_before(self, l)
     if drop then
       drop.training = self.training
       x = drop:forward(x)
@@ -195,7 +196,7 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
         { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
       if d_in then d_in:add_(d_x) else d_in = d_x end
     end
-    local drop = self:dropout_before(l)
+    local drop = dropout_before(self, l)
     d_out = drop and drop:backward(d_in) or d_in
   end
   s.consumed = true
