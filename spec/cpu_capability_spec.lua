@@ -38,7 +38,7 @@ local function cell_results(case)
   cell.bias:copy(g.b)
   local out = { cell:forward(g.x, g.h, g.c) }
   for _, t in ipairs({ cell:backward(g.grad_h, g.grad_c) }) do out[#out + 1] = t end
-  out[#out + 1], out[#out + 2] = cell.gradWeight, cell.gradBias
+  out[#out + 1], out[#out + 2] = cell.grad.weight, cell.grad.bias
   for i, t in ipairs(out) do out[i] = t:clone() end
   return out
 end
@@ -53,7 +53,7 @@ local function seq_results(case)
   rnn.bias:copy(g.b)
   local out = { rnn:forward(g.xs, g.h0, g.c0) }
   for _, t in ipairs({ rnn:backward(g.r, nil, g.s) }) do out[#out + 1] = t end
-  out[#out + 1], out[#out + 2] = rnn.gradWeight, rnn.gradBias
+  out[#out + 1], out[#out + 2] = rnn.grad.weight, rnn.grad.bias
   for i, t in ipairs(out) do out[i] = t:clone() end
   return out
 end

@@ -38,7 +38,7 @@ describe('LLTM on the GPU', function()
           local d_x, d_h, d_c = cell:backward(g.grad_h, g.grad_c)
           assert.are.equal('cuda', new_h.device)
           for name, t in pairs({ new_h = new_h, new_c = new_c, d_x = d_x, d_h = d_h, d_c = d_c,
-                                 d_W = cell.gradWeight, d_b = cell.gradBias }) do
+                                 d_W = cell.grad.weight, d_b = cell.grad.bias }) do
             close(t, g[name], helper.golden_tolerance('lltm_cell/' .. case, name, dtype), name)
           end
         end)
@@ -55,7 +55,7 @@ describe('LLTM on the GPU', function()
         local hs, _, c_T = rnn:forward(g.xs, g.h0, g.c0)
         local d_xs, d_h0, d_c0 = rnn:backward(g.r, nil, g.s)
         for name, t in pairs({ hs = hs, c_T = c_T, d_xs = d_xs, d_h0 = d_h0, d_c0 = d_c0,
-                               d_W = rnn.gradWeight, d_b = rnn.gradBias }) do
+                               d_W = rnn.grad.weight, d_b = rnn.grad.bias }) do
           close(t, g[name], helper.golden_tolerance('lltm_seq/' .. case, name, dtype), name)
         end
       end)
@@ -73,12 +73,12 @@ describe('LLTM on the GPU', function()
       local grads = { fused.randn({ B, H }, o), fused.randn({ B, H }, o) }
       local want = { cpu:forward(inputs[1], inputs[2], inputs[3]) }
       for _, t in ipairs({ cpu:backward(grads[1], grads[2]) }) do want[#want + 1] = t end
-      want[#want + 1], want[#want + 2] = cpu.gradWeight, cpu.gradBias
+      want[#want + 1], want[#want + 2] = cpu.grad.weight, cpu.grad.bias
       for _, class in ipairs({ 'LLTMCell', 'LLTMCellComposed' }) do
         local cell = cell_with(class, cpu.weight:cuda(), cpu.bias:cuda())
         local got = { cell:forward(inputs[1]:cuda(), inputs[2]:cuda(), inputs[3]:cuda()) }
         for _, t in ipairs({ cell:backward(grads[1]:cuda(), grads[2]:cuda()) }) do got[#got + 1] = t end
-        got[#got + 1], got[#got + 2] = cell.gradWeight, cell.gradBias
+        got[#got + 1], got[#got + 2] = cell.grad.weight, cell.grad.bias
         for i, name in ipairs({ 'new_h', 'new_c', 'd_x', 'd_h', 'd_c', 'gradWeight', 'gradBias' }) do
           close(got[i], want[i], 1e-12, what .. class .. ' ' .. name)
         end
@@ -86,14 +86,14 @@ describe('LLTM on the GPU', function()
     end
   end)
 
-  gpu_it('a second backward adds into gradWeight and gradBias again', function()
+  gpu_it('a second backward adds into grad.weight and grad.bias again', function()
     local g = golden('lltm_cell/odd', CELL, 'float64')
     local cell = cell_with('LLTMCell', g.W, g.b)
     cell:forward(g.x, g.h, g.c)
     cell:backward(g.grad_h, g.grad_c)
     cell:backward(g.grad_h, g.grad_c)
-    close(cell.gradWeight, g.d_W * 2, 1e-10, 'gradWeight after two backwards')
-    close(cell.gradBias, g.d_b * 2, 1e-10, 'gradBias after two backwards')
+    close(cell.grad.weight, g.d_W * 2, 1e-10, 'gradWeight after two backwards')
+    close(cell.grad.bias, g.d_b * 2, 1e-10, 'gradBias after two backwards')
   end)
 
   gpu_it('passes gradcheck in float64 on the GPU', function()
@@ -124,7 +124,7 @@ describe('LLTM on the GPU', function()
       local new_h, new_c = cell:forward(x, h, c)
       local d_x, d_h, d_c = cell:backward(new_h, new_c)
       return { new_h:totable(), d_x:totable(), d_h:totable(), d_c:totable(),
-               cell.gradWeight:totable(), cell.gradBias:totable() }
+               cell.grad.weight:totable(), cell.grad.bias:totable() }
     end
     local first = run()
     for _ = 1, 3 do assert.are.same(first, run()) end

@@ -84,7 +84,7 @@ describe('fused.distributed on one process', function()
     local dp = dist.DataParallel(linear)
     dp:forward(fused.ones({ 4, 2 }))
     dp:backward(fused.ones({ 4, 3 }))
-    helper.assert_close(linear.gradBias, fused.full({ 3 }, 4), 0)
+    helper.assert_close(linear.grad.bias, fused.full({ 3 }, 4), 0)
   end)
 
   it('under mpirun without libfused_mpi.so, says what is missing', function()

@@ -31,7 +31,7 @@ describe('nn.GraphConv', function()
           local gc, A, X, grad_out, load = golden_layer(case, dtype, as_sparse)
           local got = { out = gc:forward(A, X):clone() }
           got.d_X = gc:backward(grad_out)
-          got.gradWeight, got.gradBias = gc.gradWeight:t(), gc.gradBias
+          got.gradWeight, got.gradBias = gc.grad.weight:t(), gc.grad.bias
           for name, field in pairs(GRADIENTS) do
             close(got[field], load(name), helper.golden_tolerance('gc/' .. case, name, dtype), what .. ' ' .. name)
           end
@@ -52,12 +52,12 @@ describe('nn.GraphConv', function()
       sparse = dense:shared_clone()
       local out = dense:forward(A, X):clone()
       local d_X = dense:backward(g):clone()
-      local gW, gb = dense.gradWeight:clone(), dense.gradBias:clone()
+      local gW, gb = dense.grad.weight:clone(), dense.grad.bias:clone()
       dense:zeroGradParameters()
       close(sparse:forward(S, X), out, 1e-12, 'out')
       close(sparse:backward(g), d_X, 1e-12, 'd_X')
-      close(sparse.gradWeight, gW, 1e-12, 'd_W')
-      close(sparse.gradBias, gb, 1e-12, 'd_b')
+      close(sparse.grad.weight, gW, 1e-12, 'd_W')
+      close(sparse.grad.bias, gb, 1e-12, 'd_b')
       close(out, fused.addmm(dense.bias, A, fused.matmul(X, dense.weight:t())):relu(), 1e-12,
             'relu(A X Wt + b)')
     end
@@ -95,7 +95,7 @@ describe('nn.GraphConv', function()
             end,
             backward = function(_, g)
               gc:zeroGradParameters()
-              return gc:backward(g):clone(), gc.gradWeight:clone(), gc.gradBias:clone()
+              return gc:backward(g):clone(), gc.grad.weight:clone(), gc.grad.bias:clone()
             end,
           }
           local inputs = { fused.randn({ 9, shape[1] }, o), fused.randn({ shape[2], shape[1] }, o),
@@ -119,9 +119,9 @@ describe('nn.GraphConv', function()
     second:zeroGradParameters()
     second:forward(S, first:forward(S, X))
     second:backward(g)
-    local grad = second.gradWeight:clone()
+    local grad = second.grad.weight:clone()
     second:backward(g)
-    close(second.gradWeight, grad * 2, 1e-6, 'two backwards add up')
+    close(second.grad.weight, grad * 2, 1e-6, 'two backwards add up')
   end)
 
   it('allocates nothing in a step with the shapes of the last', function()

@@ -46,8 +46,8 @@ describe('LLTM cell', function()
           close(d_x, g.d_x, tol('d_x'), 'd_x')
           close(d_h, g.d_h, tol('d_h'), 'd_h')
           close(d_c, g.d_c, tol('d_c'), 'd_c')
-          close(cell.gradWeight, g.d_W, tol('d_W'), 'gradWeight')
-          close(cell.gradBias, g.d_b, tol('d_b'), 'gradBias')
+          close(cell.grad.weight, g.d_W, tol('d_W'), 'gradWeight')
+          close(cell.grad.bias, g.d_b, tol('d_b'), 'gradBias')
         end)
       end
     end
@@ -79,8 +79,8 @@ describe('LLTM cell', function()
       close(a[2], b[2], 1e-12, what .. 'new_c')
       a, b = { fast:backward(gh, gc) }, { slow:backward(gh, gc) }
       for i, name in ipairs({ 'd_x', 'd_h', 'd_c' }) do close(a[i], b[i], 1e-12, what .. name) end
-      close(fast.gradWeight, slow.gradWeight, 1e-12, what .. 'gradWeight')
-      close(fast.gradBias, slow.gradBias, 1e-12, what .. 'gradBias')
+      close(fast.grad.weight, slow.grad.weight, 1e-12, what .. 'gradWeight')
+      close(fast.grad.bias, slow.grad.bias, 1e-12, what .. 'gradBias')
     end
   end)
 
@@ -101,14 +101,14 @@ describe('LLTM cell', function()
       end,
       backward = function(cell, grad_h, grad_c)
         local d_x, d_h, d_c = cell:backward(grad_h, grad_c)
-        return d_x, cell.gradWeight, cell.gradBias, d_h, d_c
+        return d_x, cell.grad.weight, cell.grad.bias, d_h, d_c
       end,
     }
     ok, worst = fused.gradcheck(composed, { x, W, b, h, c })
     assert(ok, worst.message)
   end)
 
-  it('backward adds into gradWeight and gradBias; zeroGradParameters clears them', function()
+  it('backward adds into grad.weight and grad.bias; zeroGradParameters clears them', function()
     for _, class in ipairs(CELLS) do
       local g = golden('odd', 'float64')
       local cell = cell_with(class, g.W, g.b)
@@ -116,10 +116,10 @@ describe('LLTM cell', function()
       cell:backward(g.grad_h, g.grad_c)
       local d_x = cell:backward(g.grad_h, g.grad_c)
       close(d_x, g.d_x, 1e-10, class .. ' d_x of a second backward')
-      close(cell.gradWeight, g.d_W * 2, 1e-10, class .. ' gradWeight after two backwards')
-      close(cell.gradBias, g.d_b * 2, 1e-10, class .. ' gradBias after two backwards')
+      close(cell.grad.weight, g.d_W * 2, 1e-10, class .. ' gradWeight after two backwards')
+      close(cell.grad.bias, g.d_b * 2, 1e-10, class .. ' gradBias after two backwards')
       cell:zeroGradParameters()
-      assert.are.equal(0, cell.gradWeight:abs():sum() + cell.gradBias:abs():sum())
+      assert.are.equal(0, cell.grad.weight:abs():sum() + cell.grad.bias:abs():sum())
     end
   end)
 
@@ -128,8 +128,8 @@ describe('LLTM cell', function()
     local params, grads = cell:parameters()
     assert.are.equal(cell.weight, params[1])
     assert.are.equal(cell.bias, params[2])
-    assert.are.equal(cell.gradWeight, grads[1])
-    assert.are.equal(cell.gradBias, grads[2])
+    assert.are.equal(cell.grad.weight, grads[1])
+    assert.are.equal(cell.grad.bias, grads[2])
     assert.are.same({ 12, 9 }, cell.weight:shape())
     assert.are.same({ 12 }, cell.bias:shape())
     assert.are.equal('float32', cell.weight.dtype)
@@ -140,7 +140,7 @@ describe('LLTM cell', function()
     end
     cell:double()
     assert.are.equal('float64', cell.weight.dtype)
-    assert.are.equal('float64', cell.gradBias.dtype)
+    assert.are.equal('float64', cell.grad.bias.dtype)
   end)
 
   describe('NaN and infinities', function()
@@ -166,8 +166,8 @@ describe('LLTM cell', function()
           assert(nan_mask(a[1]):find('1'), 'no NaN in new_h')
           for _, t in ipairs({ fast:backward(grad, grad) }) do a[#a + 1] = t end
           for _, t in ipairs({ slow:backward(grad, grad) }) do b[#b + 1] = t end
-          a[#a + 1], b[#b + 1] = fast.gradWeight, slow.gradWeight
-          a[#a + 1], b[#b + 1] = fast.gradBias, slow.gradBias
+          a[#a + 1], b[#b + 1] = fast.grad.weight, slow.grad.weight
+          a[#a + 1], b[#b + 1] = fast.grad.bias, slow.grad.bias
           for i, name in ipairs({ 'new_h', 'new_c', 'd_x', 'd_h', 'd_c', 'gradWeight', 'gradBias' }) do
             assert.are.equal(nan_mask(b[i]), nan_mask(a[i]), name)
           end

@@ -71,8 +71,8 @@ describe('LLTM sequence', function()
       for i, name in ipairs({ 'd_xs', 'd_h0', 'd_c0' }) do
         close(a[i], b[i], 1e-12, what .. name)
       end
-      close(fast.gradWeight, slow.cell.gradWeight, 1e-12, what .. 'gradWeight')
-      close(fast.gradBias, slow.cell.gradBias, 1e-12, what .. 'gradBias')
+      close(fast.grad.weight, slow.cell.grad.weight, 1e-12, what .. 'gradWeight')
+      close(fast.grad.bias, slow.cell.grad.bias, 1e-12, what .. 'gradBias')
     end
   end)
 

@@ -128,8 +128,8 @@ describe('nn.LayerNorm', function()
     -- d_y = 1: d_bias = column sums, d_weight = Σ x̂; g = d_y ⊙ weight = (1, 2, 3) is x̂·2/(3s) +
     -- 2 in both rows, a shift and scale of x̂, which normalisation removes: d_x = 0
     local d_x = norm:backward(fused.ones({ 2, 3 }, F64))
-    close(norm.gradBias, { 2, 2, 2 })
-    close(norm.gradWeight, { -2 * s, 0, 2 * s })
+    close(norm.grad.bias, { 2, 2, 2 })
+    close(norm.grad.weight, { -2 * s, 0, 2 * s })
     close(d_x, { { 0, 0, 0 }, { 0, 0, 0 } })
   end)
 
@@ -171,7 +171,7 @@ describe('nn.LayerNorm', function()
       backward = function(_, d_y)
         norm:zeroGradParameters()
         local d_x = norm:backward(d_y)
-        return d_x, norm.gradWeight:clone(), norm.gradBias:clone()
+        return d_x, norm.grad.weight:clone(), norm.grad.bias:clone()
       end,
     }, { fused.randn({ 2, 3, 5 }, F64), fused.randn({ 5 }, F64), fused.randn({ 5 }, F64) })
     ok_gradcheck(as_function(nn.LayerNorm(4, { elementwise_affine = false, dtype = 'float64' })),

@@ -61,7 +61,7 @@ describe('nn.Linear without a bias', function()
       end,
       backward = function(_, d_y)
         linear:zero_grad()
-        return linear:backward(d_y):clone(), linear.gradWeight:clone()
+        return linear:backward(d_y):clone(), linear.grad.weight:clone()
       end,
     }
     local ok, worst = fused.gradcheck(f, { fused.randn({ 2, 3, 4 }, F64), fused.randn({ 3, 4 }, F64) })

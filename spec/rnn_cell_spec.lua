@@ -38,8 +38,8 @@ describe('LSTMCell and GRUCell', function()
           local d_x, d_h, d_c = cell:backward(g.grad_h, lstm and g.grad_c or nil)
           check(d_x, 'd_x'); check(d_h, 'd_h')
           if lstm then check(d_c, 'd_c') end
-          check(cell.grad_weight_ih, 'd_w_ih'); check(cell.grad_weight_hh, 'd_w_hh')
-          check(cell.grad_bias_ih, 'd_b_ih'); check(cell.grad_bias_hh, 'd_b_hh')
+          check(cell.grad.weight_ih, 'd_w_ih'); check(cell.grad.weight_hh, 'd_w_hh')
+          check(cell.grad.bias_ih, 'd_b_ih'); check(cell.grad.bias_hh, 'd_b_hh')
         end)
       end
     end

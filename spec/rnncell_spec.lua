@@ -34,7 +34,7 @@ describe('nn.RNNCell', function()
       for i = 2, #want do close(got[i], want[i]:view(B, H), 'final state ' .. i) end
       close(rec:backward(d_hs), rnn:backward(d_hs), 'd_xs')
       for _, p in ipairs({ 'weight_ih', 'weight_hh', 'bias_ih', 'bias_hh' }) do
-        close(cell['grad_' .. p], rnn['grad_' .. p .. '_l0'], 'grad_' .. p)
+        close(cell.grad[p], rnn.grad[p .. '_l0'], 'grad.' .. p)
       end
     end)
   end

@@ -40,7 +40,7 @@ describe('train.model', function()
     local loss = model:loss(xs, ys, false)
     for _, g in ipairs(select(2, model:parameters())) do assert.are.equal(0, g:abs():sum()) end
     assert.are.equal(loss, model:loss(xs, ys, true))
-    assert(model.rnn.gradWeight:abs():sum() > 0)
+    assert(model.rnn.grad.weight:abs():sum() > 0)
     local hx, hy = t:heldout()
     local want = model:loss(hx, hy, false) -- one chunk: evaluate's sum of len * loss, over n
     assert(math.abs(model:evaluate(t) - want) <= 1e-15 * want)
@@ -55,7 +55,7 @@ describe('train.model', function()
       plain:zeroGradParameters()
       dropped:zeroGradParameters()
       assert.are_not.equal(plain:loss(xs, ys, true), dropped:loss(xs, ys, true), name)
-      assert.are_not.same(plain.head.gradWeight:totable(), dropped.head.gradWeight:totable(), name)
+      assert.are_not.same(plain.head.grad.weight:totable(), dropped.head.grad.weight:totable(), name)
       assert.are.equal(plain:evaluate(t), dropped:evaluate(t), name)
     end
   end)

@@ -301,7 +301,7 @@ M.entries = {
   ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step): one Adam update',
 
   -- fused.nn
-  ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",
+  ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameter(name, shape, {dtype=, device=}) (declares self[name] and its gradient self.grad[name]; gradWeight and gradBias alias grad.weight and grad.bias), parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",
   ['fused.nn.Sequential'] = 'fused.nn.Sequential(m1, m2, ...) | Sequential():add(m): a chain of modules; parameters named by position from 0',
   ['fused.nn.Linear'] = 'fused.nn.Linear(in_features, out_features, {bias = true, dtype=, device=}): y = x weightᵀ + bias on ... x in inputs',
   ['fused.nn.ReLU'] = 'fused.nn.ReLU(): y = max(x, 0) elementwise',

@@ -20,5 +20,5 @@ local x = fused.full({ 4, 3 }, rank + 1, { device = 'cuda' })
 dp:forward(x)
 dp:backward(fused.ones({ 4, 2 }, { device = 'cuda' }))
 -- d weight = sum over rows of x: 4 (rank + 1) per element, whose mean over ranks is 6.
-helper.assert_close(model.gradWeight, fused.full({ 2, 3 }, 6), 1e-6, 'averaged gradWeight')
+helper.assert_close(model.grad.weight, fused.full({ 2, 3 }, 6), 1e-6, 'averaged gradWeight')
 print(string.format('rank %d: nccl ok', rank))

@@ -3,7 +3,7 @@
 --   local embed = fused.nn.Embedding(num_embeddings, embedding_dim, {padding_idx=, dtype=, device=})
 --   local y = embed:forward(indices)   -- indices: a (nested) Lua table or a tensor of shape S
 --                                      -- holding integers 1..num_embeddings; y is S × dim
---   embed:backward(d_y)                -- adds into gradWeight (repeated indices add up)
+--   embed:backward(d_y)                -- adds into grad.weight (repeated indices add up)
 --
 -- weight starts normal(0, 1), as torch.nn.Embedding's. padding_idx (counted from 1 as the
 -- indices, negative from the end; PyTorch's padding_idx + 1): that row starts at zero and
@@ -23,8 +23,7 @@ function Embedding:__init(num_embeddings, embedding_dim, opts)
   self:check_size(num_embeddings, 'num_embeddings')
   self:check_size(embedding_dim, 'embedding_dim')
   self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-  self.weight = tensor.empty({ num_embeddings, embedding_dim }, opts):normal(0, 1)
-  self.gradWeight = tensor.zeros(self.weight:shape(), opts)
+  self:parameter('weight', { num_embeddings, embedding_dim }, opts):normal(0, 1)
   if padding_idx ~= nil then
     local p = padding_idx
     if type(p) ~= 'number' or p ~= math.floor(p) or p == 0 or p > num_embeddings or p < -num_embeddings then
@@ -61,13 +60,13 @@ function Embedding:backward(d_y)
   local saved = self:expect_saved()
   tensor.expect(d_y, 'Embedding:backward', 'd_output')
   if not self.padding_idx then
-    functional.embedding_backward_accumulate(d_y, saved.indices, self.gradWeight)
+    functional.embedding_backward_accumulate(d_y, saved.indices, self.grad.weight)
     return
   end
   -- The padding row's gradient as it was before, put back after the others are added.
-  local row = self.gradWeight:narrow(1, self.padding_idx, 1)
+  local row = self.grad.weight:narrow(1, self.padding_idx, 1)
   local kept = self:buffer_shaped('padding_grad', row:shape(), row):copy_(row)
-  functional.embedding_backward_accumulate(d_y, saved.indices, self.gradWeight)
+  functional.embedding_backward_accumulate(d_y, saved.indices, self.grad.weight)
   row:copy_(kept)
 end
 

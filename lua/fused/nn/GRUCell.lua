@@ -3,7 +3,7 @@
 --
 --   local cell = fused.nn.GRUCell(input_size, hidden_size, {dtype =, device =})
 --   local new_h = cell:forward(x, h)              -- x B×I, h B×H
---   local d_x, d_h = cell:backward(grad_h)        -- adds into the grad_<name>
+--   local d_x, d_h = cell:backward(grad_h)        -- adds into grad.<name>
 local RNNCellBase = require 'fused.nn.RNNCellBase'
 
 local GRUCell = RNNCellBase:extend('GRUCell')

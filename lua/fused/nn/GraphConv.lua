@@ -3,7 +3,7 @@
 --
 --   local gc = fused.nn.GraphConv(in_features, out_features, {activation = 'relu', dtype =, device =})
 --   local out = gc:forward(A, X)         -- N x out_features
---   local d_X = gc:backward(grad_out)    -- adds into gradWeight and gradBias (A is not differentiated)
+--   local d_X = gc:backward(grad_out)    -- adds into grad.weight and grad.bias (A is not differentiated)
 --
 -- weight is out x in, as nn.Linear's and PyTorch Geometric's GCNConv.lin.weight (a GCNConv
 -- state_dict loads as {weight = sd['lin.weight'], bias = sd['bias']}; GCNConv normalises A
@@ -34,10 +34,8 @@ function GraphConv:__init(in_features, out_features, opts)
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features, self.activation = in_features, out_features, opts.activation
   local bound = math.sqrt(6 / (in_features + out_features))
-  self.weight = tensor.empty({ out_features, in_features }, topts):uniform(-bound, bound)
-  self.bias = tensor.zeros({ out_features }, topts)
-  self.gradWeight = tensor.zeros(self.weight:shape(), topts)
-  self.gradBias = tensor.zeros(self.bias:shape(), topts)
+  self:parameter('weight', { out_features, in_features }, topts):uniform(-bound, bound)
+  self:parameter('bias', { out_features }, topts)
 end
 
 -- Aᵀ of a sparse A, built on its first use; the entry goes with A.
@@ -123,14 +121,14 @@ function GraphConv:backward(grad_out)
     g = b.grad_z
   end
   b.bias_sum = ops.sum(g, 1, { out = self:buffer('bias_sum', g) })
-  self.gradBias:add_(b.bias_sum:view(-1))
+  self.grad.bias:add_(b.bias_sum:view(-1))
   local At = transpose(saved.A)
   if saved.X then -- A·(X·Wᵀ): d_W = (Aᵀ·g)ᵀ·X, d_X = (Aᵀ·g)·W
     local AtG = propagate(self, 'AtG', At, g)
-    self.gradWeight:addmm_(AtG:t(), saved.X)
+    self.grad.weight:addmm_(AtG:t(), saved.X)
     b.gradInput = ops.matmul(AtG, self.weight, { out = self:buffer('gradInput', g) })
   else -- (A·X)·Wᵀ: d_W = gᵀ·(A·X), d_X = Aᵀ·(g·W)
-    self.gradWeight:addmm_(g:t(), saved.AX)
+    self.grad.weight:addmm_(g:t(), saved.AX)
     b.dAX = ops.matmul(g, self.weight, { out = self:buffer('dAX', g) })
     propagate(self, 'gradInput', At, b.dAX)
   end

@@ -9,8 +9,8 @@
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT)  -- d_hT, d_cT nil = 0
 --
 -- weight (3H × (H+I)) and bias (3H) are laid out as in LLTMCell; the other layers and the
--- reverse direction have weight_l0_reverse, weight_l1, ... (bias likewise, gradients
--- gradWeight_<suffix>). With one layer and one direction the states are B×H, else
+-- reverse direction have weight_l0_reverse, weight_l1, ... (bias likewise; gradients
+-- grad.<name>, and Torch7's gradWeight and gradBias for the first layer's). With one layer and one direction the states are B×H, else
 -- (num_layers·directions)×B×H. backward ADDS into the gradients, and runs once per forward (it
 -- writes the gate gradients over the stored activations).
 --
@@ -22,18 +22,16 @@
 -- none backward.
 local RNNBase = require 'fused.nn.RNNBase'
 local functional = require 'fused.functional'
-local rnn_parameters = require 'fused.nn.rnn_parameters'
 
 local LLTM = RNNBase:extend('LLTM')
 LLTM.cell, LLTM.has_c, LLTM.squeeze_state = 'lltm', true, true
 
 function LLTM:add_layer(l, suffix, in_size, opts)
   local H = self.hidden_size
+  local stdv = 1 / math.sqrt(H) -- LLTMCell's initialisation
   if suffix == '_l0' then suffix = '' end
-  rnn_parameters.add(self, 'weight' .. suffix, 'gradWeight' .. suffix, { 3 * H, H + in_size }, opts)
-  if self.has_bias then
-    rnn_parameters.add(self, 'bias' .. suffix, 'gradBias' .. suffix, { 3 * H }, opts)
-  end
+  self:parameter('weight' .. suffix, { 3 * H, H + in_size }, opts):uniform(-stdv, stdv)
+  if self.has_bias then self:parameter('bias' .. suffix, { 3 * H }, opts):uniform(-stdv, stdv) end
 end
 
 -- Layer-direction k's weight, bias and their gradients; without biases (has_bias false) a zero
@@ -42,10 +40,10 @@ local function layer(self, k, x)
   local n = self.parameter_names
   if self.has_bias then
     local w, b = n[2 * k - 1], n[2 * k]
-    return self[w[1]], self[b[1]], self[w[2]], self[b[2]]
+    return self[w], self[b], self.grad[w], self.grad[b]
   end
   local w, GH = n[k], { 3 * self.hidden_size }
-  return self[w[1]], self:buffer_shaped('zero_bias', GH, x, true), self[w[2]],
+  return self[w], self:buffer_shaped('zero_bias', GH, x, true), self.grad[w],
          self:buffer_shaped('unused_d_bias', GH, x)
 end
 

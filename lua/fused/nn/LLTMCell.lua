@@ -3,7 +3,7 @@
 --
 --   local cell = fused.nn.LLTMCell(input_features, state_size, {dtype=, device=})
 --   local new_h, new_c = cell:forward(x, h, c)        -- x B×I, h and c B×H
---   local d_x, d_h, d_c = cell:backward(grad_h, grad_c) -- adds into gradWeight, gradBias
+--   local d_x, d_h, d_c = cell:backward(grad_h, grad_c) -- adds into grad.weight, grad.bias
 --
 -- weight is 3H × (H+I): X = [h, x] (h first), gates = X·weightᵀ + bias in the order input
 -- gate, output gate, candidate. Parameters start uniform in ±1/sqrt(H), as in the tutorial.
@@ -14,21 +14,18 @@ local tensor = require 'fused.tensor'
 local LLTMCell = Module:extend('LLTMCell')
 LLTMCell.has_c = true
 
--- Shared with LLTMCellComposed and LLTM: the parameters, their gradients and the sizes.
+-- Shared with LLTMCellComposed: the parameters (and so their gradients) and the sizes.
 function LLTMCell.init_parameters(self, input_features, state_size, opts)
   opts = self:tensor_options(opts, 1)
   self:check_size(input_features, 'input_features', 1)
   self:check_size(state_size, 'state_size', 1)
   self.input_features, self.state_size = input_features, state_size
   local stdv = 1 / math.sqrt(state_size)
-  self.weight = tensor.empty({ 3 * state_size, state_size + input_features }, opts)
-  self.weight:uniform(-stdv, stdv)
-  self.bias = tensor.empty({ 3 * state_size }, opts):uniform(-stdv, stdv)
-  self.gradWeight = tensor.zeros(self.weight:shape(), opts)
-  self.gradBias = tensor.zeros(self.bias:shape(), opts)
+  self:parameter('weight', { 3 * state_size, state_size + input_features }, opts):uniform(-stdv, stdv)
+  self:parameter('bias', { 3 * state_size }, opts):uniform(-stdv, stdv)
 end
 
--- PyTorch's names for the sizes, shared by LLTMCellComposed and LLTM as init_parameters is.
+-- PyTorch's names for the sizes, shared by LLTMCellComposed as init_parameters is.
 function LLTMCell.extra_repr(self)
   return string.format('(input_size=%d, hidden_size=%d)', self.input_features, self.state_size)
 end
@@ -55,8 +52,8 @@ end
 function LLTMCell:backward(grad_h, grad_c)
   LLTMCell.expect_step('LLTMCell:backward', { 'grad_h', 'grad_c' }, grad_h, grad_c)
   local ctx, b = self:expect_saved(), self.buffers
-  b.d_x, b.d_h, b.d_c = functional.lltm_backward_accumulate(ctx, grad_h, grad_c, self.gradWeight,
-    self.gradBias, { out = { self:buffer('d_x', self.weight), self:buffer('d_h', self.weight),
+  b.d_x, b.d_h, b.d_c = functional.lltm_backward_accumulate(ctx, grad_h, grad_c, self.grad.weight,
+    self.grad.bias, { out = { self:buffer('d_x', self.weight), self:buffer('d_h', self.weight),
                              self:buffer('d_c', self.weight) } })
   return b.d_x, b.d_h, b.d_c
 end

@@ -8,7 +8,7 @@
 -- hs T×B×(D·H) (D = 2 when bidirectional), zero at padded steps; h0, c0, h_n, c_n
 -- (num_layers·D)×B×H (h0 and c0 may be B×H when that is 1). Parameters weight_ih_l0
 -- (4H×I), weight_hh_l0 (4H×H), bias_ih_l0, bias_hh_l0 (4H), ..._reverse, _l1, in gate order
--- i, f, g, o; gradients grad_<name>, which backward ADDS into. named_parameters() walks them
+-- i, f, g, o; gradients grad.<name>, which backward ADDS into. named_parameters() walks them
 -- in PyTorch's order. Memory kept for backward per layer and direction: hs T·B·H plus saved
 -- 7·T·B·H (docs/cells.md).
 local RNNBase = require 'fused.nn.RNNBase'

@@ -2,7 +2,7 @@
 --
 --   local cell = fused.nn.LSTMCell(input_size, hidden_size, {dtype =, device =})
 --   local new_h, new_c = cell:forward(x, h, c)           -- x B×I, h and c B×H
---   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into the grad_<name>
+--   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into grad.<name>
 local RNNCellBase = require 'fused.nn.RNNCellBase'
 
 local LSTMCell = RNNCellBase:extend('LSTMCell')

@@ -4,7 +4,7 @@
 --   local norm = fused.nn.LayerNorm(normalized_shape, {eps = 1e-5, elementwise_affine = true,
 --                                                      dtype =, device =})
 --   local y = norm:forward(x)          -- x … × normalized_shape, y the same shape
---   local d_x = norm:backward(d_y)     -- adds into gradWeight and gradBias
+--   local d_x = norm:backward(d_y)     -- adds into grad.weight and grad.bias
 --
 -- weight starts at ones and bias at zeros; without elementwise_affine there are neither. On the
 -- R rows of N: a row's mean and 1/sqrt(var + eps) are R × 1 and broadcast over its N columns,
@@ -34,10 +34,8 @@ function LayerNorm:__init(normalized_shape, opts)
   self.elementwise_affine = opts.elementwise_affine ~= false
   if self.elementwise_affine then
     local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
-    self.weight = tensor.ones({ normalized_shape }, topts)
-    self.bias = tensor.zeros({ normalized_shape }, topts)
-    self.gradWeight = tensor.zeros({ normalized_shape }, topts)
-    self.gradBias = tensor.zeros({ normalized_shape }, topts)
+    self:parameter('weight', { normalized_shape }, topts):fill_(1)
+    self:parameter('bias', { normalized_shape }, topts)
   end
 end
 
@@ -73,9 +71,9 @@ function LayerNorm:backward(d_y)
   local g = d_y:contiguous():view(-1, N)
   if self.elementwise_affine then
     b.column_sum = ops.sum(g, 1, { out = self:buffer('column_sum', d_y) })
-    self.gradBias:add_(b.column_sum:view(N))
+    self.grad.bias:add_(b.column_sum:view(N))
     b.scratch = ops.mul(g, b.xhat, { out = self:buffer('scratch', d_y) })
-    self.gradWeight:add_(ops.sum(b.scratch, 1, { out = b.column_sum }):view(N))
+    self.grad.weight:add_(ops.sum(b.scratch, 1, { out = b.column_sum }):view(N))
     b.g = ops.mul(g, self.weight, { out = self:buffer('g', d_y) })
     g = b.g
   end

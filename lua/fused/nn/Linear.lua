@@ -3,7 +3,7 @@
 --
 --   local linear = fused.nn.Linear(in_features, out_features, {bias=, dtype=, device=})
 --   local y = linear:forward(x)           -- x … × in, y … × out
---   local d_x = linear:backward(d_y)      -- adds into gradWeight and gradBias
+--   local d_x = linear:backward(d_y)      -- adds into grad.weight and grad.bias
 --
 -- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts;
 -- {bias = false}: no bias (y = x·weightᵀ), and no 'bias' in named_parameters.
@@ -25,12 +25,8 @@ function Linear:__init(in_features, out_features, opts)
   self:check_size(out_features, 'out_features')
   self.in_features, self.out_features = in_features, out_features
   local bound = 1 / math.sqrt(in_features)
-  self.weight = tensor.empty({ out_features, in_features }, opts):uniform(-bound, bound)
-  self.gradWeight = tensor.zeros(self.weight:shape(), opts)
-  if has_bias then
-    self.bias = tensor.empty({ out_features }, opts):uniform(-bound, bound)
-    self.gradBias = tensor.zeros(self.bias:shape(), opts)
-  end
+  self:parameter('weight', { out_features, in_features }, opts):uniform(-bound, bound)
+  if has_bias then self:parameter('bias', { out_features }, opts):uniform(-bound, bound) end
 end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
@@ -67,10 +63,10 @@ function Linear:backward(d_y)
   local b = self.buffers
   local d_rows = d_y:contiguous():view(-1, self.out_features)
   b.gradInput = ops.matmul(d_rows, self.weight, { out = self:buffer('gradInput', d_y) })
-  self.gradWeight:addmm_(d_rows:t(), saved.rows)
+  self.grad.weight:addmm_(d_rows:t(), saved.rows)
   if self.bias then
     b.bias_sum = ops.sum(d_rows, 1, { out = self:buffer('bias_sum', d_y) })
-    self.gradBias:add_(b.bias_sum:view(-1))
+    self.grad.bias:add_(b.bias_sum:view(-1))
   end
   return b.gradInput:view(saved.in_shape)
 end

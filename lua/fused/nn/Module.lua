@@ -5,7 +5,9 @@
 -- gradInput are: a step with the shapes of the last allocates nothing. :clone() keeps a copy.
 --
 --   local Cell = Module:extend('Cell')
---   function Cell:__init(...) ... end      -- called by Cell(...)
+--   function Cell:__init(...)              -- called by Cell(...)
+--     self:parameter('weight', { n, m }, opts):uniform(-b, b) -- self.weight, self.grad.weight
+--   end
 --   function Cell:forward(...) ... end
 --   function Cell:backward(...) ... end
 -- or, Torch7's protocol, updateOutput, updateGradInput and accGradParameters (Module:forward).
@@ -59,13 +61,16 @@ function Module:backward(input, gradOutput, scale)
   return self.gradInput
 end
 
+local function is_module(v)
+  return type(v) == 'table' and getmetatable(v) ~= nil and getmetatable(v).__index ~= nil
+    and v.parameters ~= nil
+end
+
 -- Modules held in fields, in a stable order (sorted by field name), and those names.
 function Module:children()
   local names = {}
   for k, v in pairs(self) do
-    if type(v) == 'table' and getmetatable(v) and getmetatable(v).__index and v.parameters then
-      names[#names + 1] = k
-    end
+    if is_module(v) then names[#names + 1] = k end
   end
   table.sort(names)
   local list = {}
@@ -73,14 +78,58 @@ function Module:children()
   return list, names
 end
 
--- for name, param, grad in module:named_parameters(): weight and bias, then those of each
--- child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's named_parameters.
--- parameters(), state_dict() and the optimizers' positions all follow this order. A module
--- with other parameters (nn.LSTM's weight_ih_l0, ...) defines its own, which its parents use.
-function Module:named_parameters()
+-- Torch7's names for the gradients of the parameters it named weight and bias: aliases, the
+-- same tensors as grad.weight and grad.bias, so that Torch7's code and parameters()'s
+-- {gradWeight, gradBias} read as they did.
+local TORCH7_GRAD = { weight = 'gradWeight', bias = 'gradBias' }
+
+-- Declares the parameter `name`: a tensor of `shape` (opts: dtype, device, as a factory's),
+-- zeros until the caller initialises it, at self[name], with its gradient, zeros of the same
+-- shape, dtype and device, at self.grad[name] (and self.gradWeight, self.gradBias for weight
+-- and bias). Names are PyTorch's (weight, bias_hh_l1_reverse); named_parameters lists them in
+-- the order declared. Returns the parameter:
+--   self:parameter('weight', { out_features, in_features }, opts):uniform(-bound, bound)
+function Module:parameter(name, shape, opts)
+  local fn = self.__name .. ':parameter'
+  if type(name) ~= 'string' or not name:match('^[%a_][%w_]*$') then
+    error(string.format("%s: argument 'name' expected an identifier (a string), got %s", fn,
+                        type(name) == 'string' and "'" .. name .. "'" or tensor.type_name(name)), 2)
+  end
+  self.grad = self.grad or {}
+  if self.grad[name] then
+    error(string.format("%s: argument 'name': '%s' is already a parameter", fn, name), 2)
+  end
+  tensor.parse_shape(shape, fn) -- a bad shape or option is this function's error, not zeros'
+  dt.parse(opts, fn, 3)
+  local p = tensor.zeros(shape, opts)
+  self[name], self.grad[name] = p, tensor.zeros(shape, opts)
+  if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = self.grad[name] end
+  self.parameter_names = self.parameter_names or {}
+  self.parameter_names[#self.parameter_names + 1] = name
+  return p
+end
+
+-- The module's own parameters (not its children's) as {name, parameter, gradient}: those that
+-- parameter() declared, in order; a module written to Torch7's protocol that declared none has
+-- the weight and bias it set by hand, with its gradWeight and gradBias.
+local function own_parameters(self)
   local list = {}
-  if self.weight then list[#list + 1] = { 'weight', self.weight, self.gradWeight } end
-  if self.bias then list[#list + 1] = { 'bias', self.bias, self.gradBias } end
+  if self.parameter_names then
+    for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], self.grad[name] } end
+  else
+    for _, name in ipairs({ 'weight', 'bias' }) do
+      if tensor.is_tensor(self[name]) then list[#list + 1] = { name, self[name], self[TORCH7_GRAD[name]] } end
+    end
+  end
+  return list
+end
+
+-- for name, param, grad in module:named_parameters(): the module's own parameters, then those
+-- of each child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's
+-- named_parameters. parameters(), state_dict(), load_state_dict(), zero_grad(), to() and the
+-- optimizers' positions all follow this list.
+function Module:named_parameters()
+  local list = own_parameters(self)
   local children, names = self:children()
   for i, child in ipairs(children) do
     for name, p, g in child:named_parameters() do
@@ -94,7 +143,8 @@ function Module:named_parameters()
   end
 end
 
--- {weight, bias, ...}, {gradWeight, gradBias, ...} in named_parameters' order.
+-- {weight, bias, ...}, {grad.weight, grad.bias, ...} (for Linear, Torch7's {weight, bias},
+-- {gradWeight, gradBias}) in named_parameters' order.
 function Module:parameters()
   local params, grads = {}, {}
   for _, p, g in self:named_parameters() do params[#params + 1], grads[#grads + 1] = p, g end
@@ -200,40 +250,47 @@ function Module:unshared(t)
   return t
 end
 
-local PARAMETER_FIELDS = { weight = true, bias = true, gradWeight = true, gradBias = true }
-
 -- A module of this one's class that shares its parameters and their gradients (the same
--- tensors) and its numbers and strings, with buffers of its own, as Torch7's
--- clone('weight', 'bias', 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at
--- the current parameters instead.
+-- tensors) and its other fields (sizes, options, a cell's definition), with buffers of its own
+-- and each child a shared_clone of the original's, as Torch7's clone('weight', 'bias',
+-- 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at the current parameters
+-- instead. Tensors other than the parameters and gradients (Torch7's output) are not shared.
 function Module:shared_clone(into)
   local c = into or setmetatable({ buffers = {} }, getmetatable(self))
   for k, v in pairs(self) do
-    if PARAMETER_FIELDS[k] or (type(v) ~= 'table' and not tensor.is_tensor(v)) then c[k] = v end
+    if is_module(v) then
+      c[k] = v:shared_clone(c[k] ~= v and c[k] or nil)
+    elseif k ~= 'buffers' and k ~= 'saved' and not tensor.is_tensor(v) then
+      c[k] = v
+    end
+  end
+  for _, e in ipairs(own_parameters(self)) do
+    c[e[1]] = e[2]
+    if TORCH7_GRAD[e[1]] then c[TORCH7_GRAD[e[1]]] = e[3] end
   end
   return c
 end
 
--- Drops what the latest forward kept and the buffers: a backward after this is an error.
+-- Drops what the latest forward kept and the buffers (Torch7's output and gradInput too), in
+-- this module and its children: a backward after this is an error.
 function Module:clearState()
-  self.saved = nil
+  self.saved, self.output, self.gradInput = nil, nil, nil
   self.buffers = {}
   for _, child in ipairs(self:children()) do child:clearState() end
   return self
 end
 
--- Converts every tensor field (parameters, gradients) and every child in place: the tensors
--- stay the same Lua objects, so an optimizer built before keeps stepping them (as PyTorch's
--- module.to()). What the latest forward kept and the buffers are dropped, since they live on
--- the old device or dtype.
+-- Converts every parameter and gradient (named_parameters') in place: the tensors stay the
+-- same Lua objects, so an optimizer built before keeps stepping them (as PyTorch's
+-- module.to()). What the latest forward kept and the buffers (Torch7's output and gradInput
+-- too) are dropped, since they live on the old device or dtype.
 function Module:to(a, b)
   tensor.parse_to(a, b, self.__name .. ':to', 3)
-  for _, v in pairs(self) do
-    if tensor.is_tensor(v) then tensor.to_in_place(v, a, b) end
+  for _, p, g in self:named_parameters() do
+    tensor.to_in_place(p, a, b)
+    tensor.to_in_place(g, a, b)
   end
-  for _, child in ipairs(self:children()) do child:to(a, b) end
-  self.saved, self.buffers = nil, {}
-  return self
+  return self:clearState()
 end
 
 function Module:float() return self:to('float32') end

@@ -8,12 +8,12 @@
 --   d_xs, d_h0[, d_c0] = m:backward(d_hs, d_hn[, d_cn])
 --
 -- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
--- parameters, via rnn_parameters.add), run_layer(k, x, h0, c0, lengths, reverse, out) and
--- back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k (1-based, PyTorch's order).
+-- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0,
+-- lengths, reverse, out) and back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k
+-- (1-based, PyTorch's order).
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
-local rnn_parameters = require 'fused.nn.rnn_parameters'
 local lengths_ = require 'fused.functional.lengths'
 local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
@@ -57,15 +57,18 @@ function RNNBase:__init(input_size, hidden_size, opts)
                      l == 0 and input_size or self.directions * hidden_size, topts)
     end
   end
-  -- One nn.Dropout per gap between layers, each keeping its own mask for backward; run in
-  -- this module's mode (not children: train() and eval() set self.training, run reads it).
-  self.dropouts = {}
-  if p > 0 then
-    for l = 1, num_layers - 1 do self.dropouts[l] = Dropout(p) end
-  end
 end
 
-RNNBase.named_parameters = rnn_parameters.named_parameters
+-- The nn.Dropout before layer l (from 1; nil without dropout), one per gap between layers,
+-- each keeping its own mask for backward: a buffer, so that a shared_clone has its own. Run in
+-- this module's mode (not children: train() and eval() set self.training, run reads it).
+local function dropout_before(self, l)
+  if self.dropout == 0 or l == 0 then return nil end
+  local drops = self.buffers.dropouts or {}
+  self.buffers.dropouts = drops
+  drops[l] = drops[l] or Dropout(self.dropout)
+  return drops[l]
+end
 
 -- tostring: 'fused.nn.LSTM(input_size=32, hidden_size=128, num_layers=2, bidirectional=true)',
 -- the options after the sizes only when they are not the defaults, in PyTorch's order.
@@ -144,7 +147,7 @@ function RNNBase:run(xs, h0, c0, lengths)
   saved.consumed, saved.lengths = false, lengths
   local x = xs
   for l = 0, self.num_layers - 1 do
-    local drop = self.dropouts[l]
+    local drop = dropout_before(self, l)
     if drop then
       drop.training = self.training
       x = drop:forward(x)
@@ -193,7 +196,8 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
         { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
       if d_in then d_in:add_(d_x) else d_in = d_x end
     end
-    d_out = self.dropouts[l] and self.dropouts[l]:backward(d_in) or d_in
+    local drop = dropout_before(self, l)
+    d_out = drop and drop:backward(d_in) or d_in
   end
   s.consumed = true
   if self.batch_first then d_out = self:swap_batch_time('d_xs_batch_first', d_out) end

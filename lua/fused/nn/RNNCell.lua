@@ -5,7 +5,7 @@
 --   local cell = fused.nn.RNNCell(input_size, hidden_size, {cell = spec, dtype =, device =})
 --   local new_h = cell:forward(x, h)                     -- state 'h': x B×I, h B×H
 --   local new_h, new_c = cell:forward(x, h, c)           -- state 'hc'
---   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into the grad_<name>
+--   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into grad.<name>
 local RNNCellBase = require 'fused.nn.RNNCellBase'
 
 local RNNCell = RNNCellBase:extend('RNNCell')
@@ -20,13 +20,6 @@ function RNNCell:__init(input_size, hidden_size, opts)
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
   RNNCellBase.__init(self, input_size, hidden_size, rest)
-end
-
--- nn.Recurrent's clone per step: the cell travels with the shared parameters.
-function RNNCell:shared_clone(into)
-  local c = RNNCellBase.shared_clone(self, into)
-  c.cell, c.gates, c.has_c = self.cell, self.gates, self.has_c
-  return c
 end
 
 function RNNCell:forward(x, h, c)

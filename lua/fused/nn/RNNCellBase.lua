@@ -1,10 +1,9 @@
 -- One step of a cell of the engine (LSTMCell, GRUCell): PyTorch's nn.LSTMCell and nn.GRUCell,
 -- run as a sequence of one step (functional.rnn_forward), with PyTorch's parameters weight_ih
 -- (G·H × I), weight_hh (G·H × H), bias_ih, bias_hh (G·H), uniform in ±1/sqrt(H), and their
--- gradients grad_<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
+-- gradients grad.<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
-local rnn_parameters = require 'fused.nn.rnn_parameters'
 local tensor = require 'fused.tensor'
 
 local RNNCellBase = Module:extend('RNNCellBase')
@@ -14,21 +13,11 @@ function RNNCellBase:__init(input_size, hidden_size, opts)
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
   self.input_size, self.hidden_size = input_size, hidden_size
-  local GH = self.gates * hidden_size
+  local GH, stdv = self.gates * hidden_size, 1 / math.sqrt(hidden_size)
   for _, p in ipairs({ { 'weight_ih', { GH, input_size } }, { 'weight_hh', { GH, hidden_size } },
                        { 'bias_ih', { GH } }, { 'bias_hh', { GH } } }) do
-    rnn_parameters.add(self, p[1], 'grad_' .. p[1], p[2], opts)
+    self:parameter(p[1], p[2], opts):uniform(-stdv, stdv)
   end
-end
-
-RNNCellBase.named_parameters = rnn_parameters.named_parameters
-
--- Module's shared_clone (nn.Recurrent's clone per step), sharing these parameters by their names.
-function RNNCellBase:shared_clone(into)
-  local c = Module.shared_clone(self, into)
-  for _, e in ipairs(self.parameter_names) do c[e[1]], c[e[2]] = self[e[1]], self[e[2]] end
-  c.parameter_names = self.parameter_names
-  return c
 end
 
 function RNNCellBase:extra_repr()
@@ -56,7 +45,7 @@ function RNNCellBase:step_backward(grad_h, grad_c)
   tensor.expect(grad_h, self.__name .. ':backward', 'grad_h')
   local ctx, b = self:expect_saved(), self.buffers
   b.d_xs, b.d_h, b.d_c = functional.rnn_backward_accumulate(ctx, nil, grad_h, grad_c,
-    { self.grad_weight_ih, self.grad_weight_hh, self.grad_bias_ih, self.grad_bias_hh },
+    { self.grad.weight_ih, self.grad.weight_hh, self.grad.bias_ih, self.grad.bias_hh },
     { out = { self:buffer('d_xs', ctx.xs), self:buffer('d_h', ctx.xs), self:buffer('d_c', ctx.xs) } })
   return b.d_xs:select(1, 1), b.d_h, b.d_c
 end

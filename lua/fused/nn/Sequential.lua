@@ -47,6 +47,15 @@ function Sequential:children()
   return { unpack(self.modules) }, names
 end
 
+-- Module's shared_clone, with each module in the list a shared_clone of the original's.
+function Sequential:shared_clone(into)
+  local earlier = into and into.modules or {}
+  local c = Module.shared_clone(self, into)
+  c.modules = {}
+  for i, m in ipairs(self.modules) do c.modules[i] = m:shared_clone(earlier[i]) end
+  return c
+end
+
 function Sequential:__tostring()
   local positions = {}
   for i = 1, #self.modules do positions[i] = i end

@@ -2,18 +2,18 @@
 -- their parameters and one layer-direction through functional.rnn_forward/backward. Without
 -- biases (has_bias false) the engine gets a zero bias and gradient buffers that are thrown away.
 local functional = require 'fused.functional'
-local rnn_parameters = require 'fused.nn.rnn_parameters'
 
 local M = {}
 
 function M.add_layer(self, l, suffix, in_size, opts)
   local GH, H = self.gates * self.hidden_size, self.hidden_size
+  local stdv = 1 / math.sqrt(H) -- PyTorch's initialisation
   local params = { { 'weight_ih', { GH, in_size } }, { 'weight_hh', { GH, H } } }
   if self.has_bias then
     params[3], params[4] = { 'bias_ih', { GH } }, { 'bias_hh', { GH } }
   end
   for _, p in ipairs(params) do
-    rnn_parameters.add(self, p[1] .. suffix, 'grad_' .. p[1] .. suffix, p[2], opts)
+    self:parameter(p[1] .. suffix, p[2], opts):uniform(-stdv, stdv)
   end
 end
 
@@ -21,13 +21,12 @@ end
 -- bias and scratch gradients when there are no biases.
 local function layer(self, k, x)
   local n, per = self.parameter_names, self.has_bias and 4 or 2
-  local w_ih, w_hh = n[per * (k - 1) + 1], n[per * (k - 1) + 2]
-  local p = { self[w_ih[1]], self[w_hh[1]] }
-  local g = { self[w_ih[2]], self[w_hh[2]] }
-  if self.has_bias then
-    local b_ih, b_hh = n[per * (k - 1) + 3], n[per * (k - 1) + 4]
-    p[3], p[4], g[3], g[4] = self[b_ih[1]], self[b_hh[1]], self[b_ih[2]], self[b_hh[2]]
-  else
+  local p, g = {}, {}
+  for i = 1, per do
+    local name = n[per * (k - 1) + i]
+    p[i], g[i] = self[name], self.grad[name]
+  end
+  if not self.has_bias then
     local GH = { tonumber(p[1].sizes[0]) }
     p[3] = self:buffer_shaped('zero_bias', GH, x, true)
     p[4] = p[3]
