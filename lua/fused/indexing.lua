@@ -11,7 +11,6 @@
 --                             true, in row-major order (as PyTorch's t[mask]).
 -- Assignment through either: t[{{1, 2}, 3}] = 0 or = tensor (copied, as copy_), t[mask] = 0 or
 -- = a 1-D tensor of as many elements as the mask has true.
-local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
