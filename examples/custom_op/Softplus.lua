@@ -34,7 +34,7 @@ local Softplus = Module:extend('Softplus')
 Softplus.C = C -- kept alive with the class
 
 function Softplus:forward(x)
-  require('fused.tensor').expect(x, 'Softplus:forward', 'input')
+  require('fused.check').expect(x, 'Softplus:forward', 'input')
   local y = self:buffer_shaped('output', x:shape(), x)
   check(C.softplus_forward(y, x))
   self.buffers.output, self.saved = y, { input = x }

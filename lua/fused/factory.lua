@@ -1,10 +1,111 @@
--- Tensors of computed values, as PyTorch's: arange, linspace, eye. Made on the host, then moved
--- to the device asked for.
+-- The factories, as PyTorch's: empty, zeros, ones, full, rand, randn (a shape, as a list or as
+-- numbers, then options), tensor (nested Lua lists), and the tensors of computed values arange,
+-- linspace, eye (made on the host, then moved to the device asked for). The fills are the op
+-- layer's (fused/ops/copy.lua, fused/ops/random.lua).
 local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
+local argcheck = require 'fused.check'
+local copy = require 'fused.ops.copy'
+local random = require 'fused.ops.random'
 
 local M = {}
+local new, parse_shape, shape_args = tensor.new, argcheck.parse_shape, argcheck.shape_args
+local type_name, sequence_length, show_list = argcheck.type_name, argcheck.sequence_length, argcheck.show_list
+
+function M.empty(...)
+  local shape, opts = shape_args('empty', ...)
+  local dtype, device = dt.parse(opts, 'empty')
+  local ndim, sizes = parse_shape(shape, 'empty')
+  return new(ndim, sizes, dtype, device)
+end
+
+-- zeros, ones, rand, randn: a new tensor, then init(t) fills it.
+local function factory(fn, init)
+  return function(...)
+    local shape, opts = shape_args(fn, ...)
+    local dtype, device = dt.parse(opts, fn)
+    local ndim, sizes = parse_shape(shape, fn)
+    local t = new(ndim, sizes, dtype, device)
+    init(t)
+    return t
+  end
+end
+M.zeros = factory('zeros', function(t) copy.fill(t, 0) end)
+M.ones = factory('ones', function(t) copy.fill(t, 1) end)
+M.rand = factory('rand', function(t) random.uniform(t, 0, 1) end)
+M.randn = factory('randn', function(t) random.normal(t, 0, 1) end)
+
+-- full(shape, value, opts): the shape a list (or one number), as value follows it.
+function M.full(shape, value, opts)
+  local dtype, device = dt.parse(opts, 'full')
+  value = argcheck.expect_scalar(value, dtype, 'full', 'value')
+  local ndim, sizes = parse_shape(shape, 'full')
+  local t = new(ndim, sizes, dtype, device)
+  copy.fill(t, value)
+  return t
+end
+
+local int64_t = ffi.typeof('int64_t')
+
+-- What an element of each dtype is made from, and the words for it in errors.
+local function int64_value(x)
+  if type(x) == 'number' then return x == math.floor(x) and x >= -2 ^ 63 and x < 2 ^ 63 end
+  return ffi.istype(int64_t, x)
+end
+local element_rules = {
+  [dt.dtypes.int64] = { int64_value, "an integer in int64's range (a number or an int64_t)" },
+  [dt.dtypes.bool] = { function(x) return type(x) == 'boolean' or type(x) == 'number' end,
+                       'a boolean or a number (nonzero is true)' },
+}
+local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
+
+-- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
+-- dtype is opts.dtype, else bool when the first entry is a boolean, else float32.
+function M.tensor(data, opts)
+  local dtype, device = dt.parse(opts, 'tensor')
+  if type(data) ~= 'table' then
+    error("tensor: argument 'data' expected a nested table of numbers or booleans, got "
+          .. type_name(data), 2)
+  end
+  -- The shape from the first entries; a list that is not proper counts 1 here, and walk, which
+  -- checks every list, names it.
+  local shape, node = {}, data
+  while type(node) == 'table' do
+    shape[#shape + 1] = math.max(sequence_length(node) or 1, 1)
+    node = node[1]
+  end
+  if type(node) == 'boolean' and (opts == nil or opts.dtype == nil) then dtype = dt.dtypes.bool end
+  local ndim, sizes = parse_shape(shape, 'tensor')
+  local host = new(ndim, sizes, dtype, dt.devices.cpu)
+  local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
+  local takes, expected = unpack(element_rules[dtype] or number_rule)
+  -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
+  local function walk(x, d, where)
+    if d > #shape then
+      if not takes(x) then
+        error(string.format("tensor: argument 'data' expected %s at %s (dtype %s), got %s",
+                            expected, where, dt.dtype_names[dtype],
+                            type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
+      end
+      p[at] = x
+      at = at + 1
+      return
+    end
+    local n = type(x) == 'table' and sequence_length(x)
+    if type(x) == 'table' and (not n or n == 0) then
+      error(string.format("tensor: argument 'data' expected a non-empty list without holes at %s, got %s",
+                          where, show_list(x)), d + 2)
+    end
+    if n ~= shape[d] then
+      error(string.format("tensor: argument 'data' is not regular: expected %d entries at %s, got %s",
+                          shape[d], where, n or type_name(x)), d + 2)
+    end
+    for i = 1, n do walk(x[i], d + 1, where .. '[' .. i .. ']') end
+  end
+  walk(data, 1, 'data')
+  return device == dt.devices.cpu and host or host:to(dt.device_names[device])
+end
 
 -- The numbers among the arguments, then an optional options table last.
 local function numbers_then_options(fn, ...)
@@ -17,7 +118,7 @@ local function numbers_then_options(fn, ...)
       return values, x
     else
       error(string.format("%s: argument %d expected a number (or the options table last), got %s", fn,
-                          i, tensor.type_name(x)), 3)
+                          i, type_name(x)), 3)
     end
   end
   return values, nil
@@ -25,7 +126,7 @@ end
 
 -- A host tensor of n values (value(i) for i = 0..n-1), moved to device.
 local function computed(n, dtype, device, value)
-  local t = tensor.empty({ n }, { dtype = dt.dtype_names[dtype] })
+  local t = M.empty({ n }, { dtype = dt.dtype_names[dtype] })
   local p = ffi.cast(dt.ctypes[dtype], t.data)
   for i = 0, n - 1 do p[i] = value(i) end
   return t:to(dt.device_names[device])

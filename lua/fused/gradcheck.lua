@@ -16,9 +16,10 @@
 -- error =, message = }, where error is |numeric - analytic| - rtol |numeric| (<= atol passes).
 local ffi = require 'ffi'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
-local is_tensor = tensor.is_tensor
+local is_tensor = argcheck.is_tensor
 
 -- The values of a CPU float64 contiguous tensor.
 local function values(t) return ffi.cast('double*', t.data) end
@@ -50,10 +51,10 @@ local function gradcheck(fn, inputs, opts)
     error("gradcheck: argument 'fn' expected a table with forward and backward functions, got "
           .. type(fn), 2)
   end
-  local n = type(inputs) == 'table' and tensor.sequence_length(inputs)
+  local n = type(inputs) == 'table' and argcheck.sequence_length(inputs)
   if not n then
     error("gradcheck: argument 'inputs' expected a list of inputs, got "
-          .. (type(inputs) == 'table' and tensor.show_list(inputs) or tensor.type_name(inputs)), 2)
+          .. (type(inputs) == 'table' and argcheck.show_list(inputs) or argcheck.type_name(inputs)), 2)
   end
   opts = options.check(opts, 'gradcheck', { 'atol', 'eps', 'rtol', 'wrt' })
   local function number(k, default, positive)
@@ -84,7 +85,7 @@ local function gradcheck(fn, inputs, opts)
   if #outputs == 0 then error("gradcheck: fn.forward returned no tensors", 2) end
   local weights, weight_host = {}, {}
   for k, out in ipairs(outputs) do
-    weight_host[k] = tensor.randn(out:shape(), { dtype = 'float64' })
+    weight_host[k] = factory.randn(out:shape(), { dtype = 'float64' })
     weights[k] = weight_host[k]:to(out.device)
   end
   local function loss(outs)
@@ -100,9 +101,9 @@ local function gradcheck(fn, inputs, opts)
   if wrt == nil then
     wrt = {}
     for i = 1, n do if host[i] then wrt[#wrt + 1] = i end end
-  elseif type(wrt) ~= 'table' or not tensor.sequence_length(wrt) then
+  elseif type(wrt) ~= 'table' or not argcheck.sequence_length(wrt) then
     error("gradcheck: option 'wrt' expected a list of input positions, got "
-          .. (type(wrt) == 'table' and tensor.show_list(wrt) or tensor.type_name(wrt)), 2)
+          .. (type(wrt) == 'table' and argcheck.show_list(wrt) or argcheck.type_name(wrt)), 2)
   end
 
   local worst = { error = -math.huge }

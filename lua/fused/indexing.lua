@@ -1,4 +1,6 @@
--- t[k] and t[k] = v for a key that is not a number (t[i] is tensor.lua's):
+-- t[k] and t[k] = v, through the metatype's __index and __newindex (fused/tensor.lua):
+--   t[i]                      the slice at i along dim 1, a view; for a 1-D tensor its element
+--                             (as t:item() reads it); negative from the end (-1 the last).
 --   t[{2, {1, 3}, {-1}, {}}]  Torch7's slices, one entry per dim from the first: an index
 --                             selects (the dim goes), {first, last} a range (both included),
 --                             {i} the range {i, i} (the dim stays), {} the whole dim; negative
@@ -11,40 +13,84 @@
 -- = a 1-D tensor of as many elements as the mask has true.
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
+local argcheck = require 'fused.check'
 local index_ops = require 'fused.ops.index'
+local copy = require 'fused.ops.copy'
 
 local M = {}
+
+-- i counted from 1 along dim (of t's), negative from the end (-1 the last); level as error's,
+-- seen from the caller of dim_index.
+local function dim_index(t, dim, i, level)
+  local size = tonumber(t.sizes[dim - 1])
+  if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
+    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (expected 1..%d, "
+                        .. "or -%d..-1 from the end)", type(i) == 'number' and tostring(i) or argcheck.type_name(i),
+                        dim, size, size, size), level + 1)
+  end
+  return i < 0 and size + i + 1 or i
+end
+
+-- t[i]: the slice at i along dim 1, a view; for a 1-D tensor its element (as t:item() reads it).
+local function index_get(t, i)
+  i = dim_index(t, 1, i, 2)
+  if t.ndim > 1 then return t:select(1, i) end
+  if t.device_type ~= dt.devices.cpu then return t:narrow(1, i, 1):item() end
+  return tensor.element(t, (i - 1) * t.strides[0])
+end
+
+-- lhs = v (lhs 't[i]', say, the slice as the user wrote it): a number (or boolean) fills the
+-- slice, a tensor is copied into it (broadcast, as copy_). level as error's, seen from the
+-- caller of assign.
+local function assign(slice, v, lhs, level)
+  local expr = lhs .. ' = v'
+  argcheck.expect_writable(slice, expr, lhs)
+  if type(v) == 'number' or type(v) == 'boolean' then
+    copy.fill(slice, argcheck.expect_scalar(v, slice.scalar_type, expr, 'v'))
+  elseif argcheck.is_tensor(v) then
+    slice:copy_(v)
+  else
+    error(string.format("fused.Tensor: %s expected a number, a boolean or a tensor for v, got %s", expr,
+                        argcheck.type_name(v)), level + 1)
+  end
+end
+
+-- t[i] = v: the slice at i along dim 1 (the element of a 1-D tensor), as assign writes it.
+local function index_set(t, i, v)
+  i = dim_index(t, 1, i, 2)
+  assign(t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1), v, 't[i]', 2)
+end
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
 -- The view t[entries] (level as error's, seen from the caller of slice), and whether every dim
 -- got an index: then it is the last dim's one-element view, and the last index the element's.
 local function slice(t, entries, level)
-  local n = tensor.sequence_length(entries)
+  local n = argcheck.sequence_length(entries)
   if not n or n > t.ndim then
     error(string.format("fused.Tensor: t[{...}] expected a list of at most %d entries (one per dim), got %s",
-                        t.ndim, tensor.show_list(entries)), level + 1)
+                        t.ndim, argcheck.show_list(entries)), level + 1)
   end
   local v, d, dropped = t, 1, 0 -- d: the dim of v that entry k of t's dim k lands on
   for k = 1, n do
     local e = entries[k]
     if type(e) == 'number' then
-      local i = tensor.dim_index(t, k, e, level + 1)
+      local i = dim_index(t, k, e, level + 1)
       if v.ndim == 1 then return v:narrow(1, i, 1), true end
       v, dropped = v:select(d, i), dropped + 1
     else
-      local m = type(e) == 'table' and tensor.sequence_length(e)
+      local m = type(e) == 'table' and argcheck.sequence_length(e)
       if not m or m > 2 then
         error(string.format("fused.Tensor: t[{...}] expected an index, {first, last}, {i} or {} at "
                             .. "position %d, got %s", k,
-                            type(e) == 'table' and tensor.show_list(e) or tensor.type_name(e)), level + 1)
+                            type(e) == 'table' and argcheck.show_list(e) or argcheck.type_name(e)), level + 1)
       end
       if m > 0 then
-        local first = tensor.dim_index(t, k, e[1], level + 1)
-        local last = tensor.dim_index(t, k, e[m], level + 1)
+        local first = dim_index(t, k, e[1], level + 1)
+        local last = dim_index(t, k, e[m], level + 1)
         if last < first then
           error(string.format("fused.Tensor: t[{...}] range %s at position %d is empty (%d..%d of dim %d's "
-                              .. "size %d); a range {first, last} needs first <= last", tensor.show_list(e),
+                              .. "size %d); a range {first, last} needs first <= last", argcheck.show_list(e),
                               k, first, last, k, t:size(k)), level + 1)
         end
         v = v:narrow(d, first, last - first + 1)
@@ -70,7 +116,8 @@ local function expect_mask(t, mask, lhs, level)
 end
 
 function M.get(t, k)
-  if tensor.is_tensor(k) then
+  if type(k) == 'number' then return index_get(t, k) end
+  if argcheck.is_tensor(k) then
     return index_ops.masked_select(t, expect_mask(t, k, 't[mask]', 2))
   end
   local v, element = slice(t, k, 2)
@@ -79,26 +126,27 @@ function M.get(t, k)
 end
 
 function M.set(t, k, value)
-  if not tensor.is_tensor(k) then
-    tensor.assign((slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
+  if type(k) == 'number' then return index_set(t, k, value) end
+  if not argcheck.is_tensor(k) then
+    assign((slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
     return
   end
   local mask = expect_mask(t, k, 't[mask]', 2)
   if type(value) == 'number' or type(value) == 'boolean' then
-    tensor.expect_writable(t, 't[mask] = v', 't')
-    t:masked_fill_(mask, tensor.expect_scalar(value, t.scalar_type, 't[mask] = v', 'v'))
+    argcheck.expect_writable(t, 't[mask] = v', 't')
+    t:masked_fill_(mask, argcheck.expect_scalar(value, t.scalar_type, 't[mask] = v', 'v'))
     return
   end
   local count = tensor.count_true(mask)
-  if not tensor.is_tensor(value) or value.ndim ~= 1 or value:numel() ~= count then
+  if not argcheck.is_tensor(value) or value.ndim ~= 1 or value:numel() ~= count then
     error(string.format("fused.Tensor: t[mask] = v expected for v a number, a boolean or a 1-D "
                         .. "tensor of %d elements (the mask's true ones), got %s", count,
-                        tensor.is_tensor(value) and 'shape ' .. shape_text(value) or tensor.type_name(value)), 2)
+                        argcheck.is_tensor(value) and 'shape ' .. shape_text(value) or argcheck.type_name(value)), 2)
   end
-  tensor.expect_writable(t, 't[mask] = v', 't')
+  argcheck.expect_writable(t, 't[mask] = v', 't')
   index_ops.masked_scatter_(t, mask, value)
 end
 
-tensor.key_indexing.get, tensor.key_indexing.set = M.get, M.set
+tensor.indexing.get, tensor.indexing.set = M.get, M.set
 
 return M

@@ -1,6 +1,8 @@
 -- local fused = require 'fused': tensors, ops, nn modules and optimizers over libfused.
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local random = require 'fused.ops.random'
 local ops = require 'fused.ops'
 local npy = require 'fused.npy'
 require 'fused.print'
@@ -15,11 +17,11 @@ local fused = {
   version = 'scm-1', -- the rockspec's
   Tensor = tensor.Tensor,
   C = lib.C,
-  is_tensor = tensor.is_tensor,
-  empty = tensor.empty, zeros = tensor.zeros, ones = tensor.ones, full = tensor.full,
-  rand = tensor.rand, randn = tensor.randn, tensor = tensor.tensor,
+  is_tensor = argcheck.is_tensor,
+  empty = factory.empty, zeros = factory.zeros, ones = factory.ones, full = factory.full,
+  rand = factory.rand, randn = factory.randn, tensor = factory.tensor,
   arange = factory.arange, linspace = factory.linspace, eye = factory.eye, Size = tensor.Size,
-  manual_seed = tensor.manual_seed,
+  manual_seed = random.manual_seed,
   load_npy = npy.load_npy, save_npy = npy.save_npy,
   cuda = require 'fused.cuda',
   nn = require 'fused.nn',

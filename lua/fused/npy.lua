@@ -7,7 +7,8 @@
 -- the tensor, so files over 1 GiB load as well as small ones.
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local file = require 'fused.file'
 
 local M = {}
@@ -252,7 +253,7 @@ function M.load_npy(path)
     fail(path, 'shape %s of %s needs %s bytes of data, but the file holds %d', excerpt(shape.text),
          dt.dtype_names[dtype], want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
   end
-  local t = tensor.empty({ unpack(shape) }, { dtype = dt.dtype_names[dtype] })
+  local t = factory.empty({ unpack(shape) }, { dtype = dt.dtype_names[dtype] })
   reader:read_into(t.data, data_start - 1, want)
   reader:close()
   -- A C bool holds 0 or 1; NumPy writes nothing else for one.
@@ -268,7 +269,7 @@ function M.save_npy(path, t)
   if type(path) ~= 'string' then
     error("save_npy: argument 'path' expected a string, got " .. type(path), 2)
   end
-  tensor.expect(t, 'save_npy', 't')
+  argcheck.expect(t, 'save_npy', 't')
   local host = t:to('cpu'):contiguous()
   local shape = host:shape()
   local dict = string.format("{'descr': '%s', 'fortran_order': False, 'shape': (%s%s), }",

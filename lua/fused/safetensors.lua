@@ -18,6 +18,8 @@
 local ffi = require 'ffi'
 local json = require 'fused.json'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local dt = require 'fused.dtype'
 local file = require 'fused.file'
 local options = require 'fused.options'
@@ -89,7 +91,7 @@ function M.save(path, named, metadata)
       error("save: argument 'tensors' expected string names other than '__metadata__', got "
             .. tostring(name), 2)
     end
-    tensor.expect(t, 'save', 'tensors.' .. name)
+    argcheck.expect(t, 'save', 'tensors.' .. name)
     names[#names + 1] = name
   end
   table.sort(names, function(a, b)
@@ -313,7 +315,7 @@ function M.load(path, opts)
 
   local tensors = {}
   for _, e in ipairs(entries) do
-    local t = tensor.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
+    local t = factory.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
     if e.half then
       reader:read_into(ffi.cast('uint8_t *', t.data) + (e.last - e.first), data_start + e.first,
                        e.last - e.first)

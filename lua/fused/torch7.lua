@@ -7,6 +7,8 @@
 -- (zeros, randn, tensor, ...) makes float32 unless told, and there is no default-dtype setting,
 -- so fused.Tensor(2, 3) + fused.zeros(2, 3) mix without a conversion.
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local M = {}
 local size_mt = getmetatable(tensor.Size({}))
@@ -17,13 +19,13 @@ local function constructor(class, dtype)
     local sizes = type(first) == 'number' and { first, ... }
       or not more and getmetatable(first) == size_mt and first
     if sizes then
-      tensor.parse_shape(sizes, class) -- its errors in the class's name
-      return tensor.zeros(sizes, opts)
+      argcheck.parse_shape(sizes, class) -- its errors in the class's name
+      return factory.zeros(sizes, opts)
     end
-    if type(first) == 'table' and not more then return tensor.tensor(first, opts) end
+    if type(first) == 'table' and not more then return factory.tensor(first, opts) end
     error(string.format("%s: argument 'sizes' expected sizes (numbers or a fused.Size) or a Lua table of values, "
                         .. "got %s", class, first == nil and 'nothing (a tensor cannot be empty)'
-                        or tensor.type_name(first) .. (more and ' and more' or '')), 2)
+                        or argcheck.type_name(first) .. (more and ' and more' or '')), 2)
   end
 end
 

@@ -17,7 +17,7 @@ local ffi = require 'ffi'
 local functional = require 'fused.functional'
 local options = require 'fused.options'
 local sparse = require 'fused.sparse'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 
 local M = {}
 local I64 = { dtype = 'int64' }
@@ -38,11 +38,11 @@ function M.stochastic_block_model(opts)
   local degree, homophily = positive(opts, 'degree', 10, fn), positive(opts, 'homophily', 0.8, fn)
   local f, signal = math.floor(positive(opts, 'features', 32, fn)), positive(opts, 'signal', 0.5, fn)
 
-  local labels = tensor.empty({ n }, I64)
+  local labels = factory.empty({ n }, I64)
   local label = ffi.cast('int64_t*', labels.data)
   local members = {}
   for c = 1, k do members[c] = {} end
-  local u = ffi.cast('double*', tensor.rand({ n }, { dtype = 'float64' }).data)
+  local u = ffi.cast('double*', factory.rand({ n }, { dtype = 'float64' }).data)
   for i = 0, n - 1 do
     local c = math.floor(u[i] * k) + 1
     label[i] = c
@@ -50,9 +50,9 @@ function M.stochastic_block_model(opts)
   end
 
   local draws = math.max(1, math.floor(n * degree / 2))
-  local r = tensor.rand({ draws, 3 }, { dtype = 'float64' })
+  local r = factory.rand({ draws, 3 }, { dtype = 'float64' })
   local x = ffi.cast('double*', r.data)
-  local rows, cols = tensor.empty({ 2 * draws }, I64), tensor.empty({ 2 * draws }, I64)
+  local rows, cols = factory.empty({ 2 * draws }, I64), factory.empty({ 2 * draws }, I64)
   local row, col, m = ffi.cast('int64_t*', rows.data), ffi.cast('int64_t*', cols.data), 0
   for e = 0, draws - 1 do
     local a = math.floor(x[3 * e] * n) + 1
@@ -69,10 +69,10 @@ function M.stochastic_block_model(opts)
     end
   end
   rows, cols = rows:narrow(1, 1, m), cols:narrow(1, 1, m)
-  local adjacency = sparse.from_coo(rows, cols, tensor.ones({ m }), { n, n })
+  local adjacency = sparse.from_coo(rows, cols, factory.ones({ m }), { n, n })
 
-  local means = tensor.randn({ k, f }):mul_(signal)
-  local features = tensor.randn({ n, f }):add_(functional.embedding(labels, means))
+  local means = factory.randn({ k, f }):mul_(signal)
+  local features = factory.randn({ n, f }):add_(functional.embedding(labels, means))
   return { adjacency = adjacency, labels = labels, features = features, communities = k }
 end
 
@@ -84,11 +84,11 @@ function M.split(n, opts)
   if n_train + n_test > n then
     error(string.format("%s: options 'train' and 'test' expected at most %d nodes in all, got %d", fn, n, n_train + n_test), 2)
   end
-  local keys = ffi.cast('double*', tensor.rand({ n }, { dtype = 'float64' }).data)
+  local keys = ffi.cast('double*', factory.rand({ n }, { dtype = 'float64' }).data)
   local order = {}
   for i = 1, n do order[i] = i end
   table.sort(order, function(a, b) return keys[a - 1] < keys[b - 1] end)
-  local train, test = tensor.empty({ n_train }, I64), tensor.empty({ n_test }, I64)
+  local train, test = factory.empty({ n_train }, I64), factory.empty({ n_test }, I64)
   local p, q = ffi.cast('int64_t*', train.data), ffi.cast('int64_t*', test.data)
   for i = 1, n_train do p[i - 1] = order[i] end
   for i = 1, n_test do q[i - 1] = order[n_train + i] end

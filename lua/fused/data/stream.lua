@@ -3,7 +3,8 @@
 -- uninterrupted run saw. Each (seed, k) reseeds fused's generator (the same numbers on every
 -- machine), then draws on the host.
 local ffi = require 'ffi'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
+local random = require 'fused.ops.random'
 
 local M = {}
 
@@ -31,8 +32,8 @@ end
 -- n uniform numbers in [0, 1) from stream k of seed, in a double[n] array.
 function M.uniform(seed, k, n)
   assert(seed >= 0 and seed <= M.MAX_SEED and k >= 0 and k <= M.SAMPLING, 'stream out of range')
-  tensor.manual_seed((k + 1) * 2 ^ 32 + seed)
-  return (M.values(tensor.rand({ n }, { dtype = 'float64' })))
+  random.manual_seed((k + 1) * 2 ^ 32 + seed)
+  return (M.values(factory.rand({ n }, { dtype = 'float64' })))
 end
 
 -- A host array of a tensor's values, filled element by element (row-major, 0-based) through
@@ -47,7 +48,7 @@ function M.host(shape)
 end
 
 function Host:tensor(opts)
-  local t = tensor.empty(self.shape, { dtype = 'float64' })
+  local t = factory.empty(self.shape, { dtype = 'float64' })
   ffi.copy(t.data, self.values, self.n * 8)
   return t:to(opts.dtype, opts.device)
 end

@@ -23,7 +23,8 @@ local backend = require 'fused.distributed.backend'
 local distributed = require 'fused.distributed'
 local dt = require 'fused.dtype'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local DataParallel = {}
 DataParallel.__index = DataParallel
@@ -49,7 +50,7 @@ local function make_buckets(names, params, grads, bucket_bytes)
     bucket_of[i] = b
   end
   for _, b in ipairs(buckets) do
-    b.flat = tensor.empty({ b.numel }, { dtype = b.like.dtype, device = b.like.device })
+    b.flat = factory.empty({ b.numel }, { dtype = b.like.dtype, device = b.like.device })
     b.views, b.like = {}, nil
     local offset = 1
     for j, i in ipairs(b.indices) do
@@ -77,10 +78,10 @@ end
 
 -- Rank root's text on every rank (over MPI, as bytes in CPU tensors: its length, then itself).
 local function broadcast_text(text, root)
-  local length = tensor.tensor({ #text }, { dtype = 'float64' })
+  local length = factory.tensor({ #text }, { dtype = 'float64' })
   distributed.broadcast(length, root)
   local n = length:item()
-  local bytes = tensor.zeros({ math.max(1, math.ceil(n / 8)) }, { dtype = 'float64' })
+  local bytes = factory.zeros({ math.max(1, math.ceil(n / 8)) }, { dtype = 'float64' })
   ffi.copy(bytes.data, text, math.min(#text, n))
   distributed.broadcast(bytes, root)
   return ffi.string(bytes.data, n)
@@ -106,7 +107,7 @@ end
 -- every rank raises the same error naming the first difference.
 local function check_same_model(description, rank, size)
   local reference = broadcast_text(description, 0)
-  local differs = tensor.zeros({ size }, { dtype = 'float64' })
+  local differs = factory.zeros({ size }, { dtype = 'float64' })
   local flags = ffi.cast('double *', differs.data)
   if description ~= reference then flags[rank] = 1 end
   distributed.allreduce(differs)
@@ -206,7 +207,7 @@ return function(model, opts)
   opts = options.check(opts, FN, { 'bucket_bytes' })
   if type(model) ~= 'table' or type(model.named_parameters) ~= 'function' then
     error(string.format("%s: argument 'model' expected a fused.nn module, got %s", FN,
-                        tensor.type_name(model)), 2)
+                        argcheck.type_name(model)), 2)
   end
   local bucket_bytes = opts.bucket_bytes or DEFAULT_BUCKET_BYTES
   if type(bucket_bytes) ~= 'number' or bucket_bytes < 1 then

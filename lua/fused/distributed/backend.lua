@@ -8,7 +8,7 @@
 --   backend.wait(r)                           -- returns once done; a Lua error naming the call
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 
 -- Declarations only: harmless without the libraries.
 ffi.cdef(require 'fused.distributed.mpi_cdef')
@@ -59,7 +59,7 @@ local function connect_nccl()
   end
   local ok, C = pcall(ffi.load, path)
   if not ok then error('distributed: libfused_nccl.so did not load: ' .. tostring(C), 0) end
-  local id = tensor.zeros({ C.FUSED_NCCL_ID_BYTES / 8 }, { dtype = 'float64' }) -- 128 bytes
+  local id = factory.zeros({ C.FUSED_NCCL_ID_BYTES / 8 }, { dtype = 'float64' }) -- 128 bytes
   if comm.rank == 0 then check(C.fused_nccl_unique_id(ffi.cast('char *', id.data))) end
   M.wait(M.start('broadcast', id, 0))
   check(C.fused_nccl_init(ffi.cast('char *', id.data), comm.rank, comm.size, timeout))

@@ -12,7 +12,7 @@
 -- Every wait has a deadline, FUSED_DIST_TIMEOUT seconds (default 300): a process that died or
 -- stopped calling the collectives makes the others stop with a message naming the call.
 local backend = require 'fused.distributed.backend'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 local comm -- {rank =, size =} once initialised
@@ -55,15 +55,15 @@ function M.size() return select(2, M.init()) end
 local FLOATING = { float32 = true, float64 = true }
 
 local function check_tensor(fn, t, floating)
-  if not tensor.is_tensor(t) then
+  if not argcheck.is_tensor(t) then
     error(string.format("distributed.%s: argument 't' expected a tensor, got %s", fn,
-                        tensor.type_name(t)), 3)
+                        argcheck.type_name(t)), 3)
   end
   if floating and not FLOATING[t.dtype] then
     error(string.format("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
                         fn, t.dtype), 3)
   end
-  tensor.expect_writable(t, 'distributed.' .. fn, 't') -- the collective writes t
+  argcheck.expect_writable(t, 'distributed.' .. fn, 't') -- the collective writes t
 end
 
 -- Runs collective op on t in place (then divides by divisor, if any); a strided view goes
@@ -83,7 +83,7 @@ function M.allreduce(t, op)
   op = op or 'sum'
   if not REDUCTIONS[op] then
     error(string.format("distributed.allreduce: argument 'op' expected 'sum' or 'mean', got %s",
-                        type(op) == 'string' and "'" .. op .. "'" or tensor.type_name(op)), 2)
+                        type(op) == 'string' and "'" .. op .. "'" or argcheck.type_name(op)), 2)
   end
   local _, size = M.init()
   if size > 1 then in_place('allreduce', t, nil, op == 'mean' and size) end
@@ -97,7 +97,7 @@ function M.broadcast(t, root)
   root = root or 0
   if type(root) ~= 'number' or root ~= math.floor(root) or root < 0 or root >= size then
     error(string.format("distributed.broadcast: argument 'root' expected a rank in 0..%d, got %s",
-                        size - 1, type(root) == 'number' and tostring(root) or tensor.type_name(root)), 2)
+                        size - 1, type(root) == 'number' and tostring(root) or argcheck.type_name(root)), 2)
   end
   if size > 1 then in_place('broadcast', t, root) end
   return t

@@ -1,6 +1,6 @@
 -- The argument rules that the functional ops with several outputs share (lltm.lua, rnn.lua).
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 M.NO_OUT = {}
@@ -13,14 +13,14 @@ function M.outs(opts, fn, accepted)
   if o == nil then return M.NO_OUT end
   if type(o) ~= 'table' then
     error(string.format("%s: option 'out' expected a list of the outputs, got %s", fn,
-                        tensor.type_name(o)), 3)
+                        argcheck.type_name(o)), 3)
   end
   return o
 end
 
 -- The dims the output sizes are read from; the C checks say everything else.
 function M.expect_dims(t, n, fn, arg)
-  tensor.expect(t, fn, arg)
+  argcheck.expect(t, fn, arg)
   if t.ndim ~= n then
     error(string.format("%s: argument '%s' expected %d dims, got %d (shape [%s])", fn, arg, n,
                         t.ndim, table.concat(t:shape(), ', ')), 3)

@@ -11,7 +11,7 @@ local ffi = require 'ffi'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
 local factory = require 'fused.factory'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 
@@ -26,7 +26,7 @@ function M.options(opts, fn, accepted, level)
   local ii = o.ignore_index
   if ii ~= nil and (type(ii) ~= 'number' or ii ~= math.floor(ii)) then
     error(string.format("%s: option 'ignore_index' expected an integer, got %s", fn,
-                        tensor.type_name(ii)), level)
+                        argcheck.type_name(ii)), level)
   end
   if not reductions[o.reduction] then
     error(string.format("%s: option 'reduction' expected 'mean', 'sum' or 'none', got %s", fn,
@@ -80,14 +80,14 @@ function M.backward(log_probs, targets, grad_output, o, fn, level)
   local counts, count, safe = targets_that_count(log_probs, targets, o, fn, level + 1)
   local scale -- N × 1: each row's share of grad_output
   if o.reduction == 'none' then
-    tensor.expect(grad_output, fn, 'grad_output')
+    argcheck.expect(grad_output, fn, 'grad_output')
     if grad_output:numel() ~= n then
       error(string.format("%s: argument 'grad_output' expected %d values (one per target), got %d",
                           fn, n, grad_output:numel()), level)
     end
     scale = ops.where(counts, grad_output:to(log_probs.dtype):contiguous():view(n, 1), 0)
   else
-    local g = grad_output == nil and 1 or tensor.expect_number(grad_output, fn, 'grad_output')
+    local g = grad_output == nil and 1 or argcheck.expect_number(grad_output, fn, 'grad_output')
     -- No target counting: no gradient (PyTorch's zeros), where the mean is NaN.
     if o.reduction == 'mean' then g = count > 0 and g / count or 0 end
     scale = counts:to(log_probs.dtype):mul_(g)

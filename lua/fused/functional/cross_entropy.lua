@@ -7,12 +7,12 @@
 -- three, the two run fused in one kernel (stable for any finite logits, allocates nothing);
 -- with any, they are log_softmax, then class_loss's NLL.
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local ops = require 'fused.ops'
 local class_loss = require 'fused.functional.class_loss'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local M = {}
 
 local one = out_.sizes()
@@ -20,7 +20,7 @@ one[0] = 1
 
 local function inputs(fn, logits, targets)
   return out_.contiguous(expect(logits, fn, 'logits')),
-         out_.contiguous(tensor.expect_dtype(targets, 'int64', fn, 'targets'))
+         out_.contiguous(argcheck.expect_dtype(targets, 'int64', fn, 'targets'))
 end
 
 local function fused_in_c(o)
@@ -57,7 +57,7 @@ function M.cross_entropy_backward(logits, targets, opts)
     local d = class_loss.backward(log_probs, targets, grad_output, o, fn, 2)
     return into(opts, ops.log_softmax_backward(d, log_probs, 2))
   end
-  local g = grad_output == nil and 1 or tensor.expect_number(grad_output, fn, 'grad_output')
+  local g = grad_output == nil and 1 or argcheck.expect_number(grad_output, fn, 'grad_output')
   local d = out_.like(fn, opts and opts.out, logits)
   check(C.fused_cross_entropy_backward(d, logits, targets, g))
   return d

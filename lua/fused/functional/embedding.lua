@@ -3,16 +3,16 @@
 -- device); the result is S × dim. embedding_backward_accumulate ADDS each row of d_out
 -- into gradWeight at its index (repeated indices add up). {out = t} as every op.
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local M = {}
 
 local sizes = out_.sizes()
 function M.embedding(indices, weight, opts)
   local fn = 'embedding'
-  indices = out_.contiguous(tensor.expect_dtype(indices, 'int64', fn, 'indices'))
+  indices = out_.contiguous(argcheck.expect_dtype(indices, 'int64', fn, 'indices'))
   expect(weight, fn, 'weight')
   if indices.ndim >= 8 then
     error(string.format("%s: argument 'indices' expected at most 7 dims, got %d", fn, indices.ndim), 2)

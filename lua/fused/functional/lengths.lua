@@ -4,7 +4,7 @@
 -- argument, then an int64_t[B]; nil stays nil (every sequence runs all T steps).
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 
 local M = {}
@@ -12,7 +12,7 @@ local M = {}
 -- Errors are blamed on the user's line (fused/blame.lua).
 function M.check(lengths, T, B, fn)
   if lengths == nil then return nil end
-  if tensor.is_tensor(lengths) then
+  if argcheck.is_tensor(lengths) then
     if lengths.scalar_type ~= dt.dtypes.int64 or lengths.ndim ~= 1 then
       blame(string.format("%s: argument 'lengths' expected a list or a 1-D int64 tensor of %d step "
                           .. "counts, got a %d-D %s tensor", fn, B, lengths.ndim, lengths.dtype))

@@ -20,12 +20,12 @@
 -- activations are reused). Outputs must not share memory with the inputs.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local lengths_ = require 'fused.functional.lengths'
 local args = require 'fused.functional.args'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local result, like = out_.result, out_.like
 local M = {}
 local outs, expect_dims, NO_OUT = args.outs, args.expect_dims, args.NO_OUT

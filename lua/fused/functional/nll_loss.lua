@@ -5,17 +5,17 @@
 -- N values for 'none'. The rows and the targets go as they are: nn.NLLLoss reads PyTorch's
 -- (N, C, d...) layout into them.
 local class_loss = require 'fused.functional.class_loss'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 
 local function inputs(fn, log_probs, targets)
-  tensor.expect(log_probs, fn, 'log_probs')
+  argcheck.expect(log_probs, fn, 'log_probs')
   if log_probs.ndim ~= 2 then
     error(string.format("%s: argument 'log_probs' expected N x C, got [%s]", fn,
                         table.concat(log_probs:shape(), ', ')), 3)
   end
-  tensor.expect_dtype(targets, 'int64', fn, 'targets')
+  argcheck.expect_dtype(targets, 'int64', fn, 'targets')
   if targets:numel() ~= log_probs:size(1) then
     error(string.format("%s: argument 'targets' expected %d class indices (one per row), got %d",
                         fn, log_probs:size(1), targets:numel()), 3)

@@ -16,12 +16,12 @@
 -- writes over ctx's saved activations, so it runs once per forward. {out = {...}} as in
 -- lltm.lua; hs in out may be a view with a row stride (a direction's half of a wider output).
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local lengths_ = require 'fused.functional.lengths'
 local args = require 'fused.functional.args'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local result, like = out_.result, out_.like
 local outs, expect_dims = args.outs, args.expect_dims
 local M = {}
@@ -107,7 +107,7 @@ function M.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, grads, opts)
   local o = outs(opts, fn)
   if type(grads) ~= 'table' then
     error(string.format("%s: argument 'grads' expected a list {d_w_ih, d_w_hh, d_b_ih, d_b_hh}, "
-                        .. "got %s", fn, tensor.type_name(grads)), 2)
+                        .. "got %s", fn, argcheck.type_name(grads)), 2)
   end
   for i, name in ipairs({ 'd_w_ih', 'd_w_hh', 'd_b_ih' }) do expect(grads[i], fn, name) end
   return backward(fn, ctx, d_hs, d_hn, d_cn, grads, 1, o[1], o[2], o[3])

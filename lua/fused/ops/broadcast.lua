@@ -2,16 +2,16 @@
 -- last dims, and a size 1 or a missing dim repeats to the other's size. An operand is broadcast
 -- by a stride-0 view (t:expand), which C's elementwise kernels walk as any strided tensor.
 local blame = require 'fused.blame'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 
 -- An operand of a binary op: raises "fn: argument 'arg' expected a tensor or a number, got
 -- <type>" unless x is a tensor.
 function M.expect_operand(x, fn, arg)
-  if not tensor.is_tensor(x) then
+  if not argcheck.is_tensor(x) then
     blame(string.format("%s: argument '%s' expected a tensor or a number, got %s", fn, arg,
-                        tensor.type_name(x)))
+                        argcheck.type_name(x)))
   end
   return x
 end

@@ -1,19 +1,19 @@
 -- fused.cat({a, b, ...}, dim, {out = t}): sizes agree except along dim; fused.stack.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local M = {}
 
 local cat_inputs = ffi.typeof('const fused_tensor *[?]')
 local sizes = out_.sizes()
 function M.cat(list, dim, opts)
-  local n = type(list) == 'table' and tensor.sequence_length(list)
+  local n = type(list) == 'table' and argcheck.sequence_length(list)
   if not n or n == 0 then
     error("cat: argument 'tensors' expected a non-empty list of tensors, got "
-          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
+          .. (type(list) == 'table' and argcheck.show_list(list) or argcheck.type_name(list)), 2)
   end
   local inputs = cat_inputs(n)
   local keep = {} -- the contiguous copies must live through the call
@@ -22,7 +22,7 @@ function M.cat(list, dim, opts)
     inputs[i - 1] = keep[i]
   end
   local first = keep[1]
-  dim = tensor.check_dim(first, dim or 1, 'cat')
+  dim = argcheck.check_dim(first, dim or 1, 'cat')
   for d = 0, first.ndim - 1 do sizes[d] = first.sizes[d] end
   sizes[dim - 1] = 0
   for _, t in ipairs(keep) do
@@ -40,10 +40,10 @@ end
 
 -- fused.stack({a, b, ...}, dim): tensors of one shape joined along a new dim (1..ndim+1).
 function M.stack(list, dim, opts)
-  local n = type(list) == 'table' and tensor.sequence_length(list)
+  local n = type(list) == 'table' and argcheck.sequence_length(list)
   if not n or n == 0 then
     error("stack: argument 'tensors' expected a non-empty list of tensors, got "
-          .. (type(list) == 'table' and tensor.show_list(list) or tensor.type_name(list)), 2)
+          .. (type(list) == 'table' and argcheck.show_list(list) or argcheck.type_name(list)), 2)
   end
   local parts = {}
   for i, t in ipairs(list) do parts[i] = expect(t, 'stack', 'tensors[' .. i .. ']'):unsqueeze(dim or 1) end

@@ -5,19 +5,21 @@
 -- CUDA tensor is C's error ("not implemented on the cuda device yet").
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 local ffi = require 'ffi'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 -- C's loops take contiguous memory: an op that writes t writes contiguous(t), t itself or a
 -- copy of it, which finish copies back.
 local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local function expect_mask(mask, fn)
-  tensor.expect(mask, fn, 'mask')
+  argcheck.expect(mask, fn, 'mask')
   if mask.scalar_type ~= dt.dtypes.bool then
     error(string.format("%s: argument 'mask' expected a bool tensor (t:gt(0), say), got %s", fn,
                         dt.dtype_names[mask.scalar_type]), 3)
@@ -34,14 +36,14 @@ function M.masked_select(t, mask)
   if n == 0 then
     error("masked_select: the mask has no true element, and a tensor cannot be empty", 2)
   end
-  local out = tensor.empty({ n }, { dtype = t.dtype, device = t.device })
+  local out = factory.empty({ n }, { dtype = t.dtype, device = t.device })
   check(C.fused_masked_select(out, t, mask))
   return out
 end
 
 -- t's elements where mask (broadcast to t's shape) is true take source's first ones, in order.
 function M.masked_scatter_(t, mask, source)
-  tensor.expect_writable(t, 'masked_scatter_', 'self')
+  argcheck.expect_writable(t, 'masked_scatter_', 'self')
   expect_mask(mask, 'masked_scatter_')
   expect(source, 'masked_scatter_', 'source')
   local shape = broadcast.shape('masked_scatter_', { 'self', 'mask' }, { t, mask }, 2)
@@ -55,9 +57,9 @@ end
 -- An int64 index on t's device, from an int64 tensor or a Lua list (arg names it in errors).
 local function as_index(index, t, fn, arg)
   if type(index) == 'table' then
-    return tensor.tensor(index, { dtype = 'int64', device = t.device })
+    return factory.tensor(index, { dtype = 'int64', device = t.device })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, arg))
+  return contiguous(argcheck.expect_dtype(index, 'int64', fn, arg))
 end
 
 local indices_array = ffi.typeof('const fused_tensor *[?]')
@@ -67,15 +69,15 @@ local indices_array = ffi.typeof('const fused_tensor *[?]')
 -- tensor that broadcasts to [k, t's remaining sizes].
 function M.index_put_(t, indices, values, accumulate)
   local fn = 'index_put_'
-  tensor.expect_writable(t, fn, 'self')
-  local n = type(indices) == 'table' and tensor.sequence_length(indices)
+  argcheck.expect_writable(t, fn, 'self')
+  local n = type(indices) == 'table' and argcheck.sequence_length(indices)
   if not n or n < 1 or n > t.ndim then
     error(string.format("%s: argument 'indices' expected a list of 1 to %d index tensors, got %s", fn,
-                        t.ndim, type(indices) == 'table' and tensor.show_list(indices) or tensor.type_name(indices)), 2)
+                        t.ndim, type(indices) == 'table' and argcheck.show_list(indices) or argcheck.type_name(indices)), 2)
   end
   if accumulate ~= nil and type(accumulate) ~= 'boolean' then
     error(string.format("%s: argument 'accumulate' expected a boolean, got %s", fn,
-                        tensor.type_name(accumulate)), 2)
+                        argcheck.type_name(accumulate)), 2)
   end
   local list = indices_array(n)
   local keep = {} -- the index tensors, alive while C reads them through list
@@ -86,7 +88,7 @@ function M.index_put_(t, indices, values, accumulate)
   local shape = { keep[1]:numel() }
   for d = n + 1, t.ndim do shape[#shape + 1] = t:size(d) end
   if type(values) == 'number' or type(values) == 'boolean' then
-    values = tensor.full(shape, values, { dtype = t.dtype, device = t.device })
+    values = factory.full(shape, values, { dtype = t.dtype, device = t.device })
   else
     expect(values, fn, 'values')
     local fits = values.ndim <= #shape
@@ -109,8 +111,8 @@ end
 -- t:index_add_(dim, index, source): t[..., index[k], ...] += source[..., k, ...] along dim.
 function M.index_add_(t, dim, index, source)
   local fn = 'index_add_'
-  tensor.expect_writable(t, fn, 'self')
-  dim = tensor.check_dim(t, dim, fn)
+  argcheck.expect_writable(t, fn, 'self')
+  dim = argcheck.check_dim(t, dim, fn)
   index = as_index(index, t, fn, 'index')
   source = contiguous(expect(source, fn, 'source'))
   local dst = contiguous(t)

@@ -3,16 +3,19 @@
 -- to write into t (ops/out.lua). One file per kind of op; the nn functions (LLTM, embedding,
 -- cross-entropy, optimizer steps) are fused.functional.
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+-- Methods only (t:copy_, t:fill_, t:uniform_, ...): no fused.* function but clone, made below.
+local copy = require 'fused.ops.copy'
+require 'fused.ops.random'
 
 local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'scan',
                           'softmax', 'cat', 'tile', 'unique' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
 end
-local clone = tensor.Tensor.clone
 function M.clone(t)
-  tensor.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
-  return clone(t)
+  argcheck.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
+  return copy.clone(t)
 end
 
 local Tensor = tensor.Tensor

@@ -4,18 +4,18 @@
 -- transposed views; other views are copied first. {out = t} as every op (ops/out.lua).
 local lib = require 'fused.lib'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
 
 -- beta and alpha of opts (checked: its keys among `accepted`), default 1.
 local function scales(opts, fn, accepted)
   opts = options.check(opts, fn, accepted)
-  local beta = tensor.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta')
-  local alpha = tensor.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha')
+  local beta = argcheck.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta')
+  local alpha = argcheck.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha')
   return beta, alpha, opts.out
 end
 
@@ -51,7 +51,7 @@ end
 
 -- The kernel reads bias before it writes out, so out may be bias itself.
 function M.addmm_(t, a, b, opts)
-  tensor.expect_writable(t, 'addmm_', 'self')
+  argcheck.expect_writable(t, 'addmm_', 'self')
   local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
   return product('addmm_', t, contiguous(t), a, b, beta, alpha)
 end

@@ -8,6 +8,7 @@ local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local dt = require 'fused.dtype'
 
 local C = lib.C
@@ -29,7 +30,7 @@ end
 -- Errors are blamed on the caller of the op (level 3 from here).
 function M.result(fn, out, ndim, sizes, dtype, device)
   if out == nil then return tensor.new(ndim, sizes, dtype, device) end
-  tensor.expect_writable(out, fn, 'out')
+  argcheck.expect_writable(out, fn, 'out')
   if out.scalar_type ~= dtype or out.device_type ~= device then
     error(string.format("%s: argument 'out' expected %s on %s (the result's), got %s on %s", fn,
                         dt.dtype_names[dtype], dt.device_names[device],
@@ -64,7 +65,7 @@ function M.finish(out, dst)
 end
 
 -- t, or a contiguous copy of it.
-M.contiguous = tensor.Tensor.contiguous
+M.contiguous = require('fused.ops.copy').contiguous
 
 M.sizes = ffi.typeof('int64_t[8]')
 

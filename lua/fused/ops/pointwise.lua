@@ -14,12 +14,12 @@
 -- An in-place op keeps its dtype: a result of another dtype is an error naming 'self'.
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local blame = require 'fused.blame'
 local broadcast = require 'fused.ops.broadcast'
 
-local C, check, expect, expect_writable = lib.C, lib.check, tensor.expect, tensor.expect_writable
+local C, check, expect, expect_writable = lib.C, lib.check, argcheck.expect, argcheck.expect_writable
 local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
 local M = {}
 
@@ -41,13 +41,13 @@ local unary_ops = {
   d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
 }
 local function expect_alpha(alpha, fn)
-  return tensor.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
+  return argcheck.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
 end
 -- t:exp(2) says what is wrong rather than taking 2 for options (a table, when allowed).
 local function expect_no_argument(x, fn, options_allowed)
   if x ~= nil and not (options_allowed and type(x) == 'table') then
     error(string.format("%s: expected one tensor, got a second argument (%s)", fn,
-                        tensor.type_name(x)), 3)
+                        argcheck.type_name(x)), 3)
   end
   return x
 end
@@ -175,9 +175,9 @@ local function clamp_bounds(fn, t, min, max)
   if min == nil and max == nil then
     blame(string.format("%s: expected 'min' or 'max' (or both), got neither", fn))
   end
-  if tensor.is_tensor(t) and t.scalar_type == INT64 then
-    if type(min) == 'number' then tensor.expect_scalar(min, INT64, fn, 'min') end
-    if type(max) == 'number' then tensor.expect_scalar(max, INT64, fn, 'max') end
+  if argcheck.is_tensor(t) and t.scalar_type == INT64 then
+    if type(min) == 'number' then argcheck.expect_scalar(min, INT64, fn, 'min') end
+    if type(max) == 'number' then argcheck.expect_scalar(max, INT64, fn, 'max') end
   end
 end
 

@@ -7,11 +7,11 @@
 -- sum and prod of int64 are int64; of bool they count in int64, as PyTorch's.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local dt = require 'fused.dtype'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
 
@@ -22,7 +22,7 @@ local function counted(t) return t.scalar_type == BOOL and t:to('int64') or cont
 function M.sum(t, dim, opts)
   t = counted(expect(t, 'sum', 'input'))
   if dim == nil then return M.sum(t:view(-1), 1):item() end
-  dim = tensor.check_dim(t, dim, 'sum')
+  dim = argcheck.check_dim(t, dim, 'sum')
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
   sizes[dim - 1] = 1
   local out = out_.result('sum', out_.option(opts, 'sum'), t.ndim, sizes, t.scalar_type, t.device_type)
@@ -34,13 +34,13 @@ end
 function M.mean(t, dim, opts)
   expect(t, 'mean', 'input')
   if dim == nil then return M.sum(t) / t:numel() end
-  dim = tensor.check_dim(t, dim, 'mean')
+  dim = argcheck.check_dim(t, dim, 'mean')
   return M.sum(t, dim, opts):div_(t:size(dim))
 end
 
 -- The reduced shape (dim of size 1) into sizes; dim checked, 1-based.
 local function reduced(t, dim, fn)
-  dim = tensor.check_dim(t, dim, fn, 'dim')
+  dim = argcheck.check_dim(t, dim, fn, 'dim')
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
   sizes[dim - 1] = 1
   return dim
@@ -59,8 +59,8 @@ end
 -- values, indices along dim; outs: {values, indices} or nil.
 local function extremum(fn, c_fn, t, dim, outs)
   dim = reduced(t, dim, fn)
-  if outs ~= nil and (type(outs) ~= 'table' or tensor.is_tensor(outs)) then
-    error(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn, tensor.type_name(outs)), 4)
+  if outs ~= nil and (type(outs) ~= 'table' or argcheck.is_tensor(outs)) then
+    error(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn, argcheck.type_name(outs)), 4)
   end
   outs = outs or {}
   local values = out_.result(fn, outs[1], t.ndim, sizes, t.scalar_type, t.device_type)
@@ -98,7 +98,7 @@ function M.var(t, dim, opts)
     local d = t - M.mean(t)
     return M.sum(d:mul_(d)) / (t:numel() - 1)
   end
-  dim = tensor.check_dim(t, dim, 'var')
+  dim = argcheck.check_dim(t, dim, 'var')
   local d = t - M.mean(t, dim)
   return M.sum(d:mul_(d), dim, opts):div_(t:size(dim) - 1)
 end
@@ -106,14 +106,14 @@ end
 function M.std(t, dim, opts)
   expect(t, 'std', 'input')
   if dim == nil then return math.sqrt(M.var(t)) end
-  tensor.check_dim(t, dim, 'std')
+  argcheck.check_dim(t, dim, 'std')
   return M.var(t, dim, opts):sqrt_()
 end
 
 -- The p-norm (default 2; math.huge for the max of |t|).
 function M.norm(t, p, dim, opts)
   expect(t, 'norm', 'input')
-  p = tensor.expect_number(p == nil and 2 or p, 'norm', 'p')
+  p = argcheck.expect_number(p == nil and 2 or p, 'norm', 'p')
   if p <= 0 then error("norm: argument 'p' expected a positive number, got " .. tostring(p), 2) end
   if p == math.huge then return M.max(t:abs(), dim, opts) end
   if dim == nil then
@@ -128,9 +128,9 @@ end
 -- broadcast to grad's (NumPy's rules: leading dims and dims of size 1 are summed).
 function M.sum_to_size(grad, ...)
   expect(grad, 'sum_to_size', 'grad')
-  local shape = tensor.shape_args('sum_to_size', ...)
+  local shape = argcheck.shape_args('sum_to_size', ...)
   if type(shape) ~= 'table' then
-    error("sum_to_size: argument 'shape' expected a list of sizes, got " .. tensor.type_name(shape), 2)
+    error("sum_to_size: argument 'shape' expected a list of sizes, got " .. argcheck.type_name(shape), 2)
   end
   local lead = grad.ndim - #shape
   local fits = lead >= 0

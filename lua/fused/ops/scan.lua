@@ -7,11 +7,11 @@
 -- {out = t} ({out = {values, indices}} for sort) last. The CPU's only so far: on a CUDA tensor
 -- they raise an error that says so.
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local BOOL, INT64 = dt.dtypes.bool, dt.dtypes.int64
 local M = {}
@@ -21,7 +21,7 @@ local function cumulative(fn, run)
   return function(t, dim, opts)
     expect(t, fn, 'input')
     t = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
-    dim = tensor.check_dim(t, dim, fn)
+    dim = argcheck.check_dim(t, dim, fn)
     local out = out_.like(fn, out_.option(opts, fn), t)
     local dst = dense(out)
     check(run(dst, t, dim - 1))
@@ -38,7 +38,7 @@ local function expect_flag(x, dflt, fn, arg)
   if x == nil then return dflt end
   if type(x) ~= 'boolean' then
     error(string.format("%s: argument '%s' expected a boolean, got %s", fn, arg,
-                        tensor.type_name(x)), 3)
+                        argcheck.type_name(x)), 3)
   end
   return x
 end
@@ -47,9 +47,9 @@ end
 -- bool t sorts as int64 (false below true).
 local function sort_into(fn, t, dim, descending, outs)
   local input = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
-  if outs ~= nil and (type(outs) ~= 'table' or tensor.is_tensor(outs)) then
+  if outs ~= nil and (type(outs) ~= 'table' or argcheck.is_tensor(outs)) then
     error(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn,
-                        tensor.type_name(outs)), 3)
+                        argcheck.type_name(outs)), 3)
   end
   outs = outs or {}
   local values = out_.result(fn, input.scalar_type == t.scalar_type and outs[1] or nil, t.ndim,
@@ -66,7 +66,7 @@ end
 
 function M.sort(t, dim, descending, opts)
   expect(t, 'sort', 'input')
-  dim = tensor.check_dim(t, dim == nil and -1 or dim, 'sort')
+  dim = argcheck.check_dim(t, dim == nil and -1 or dim, 'sort')
   descending = expect_flag(descending, false, 'sort', 'descending')
   return sort_into('sort', t, dim, descending, out_.option(opts, 'sort'))
 end
@@ -78,12 +78,12 @@ function M.topk(t, k, dim, largest, sorted)
     error(string.format("topk: not implemented for %s tensors yet; call :to('cpu') first",
                         t.device), 2)
   end
-  dim = tensor.check_dim(t, dim == nil and -1 or dim, 'topk')
+  dim = argcheck.check_dim(t, dim == nil and -1 or dim, 'topk')
   local size = t:size(dim)
   if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > size then
     error(string.format("topk: argument 'k' expected an integer in 1..%d (the size of dim %d), "
                         .. "got %s", size, dim, type(k) == 'number' and tostring(k)
-                        or tensor.type_name(k)), 2)
+                        or argcheck.type_name(k)), 2)
   end
   largest = expect_flag(largest, true, 'topk', 'largest')
   expect_flag(sorted, true, 'topk', 'sorted')

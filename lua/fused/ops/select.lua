@@ -6,20 +6,21 @@
 -- tensors). {out = t} last.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
 
 -- A number operand of where as a one-element tensor like the other operand (expanded later).
 local function operand(x, like, fn, arg)
   if type(x) ~= 'number' and type(x) ~= 'boolean' then return expect(x, fn, arg) end
-  x = tensor.expect_scalar(x, like.scalar_type, fn, arg)
-  local t = tensor.empty({ 1 }, { dtype = dt.dtype_names[like.scalar_type], device = dt.device_names[like.device_type] })
+  x = argcheck.expect_scalar(x, like.scalar_type, fn, arg)
+  local t = factory.empty({ 1 }, { dtype = dt.dtype_names[like.scalar_type], device = dt.device_names[like.device_type] })
   return t:fill_(x)
 end
 
@@ -32,11 +33,11 @@ local function where_into(fn, names, out, cond, a, b)
     error(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
                         names[1], dt.dtype_names[cond.scalar_type]), 3)
   end
-  if not tensor.is_tensor(a) and not tensor.is_tensor(b) then
+  if not argcheck.is_tensor(a) and not argcheck.is_tensor(b) then
     error(string.format("%s: expected a tensor for '%s' or '%s', got %s and %s", fn, names[2],
-                        names[3], tensor.type_name(a), tensor.type_name(b)), 3)
+                        names[3], argcheck.type_name(a), argcheck.type_name(b)), 3)
   end
-  a = operand(a, tensor.is_tensor(a) and a or b, fn, names[2])
+  a = operand(a, argcheck.is_tensor(a) and a or b, fn, names[2])
   b = operand(b, a, fn, names[3])
   local shape = broadcast.shape(fn, names, { cond, a, b }, 3)
   if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape, 3) end
@@ -57,22 +58,22 @@ function M.masked_fill(t, mask, value, opts)
 end
 
 function M.masked_fill_(t, mask, value)
-  return where_into('masked_fill_', masked_fill_names, tensor.expect_writable(t, 'masked_fill_', 'self'), mask, value, t)
+  return where_into('masked_fill_', masked_fill_names, argcheck.expect_writable(t, 'masked_fill_', 'self'), mask, value, t)
 end
 
 -- An int64 index on t's device, from an int64 tensor or a Lua list.
 local function as_index(index, t, fn)
   if type(index) == 'table' then
-    return tensor.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
+    return factory.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
   end
-  return contiguous(tensor.expect_dtype(index, 'int64', fn, 'index'))
+  return contiguous(argcheck.expect_dtype(index, 'int64', fn, 'index'))
 end
 
 local sizes = out_.sizes()
 
 function M.index_select(t, dim, index, opts)
   t = contiguous(expect(t, 'index_select', 'input'))
-  dim = tensor.check_dim(t, dim, 'index_select')
+  dim = argcheck.check_dim(t, dim, 'index_select')
   index = as_index(index, t, 'index_select')
   if index.ndim ~= 1 then
     error(string.format("index_select: argument 'index' expected 1 dim, got %d", index.ndim), 2)
@@ -89,7 +90,7 @@ end
 -- The result has index's shape, which is t's except along dim.
 function M.gather(t, dim, index, opts)
   t = contiguous(expect(t, 'gather', 'input'))
-  dim = tensor.check_dim(t, dim, 'gather')
+  dim = argcheck.check_dim(t, dim, 'gather')
   index = as_index(index, t, 'gather')
   local out = out_.result('gather', out_.option(opts, 'gather'), index.ndim, index.sizes,
                           t.scalar_type, t.device_type)

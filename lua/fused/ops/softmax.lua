@@ -8,18 +8,18 @@
 --   log_softmax_backward(grad_output, output, dim)   y = log_softmax(x): g - exp(y) * sum(g)
 --   logsumexp_backward(grad_output, input, output, dim, keepdim)   g * exp(x - y)
 local lib = require 'fused.lib'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local pointwise = require 'fused.ops.pointwise'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
 local M = {}
 
 local function forward(fn, log_softmax)
   return function(t, dim, opts)
     t = contiguous(expect(t, fn, 'input'))
-    dim = tensor.check_dim(t, dim, fn)
+    dim = argcheck.check_dim(t, dim, fn)
     local out = out_.like(fn, out_.option(opts, fn), t)
     local dst = dense(out)
     check(C.fused_softmax_forward(dst, t, dim - 1, log_softmax))
@@ -33,7 +33,7 @@ local function backward(fn, log_softmax)
   return function(grad_output, output, dim, opts)
     output = contiguous(expect(output, fn, 'output'))
     grad_output = contiguous(expect(grad_output, fn, 'grad_output'))
-    dim = tensor.check_dim(output, dim, fn)
+    dim = argcheck.check_dim(output, dim, fn)
     local d = out_.like(fn, out_.option(opts, fn), output)
     local dst = dense(d)
     check(C.fused_softmax_backward(dst, grad_output, output, dim - 1, log_softmax))
@@ -46,7 +46,7 @@ M.log_softmax_backward = backward('log_softmax_backward', 1)
 local function expect_keepdim(keepdim, fn)
   if keepdim ~= nil and type(keepdim) ~= 'boolean' then
     error(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
-                        tensor.type_name(keepdim)), 3)
+                        argcheck.type_name(keepdim)), 3)
   end
   return keepdim == true
 end
@@ -62,7 +62,7 @@ local sizes = out_.sizes()
 function M.logsumexp(t, dim, keepdim, opts)
   local fn = 'logsumexp'
   t = contiguous(expect(t, fn, 'input'))
-  dim = tensor.check_dim(t, dim, fn)
+  dim = argcheck.check_dim(t, dim, fn)
   local shape = reduced_shape(t, dim, expect_keepdim(keepdim, fn))
   for d = 1, #shape do sizes[d - 1] = shape[d] end
   local out = out_.result(fn, out_.option(opts, fn), #shape, sizes, t.scalar_type, t.device_type)
@@ -78,7 +78,7 @@ function M.logsumexp_backward(grad_output, input, output, dim, keepdim, opts)
   expect(grad_output, fn, 'grad_output')
   expect(input, fn, 'input')
   expect(output, fn, 'output')
-  dim = tensor.check_dim(input, dim, fn)
+  dim = argcheck.check_dim(input, dim, fn)
   local kept = reduced_shape(input, dim, true)
   expect_keepdim(keepdim, fn)
   local d = pointwise.sub(input, output:contiguous():view(kept), opts)

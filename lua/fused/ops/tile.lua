@@ -3,7 +3,7 @@
 -- repeatTensor): a copy of t tiled sizes[d] times along each dim d, with leading dims added
 -- when there are more sizes than dims ({2, 3} of shape {2, 3} is {4, 9}; {2, 1, 1} of it
 -- {2, 2, 3}). Sizes as a list or as numbers, each >= 1; {out = t} last.
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local cat = require('fused.ops.cat').cat
 
@@ -12,9 +12,9 @@ local MAX_DIMS = 8
 
 local function tile(t, ...)
   local fn = 'repeat'
-  tensor.expect(t, fn, 'input')
-  local sizes, opts = tensor.shape_args(fn, ...)
-  local n = type(sizes) == 'table' and tensor.sequence_length(sizes)
+  argcheck.expect(t, fn, 'input')
+  local sizes, opts = argcheck.shape_args(fn, ...)
+  local n = type(sizes) == 'table' and argcheck.sequence_length(sizes)
   local fits = n and n >= t.ndim and n <= MAX_DIMS
   for d = 1, fits and n or 0 do
     local s = sizes[d]
@@ -23,8 +23,8 @@ local function tile(t, ...)
   if not fits then
     error(string.format("%s: argument 'sizes' expected %d to %d positive integers (at least one "
                         .. "per dim), got %s", fn, t.ndim, MAX_DIMS,
-                        type(sizes) == 'table' and tensor.show_list(sizes)
-                        or tensor.type_name(sizes)), 2)
+                        type(sizes) == 'table' and argcheck.show_list(sizes)
+                        or argcheck.type_name(sizes)), 2)
   end
   local shape = t:shape()
   for _ = t.ndim + 1, n do table.insert(shape, 1, 1) end

@@ -5,7 +5,8 @@
 -- distinct from one another, as NaN ~= NaN. Built on sort, cumsum and nonzero: the CPU's only so
 -- far.
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local scan = require 'fused.ops.scan'
 local select_ = require 'fused.ops.select'
 local cat = require('fused.ops.cat').cat
@@ -14,12 +15,12 @@ local M = {}
 local accepted = { 'sorted', 'return_inverse', 'return_counts' }
 
 function M.unique(t, opts)
-  tensor.expect(t, 'unique', 'input')
+  argcheck.expect(t, 'unique', 'input')
   opts = options.check(opts, 'unique', accepted)
   for _, name in ipairs(accepted) do
     if opts[name] ~= nil and type(opts[name]) ~= 'boolean' then
       error(string.format("unique: option '%s' expected a boolean, got %s", name,
-                          tensor.type_name(opts[name])), 2)
+                          argcheck.type_name(opts[name])), 2)
     end
   end
   if t.device ~= 'cpu' then -- as sort's error would, naming unique
@@ -28,7 +29,7 @@ function M.unique(t, opts)
   local n = t:numel()
   local values, order = scan.sort(t:reshape(-1), 1)
   -- starts[k] is 1 where a run of equal sorted values begins
-  local starts = tensor.ones({ 1 }, { dtype = 'int64' })
+  local starts = factory.ones({ 1 }, { dtype = 'int64' })
   if n > 1 then
     local differs = values:narrow(1, 2, n - 1):ne(values:narrow(1, 1, n - 1))
     starts = cat({ starts, differs:to('int64') }, 1)
@@ -42,7 +43,7 @@ function M.unique(t, opts)
   end
   if opts.return_counts then
     local m = first:numel()
-    local ends = tensor.full({ 1 }, n + 1, { dtype = 'int64' })
+    local ends = factory.full({ 1 }, n + 1, { dtype = 'int64' })
     if m > 1 then ends = cat({ first:narrow(1, 2, m - 1), ends }, 1) end
     result[#result + 1] = ends - first
   end

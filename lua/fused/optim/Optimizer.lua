@@ -10,6 +10,7 @@
 -- The hyperparameters are fields (opt.lr, ...) and may be changed between steps.
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local Optimizer = {}
 Optimizer.__index = Optimizer
@@ -49,29 +50,29 @@ end
 
 -- How a list argument came, for errors: its length, or what it is when not a list.
 local function describe_list(list)
-  if type(list) ~= 'table' then return tensor.type_name(list) end
-  local n = tensor.sequence_length(list)
-  return n and n .. ' entries' or tensor.show_list(list)
+  if type(list) ~= 'table' then return argcheck.type_name(list) end
+  local n = argcheck.sequence_length(list)
+  return n and n .. ' entries' or argcheck.show_list(list)
 end
 
 -- Reached by a tail call from Adam(...), so errors at level 2 are the caller's.
 function Optimizer.new(cls, params, grads, opts)
   local fn = cls.__name
-  local n = type(params) == 'table' and tensor.sequence_length(params)
-  if not n or n == 0 or type(grads) ~= 'table' or tensor.sequence_length(grads) ~= n then
+  local n = type(params) == 'table' and argcheck.sequence_length(params)
+  if not n or n == 0 or type(grads) ~= 'table' or argcheck.sequence_length(grads) ~= n then
     error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one "
                         .. "length (as module:parameters() returns), got %s and %s", fn,
                         describe_list(params), describe_list(grads)), 2)
   end
   local position = {} -- the same tensor twice would be stepped twice per step
   for i = 1, #params do
-    tensor.expect(params[i], fn, 'params[' .. i .. ']')
+    argcheck.expect(params[i], fn, 'params[' .. i .. ']')
     if position[params[i]] then
       error(string.format("%s: params[%d] is params[%d] again (each parameter expected once)", fn,
                           i, position[params[i]]), 2)
     end
     position[params[i]] = i
-    tensor.expect(grads[i], fn, 'grads[' .. i .. ']')
+    argcheck.expect(grads[i], fn, 'grads[' .. i .. ']')
     if not same_layout(params[i], grads[i]) then
       error(string.format("%s: grads[%d] expected the shape, dtype and device of params[%d]", fn,
                           i, i), 2)
@@ -159,9 +160,9 @@ function Optimizer:load_state_dict(state)
     for i, p in ipairs(self.params) do
       local key, src = i .. '.' .. b, state.tensors[i .. '.' .. b]
       expected[key] = true
-      if not tensor.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+      if not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
         error(string.format("%s: buffer '%s' expected a tensor of shape %s, got %s", fn, key,
-                            shape_text(p), tensor.is_tensor(src) and shape_text(src) or type(src)), 2)
+                            shape_text(p), argcheck.is_tensor(src) and shape_text(src) or type(src)), 2)
       end
     end
   end

@@ -4,13 +4,13 @@
 -- A norm that is not finite is returned with the gradients left as they are, for the caller to
 -- report.
 local ops = require 'fused.ops'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 return function(grads, max_norm)
-  if type(grads) ~= 'table' or not tensor.sequence_length(grads) or #grads == 0 then
+  if type(grads) ~= 'table' or not argcheck.sequence_length(grads) or #grads == 0 then
     error("clip_grad_norm: argument 'grads' expected a non-empty list of tensors, got "
-          .. (type(grads) ~= 'table' and tensor.type_name(grads)
-              or next(grads) == nil and 'an empty list' or tensor.show_list(grads)), 2)
+          .. (type(grads) ~= 'table' and argcheck.type_name(grads)
+              or next(grads) == nil and 'an empty list' or argcheck.show_list(grads)), 2)
   end
   if type(max_norm) ~= 'number' or not (max_norm > 0) then
     error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm),
@@ -18,7 +18,7 @@ return function(grads, max_norm)
   end
   local total = 0
   for i, g in ipairs(grads) do
-    tensor.expect(g, 'clip_grad_norm', 'grads[' .. i .. ']')
+    argcheck.expect(g, 'clip_grad_norm', 'grads[' .. i .. ']')
     total = total + ops.sum_squares(g)
   end
   total = math.sqrt(total)

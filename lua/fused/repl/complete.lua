@@ -3,6 +3,7 @@
 -- tensor's methods ('x:ad' -> 'x:add', 'x:addmm_'). Only names are looked up, with rawget and
 -- the tables of __index chains: completing never calls a function, so never raises.
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 
@@ -29,7 +30,7 @@ end
 local function each_field(t, add)
   local visited = {}
   while true do
-    if tensor.is_tensor(t) then t = tensor.Tensor end
+    if argcheck.is_tensor(t) then t = tensor.Tensor end
     if type(t) ~= 'table' or visited[t] then return end -- a class's __index is itself
     visited[t] = true
     for k, v in pairs(t) do

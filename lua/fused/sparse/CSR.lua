@@ -8,6 +8,8 @@ local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local C, check = lib.C, lib.check
 local CSR = {}
@@ -24,7 +26,7 @@ end
 function M.is_sparse(x) return getmetatable(x) == mt end
 
 -- What x is, for "got ..." in errors.
-function M.type_name(x) return M.is_sparse(x) and 'a sparse matrix' or tensor.type_name(x) end
+function M.type_name(x) return M.is_sparse(x) and 'a sparse matrix' or argcheck.type_name(x) end
 
 function CSR.nnz(S) return S.values:numel() end
 
@@ -41,7 +43,7 @@ local function on_host(S) return S.row_ptr:cpu(), S.col_idx:cpu(), S.values:cpu(
 
 function CSR.to_dense(S)
   local rp, ci, v = on_host(S)
-  local dense = tensor.zeros({ S.n_rows, S.n_cols }, { dtype = S.dtype })
+  local dense = factory.zeros({ S.n_rows, S.n_cols }, { dtype = S.dtype })
   local offsets, cols = ffi.cast('int64_t*', rp.data), ffi.cast('int64_t*', ci.data)
   local x, y = ffi.cast(dt.ctypes[v.scalar_type], v.data), ffi.cast(dt.ctypes[v.scalar_type], dense.data)
   for r = 0, S.n_rows - 1 do
@@ -57,8 +59,8 @@ end
 function CSR.t(S)
   local rp, ci, v = on_host(S)
   local I64 = { dtype = 'int64' }
-  local t_rp, t_ci = tensor.empty({ S.n_cols + 1 }, I64), tensor.empty({ S:nnz() }, I64)
-  local t_v = tensor.empty({ S:nnz() }, { dtype = S.dtype })
+  local t_rp, t_ci = factory.empty({ S.n_cols + 1 }, I64), factory.empty({ S:nnz() }, I64)
+  local t_v = factory.empty({ S:nnz() }, { dtype = S.dtype })
   check(C.fused_csr_transpose(t_rp, t_ci, t_v, rp, ci, v))
   return M.make(t_rp:to(S.device), t_ci:to(S.device), t_v:to(S.device), S.n_cols, S.n_rows)
 end
@@ -110,7 +112,7 @@ for name, f in pairs(CSR) do
   CSR[name] = function(S, ...)
     if not M.is_sparse(S) then
       error(string.format("fused.sparse.CSR.%s: expected a sparse matrix to call it on, got %s "
-                          .. "(call it as S:%s(...))", name, tensor.type_name(S), name), 2)
+                          .. "(call it as S:%s(...))", name, argcheck.type_name(S), name), 2)
     end
     return f(S, ...)
   end

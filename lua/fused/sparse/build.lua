@@ -5,7 +5,8 @@ local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local CSR = require 'fused.sparse.CSR'
 
 local C, check = lib.C, lib.check
@@ -18,14 +19,14 @@ local function fail(fmt, ...) error(string.format(fmt, ...), 4) end
 local function fail_here(fmt, ...) error(string.format(fmt, ...), 3) end
 
 local function show(x)
-  if type(x) == 'table' then return tensor.show_list(x) end
+  if type(x) == 'table' then return argcheck.show_list(x) end
   if type(x) == 'string' then return string.format('%q', x) end
-  return type(x) == 'number' and tostring(x) or tensor.type_name(x)
+  return type(x) == 'number' and tostring(x) or argcheck.type_name(x)
 end
 
 -- size {rows, columns}: positive integers.
 local function parse_size(size, fn)
-  local ok = type(size) == 'table' and tensor.sequence_length(size) == 2
+  local ok = type(size) == 'table' and argcheck.sequence_length(size) == 2
   for i = 1, 2 do
     local s = ok and size[i]
     ok = ok and type(s) == 'number' and s >= 1 and s < 2 ^ 53 and s == math.floor(s)
@@ -36,18 +37,18 @@ end
 
 -- A list of integers or a 1-D int64 tensor, as an int64 tensor on the CPU.
 local function indices(x, fn, arg)
-  if tensor.is_tensor(x) then
+  if argcheck.is_tensor(x) then
     if x.dtype ~= 'int64' or x.ndim ~= 1 then
       fail("%s: argument '%s' expected a 1-D int64 tensor or a list of integers, got a %s tensor of %d dims",
            fn, arg, x.dtype, x.ndim)
     end
     return x:cpu():contiguous()
   end
-  local n = type(x) == 'table' and tensor.sequence_length(x)
+  local n = type(x) == 'table' and argcheck.sequence_length(x)
   if not n or n == 0 then
     fail("%s: argument '%s' expected a non-empty list of integers or an int64 tensor, got %s", fn, arg, show(x))
   end
-  local t = tensor.empty({ n }, I64)
+  local t = factory.empty({ n }, I64)
   local p = ffi.cast('int64_t*', t.data)
   for i = 1, n do
     local v = x[i]
@@ -61,19 +62,19 @@ end
 
 -- A list of numbers or a 1-D floating tensor, as float64 on the CPU.
 local function numbers(x, fn, arg)
-  if tensor.is_tensor(x) then
+  if argcheck.is_tensor(x) then
     if x.dtype ~= 'float32' and x.dtype ~= 'float64' or x.ndim ~= 1 then
       fail("%s: argument '%s' expected a 1-D float32 or float64 tensor or a list of numbers, got a %s tensor of %d dims",
            fn, arg, x.dtype, x.ndim)
     end
     return x:to('float64', 'cpu'):contiguous()
   end
-  local n = type(x) == 'table' and tensor.sequence_length(x)
+  local n = type(x) == 'table' and argcheck.sequence_length(x)
   if not n or n == 0 then fail("%s: argument '%s' expected a non-empty list of numbers or a tensor, got %s", fn, arg, show(x)) end
   for i = 1, n do
     if type(x[i]) ~= 'number' then fail("%s: argument '%s' expected numbers, got %s at position %d", fn, arg, show(x[i]), i) end
   end
-  return tensor.tensor(x, F64)
+  return factory.tensor(x, F64)
 end
 
 local function same_length(t, ref, fn, arg, ref_arg)
@@ -86,7 +87,7 @@ end
 -- float32 on the cpu.
 local function result_options(opts, values, fn)
   opts = options.check(opts, fn, { 'device', 'dtype' })
-  local like = tensor.is_tensor(values) and values or nil
+  local like = argcheck.is_tensor(values) and values or nil
   local dtype, device = dt.parse({ dtype = opts.dtype or (like and like.dtype), device = opts.device or (like and like.device) }, fn, 4)
   if C.fused_dtype_info_of(dtype).is_floating == 0 then
     fail("%s: option 'dtype' expected 'float32' or 'float64', got '%s'", fn, dt.dtype_names[dtype])
@@ -123,7 +124,7 @@ function M.from_coo(rows, cols, values, size, opts)
   same_length(c, r, fn, 'cols', 'rows')
   same_length(v, r, fn, 'values', 'rows')
   local n = r:numel()
-  local row_ptr, col_idx, merged = tensor.empty({ n_rows + 1 }, I64), tensor.empty({ n }, I64), tensor.empty({ n }, F64)
+  local row_ptr, col_idx, merged = factory.empty({ n_rows + 1 }, I64), factory.empty({ n }, I64), factory.empty({ n }, F64)
   local nnz = ffi.new('int64_t[1]')
   check(C.fused_csr_from_coo(row_ptr, col_idx, merged, nnz, r, c, v, n_cols))
   local kept = tonumber(nnz[0])
@@ -137,7 +138,7 @@ end
 -- of its dtype. An all-zero A keeps one explicit zero (tensors have at least one element).
 function M.from_dense(A)
   local fn = 'sparse.from_dense'
-  tensor.expect(A, fn, 'A')
+  argcheck.expect(A, fn, 'A')
   if A.ndim ~= 2 or (A.dtype ~= 'float32' and A.dtype ~= 'float64') then
     fail_here("%s: argument 'A' expected a 2-D float32 or float64 tensor, got a %s tensor of shape [%s]",
          fn, A.dtype, table.concat(A:shape(), ', '))
@@ -149,8 +150,8 @@ function M.from_dense(A)
   for i = 0, n_rows * n_cols - 1 do
     if x[i] ~= 0 then nnz = nnz + 1 end
   end
-  local row_ptr, col_idx = tensor.zeros({ n_rows + 1 }, I64), tensor.ones({ math.max(nnz, 1) }, I64)
-  local values = tensor.zeros({ math.max(nnz, 1) }, { dtype = A.dtype })
+  local row_ptr, col_idx = factory.zeros({ n_rows + 1 }, I64), factory.ones({ math.max(nnz, 1) }, I64)
+  local values = factory.zeros({ math.max(nnz, 1) }, { dtype = A.dtype })
   local rp, ci = ffi.cast('int64_t*', row_ptr.data), ffi.cast('int64_t*', col_idx.data)
   local v, k = ffi.cast(dt.ctypes[values.scalar_type], values.data), 0
   for r = 0, n_rows - 1 do

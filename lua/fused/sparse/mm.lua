@@ -4,11 +4,11 @@
 -- added to every row; activation nil or 'relu'. {out = t} as every op (fused/ops/out.lua).
 local lib = require 'fused.lib'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local CSR = require 'fused.sparse.CSR'
 
-local C, check, expect = lib.C, lib.check, tensor.expect
+local C, check, expect = lib.C, lib.check, argcheck.expect
 local ACTIVATIONS = { relu = 1 }
 
 local sizes = out_.sizes()

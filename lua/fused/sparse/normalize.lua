@@ -4,7 +4,7 @@
 -- host in float64.
 local ffi = require 'ffi'
 local dt = require 'fused.dtype'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 local CSR = require 'fused.sparse.CSR'
 local build = require 'fused.sparse.build'
 
@@ -19,8 +19,8 @@ return function(A)
   local offsets, cols, x = ffi.cast('int64_t*', rp.data), ffi.cast('int64_t*', ci.data), ffi.cast('double*', v.data)
   -- A's entries, then the diagonal: from_coo sums them into A + I.
   local I64 = { dtype = 'int64' }
-  local rows, columns = tensor.empty({ nnz + n }, I64), tensor.empty({ nnz + n }, I64)
-  local values = tensor.ones({ nnz + n }, { dtype = 'float64' })
+  local rows, columns = factory.empty({ nnz + n }, I64), factory.empty({ nnz + n }, I64)
+  local values = factory.ones({ nnz + n }, { dtype = 'float64' })
   local r_, c_, v_ = ffi.cast('int64_t*', rows.data), ffi.cast('int64_t*', columns.data), ffi.cast('double*', values.data)
   for r = 0, n - 1 do
     for p = tonumber(offsets[r]), tonumber(offsets[r + 1]) - 1 do

@@ -17,7 +17,7 @@
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 
 local SequenceModel = Module:extend('SequenceModel')
 
@@ -102,7 +102,7 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
   local index_opts = { dtype = 'int64', device = self.head.weight.device }
   local codes = {}
   for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
-  local x = tensor.tensor(codes, index_opts) -- the prime in one forward, T × 1
+  local x = factory.tensor(codes, index_opts) -- the prime in one forward, T × 1
   local generated, h, c, _ = {}
   for i = 1, n do
     local inputs = self.embed:forward(x)
@@ -123,7 +123,7 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
       if r < 0 then pick = k; break end
     end
     generated[i] = pick
-    x = tensor.tensor({ { pick } }, index_opts)
+    x = factory.tensor({ { pick } }, index_opts)
   end
   self.rnn:clearState()
   return task:decode(generated)

@@ -11,7 +11,7 @@
 --   loss = par:mean(loss)                       -- the global batch's loss
 local distributed = require 'fused.distributed'
 local options = require 'fused.train.options'
-local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 
 local M = {}
 local Parallel = {}
@@ -43,7 +43,7 @@ end
 -- The mean of x over the processes: the global batch's loss, each share's being its mean.
 function Parallel:mean(x)
   if self.size == 1 then return x end
-  self.scalar = self.scalar or tensor.zeros({ 1 }, { dtype = 'float64' })
+  self.scalar = self.scalar or factory.zeros({ 1 }, { dtype = 'float64' })
   self.scalar:fill_(x)
   return distributed.allreduce(self.scalar, 'mean'):item()
 end

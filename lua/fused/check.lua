@@ -1,0 +1,172 @@
+-- Argument rules, the Lua twin of c/core/check.c: each raises "fn: argument 'arg' expected
+-- ..., got ..." at the user's line (fused/blame.lua) unless the value fits. Where C holds the
+-- rule (a writable tensor, a scalar a dtype can hold) this asks C, so that the words are C's.
+local ffi = require 'ffi'
+local lib = require 'fused.lib'
+local dt = require 'fused.dtype'
+local blame = require 'fused.blame'
+
+local C = lib.C
+local M = {}
+
+local tensor_t = ffi.typeof('fused_tensor')
+local sizes_buf = ffi.new('int64_t[8]')
+local MAX_DIMS = 8
+
+function M.is_tensor(x) return ffi.istype(tensor_t, x) end
+
+-- What x is, for "got ..." in errors.
+local function type_name(x)
+  if ffi.istype(tensor_t, x) then return 'tensor' end
+  return type(x) == 'cdata' and tostring(ffi.typeof(x)) or type(x)
+end
+M.type_name = type_name
+
+-- Raises C's last error at the user's line unless rc is 0: lib.check's job, for an op that
+-- library code reaches (a factory, to(), t[i] = v), where lib.check's fixed level would blame
+-- a line inside lua/fused/.
+function M.c_status(rc)
+  if rc ~= 0 then blame(ffi.string(C.fused_last_error())) end
+end
+
+-- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.
+function M.expect(x, fn, arg)
+  if not ffi.istype(tensor_t, x) then
+    blame(string.format("%s: argument '%s' expected a tensor, got %s", fn, arg, type_name(x)))
+  end
+  return x
+end
+
+-- As expect, for a tensor the op fn writes: C's error unless no two of its elements share
+-- memory (an expanded view does; PyTorch refuses the write too: clone() first).
+function M.expect_writable(x, fn, arg)
+  M.expect(x, fn, arg)
+  M.c_status(C.fused_check_writable(fn, arg, x))
+  return x
+end
+
+-- Raises "fn: argument 'arg' expected a number, got <type>" unless x is one.
+local function expect_number(x, fn, arg)
+  if type(x) ~= 'number' then
+    blame(string.format("%s: argument '%s' expected a number, got %s", fn, arg, type_name(x)))
+  end
+  return x
+end
+M.expect_number = expect_number
+
+-- A number (or a boolean, as 1 or 0) that fn writes into a tensor of dtype (an id): C's error
+-- unless it is exactly one of the dtype's values (no int64 from 0.5 or NaN, no bool from 2).
+function M.expect_scalar(x, dtype, fn, arg)
+  if type(x) == 'boolean' then x = x and 1 or 0 end
+  expect_number(x, fn, arg)
+  M.c_status(C.fused_check_scalar(fn, arg, x, dtype))
+  return x
+end
+
+-- Raises "fn: argument 'arg' expected dtype <name>, got <name>" unless tensor x has that dtype
+-- (a name): what an index or a class target gets, which a float tensor must not silently be.
+function M.expect_dtype(x, name, fn, arg)
+  M.expect(x, fn, arg)
+  if x.scalar_type ~= dt.dtypes[name] then
+    blame(string.format("%s: argument '%s' expected dtype %s, got %s", fn, arg, name,
+                        dt.dtype_names[x.scalar_type]))
+  end
+  return x
+end
+
+-- n when the keys of list are exactly 1..n, else nil: Lua's # on a table with a hole
+-- ({2, nil, 3}) may give either border, and would drop entries silently.
+local function sequence_length(list)
+  local n, max = 0, 0
+  for k in pairs(list) do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then return nil end
+    n, max = n + 1, math.max(max, k)
+  end
+  return n == max and n or nil
+end
+M.sequence_length = sequence_length
+
+-- A list as it reads in Lua source, "{2, nil, 3}", for errors (its first 10 entries).
+local function show_list(list)
+  for k in pairs(list) do
+    if type(k) ~= 'number' or k < 1 or k ~= math.floor(k) then
+      return string.format('a table with the key %s', type(k) == 'string' and "'" .. k .. "'" or tostring(k))
+    end
+  end
+  local parts, n = {}, table.maxn(list)
+  for i = 1, math.min(n, 10) do
+    local x = list[i]
+    parts[i] = (type(x) == 'number' or x == nil) and tostring(x)
+      or type(x) == 'string' and string.format('%q', x) or type_name(x)
+  end
+  if n > 10 then parts[#parts + 1] = '...' end
+  return '{' .. table.concat(parts, ', ') .. '}'
+end
+M.show_list = show_list
+
+-- Sizes are exact integers in a double and in int64_t below this; C checks their product.
+local MAX_SIZE = 2 ^ 53
+
+-- shape: a list of positive integers, or one number. Returns ndim and an int64_t array of the
+-- sizes (a buffer the next call overwrites).
+function M.parse_shape(shape, fn)
+  if type(shape) == 'number' then shape = { shape } end
+  if type(shape) ~= 'table' then
+    blame(string.format("%s: argument 'shape' expected a list of sizes, got %s", fn, type_name(shape)))
+  end
+  local n = sequence_length(shape)
+  if not n then
+    blame(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
+                        show_list(shape)))
+  end
+  if n < 1 or n > MAX_DIMS then
+    blame(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n))
+  end
+  for i = 1, n do
+    local s = shape[i]
+    if type(s) ~= 'number' or not (s >= 1 and s < MAX_SIZE) or s ~= math.floor(s) then
+      blame(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
+                          fn, type(s) == 'number' and tostring(s) or type_name(s), i))
+    end
+    sizes_buf[i - 1] = s
+  end
+  return n, sizes_buf
+end
+
+-- The sizes of a factory, as a list or as numbers: (shape, opts) or (n1, n2, ..., opts).
+-- Returns the shape and the options; anything after the options is an error.
+function M.shape_args(fn, first, ...)
+  local rest = select('#', ...)
+  if type(first) ~= 'number' then
+    if rest > 1 then
+      error(string.format("%s: expected the sizes then an options table, got %d arguments after them",
+                          fn, rest), 3)
+    end
+    return first, ...
+  end
+  local shape = { first }
+  for i = 1, rest do
+    local x = select(i, ...)
+    if type(x) ~= 'number' then
+      if i < rest then
+        error(string.format("%s: expected the sizes then an options table, got %s at argument %d",
+                            fn, type_name(x), i + 1), 3)
+      end
+      return shape, x
+    end
+    shape[i + 1] = x
+  end
+  return shape, nil
+end
+
+-- dim is 1-based; negative counts from the end, as in Torch.
+function M.check_dim(t, dim, fn, arg)
+  arg = arg or 'dim'
+  if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
+    blame(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
+                        type(dim) == 'number' and tostring(dim) or type_name(dim)))
+  end
+  return dim < 0 and t.ndim + dim + 1 or dim
+end
+
+return M
