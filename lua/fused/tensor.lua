@@ -358,14 +358,4 @@ function M.install()
   })
 end
 
--- nn/ (which another branch is editing) still reaches these names through fused.tensor; their
--- homes are fused/check.lua and fused/factory.lua. This table goes once nn/ requires them there.
-local moved_for_nn = { expect = 'fused.check', expect_dtype = 'fused.check', type_name = 'fused.check',
-                       is_tensor = 'fused.check', empty = 'fused.factory', zeros = 'fused.factory',
-                       ones = 'fused.factory', tensor = 'fused.factory' }
-setmetatable(M, { __index = function(_, k)
-  local home = moved_for_nn[k]
-  if home then return require(home)[k] end
-end })
-
 return M

@@ -7,7 +7,7 @@
 --   local d_x = drop:backward(d_y)         -- d_y ⊙ the same mask
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local Dropout = Module:extend('Dropout')
 
@@ -23,7 +23,7 @@ end
 function Dropout:extra_repr() return string.format('(p=%g)', self.p) end
 
 function Dropout:forward(x)
-  tensor.expect(x, 'Dropout:forward', 'input')
+  argcheck.expect(x, 'Dropout:forward', 'input')
   self.saved = { shape = x:shape() }
   if not self.training or self.p == 0 then return x end
   -- The mask is 1[u > p] / (1-p) for u uniform in [0, 1).

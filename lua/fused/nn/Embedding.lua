@@ -12,7 +12,8 @@
 local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local Embedding = Module:extend('Embedding')
 
@@ -43,8 +44,8 @@ end
 -- The C kernels take int64 indices on the weight's device: an int64 tensor, or a table, whose
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
-  if type(indices) == 'table' then indices = tensor.tensor(indices, { dtype = 'int64' }) end
-  tensor.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
+  if type(indices) == 'table' then indices = factory.tensor(indices, { dtype = 'int64' }) end
+  argcheck.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
   return indices:to(like.device):contiguous()
 end
 
@@ -58,7 +59,7 @@ end
 
 function Embedding:backward(d_y)
   local saved = self:expect_saved()
-  tensor.expect(d_y, 'Embedding:backward', 'd_output')
+  argcheck.expect(d_y, 'Embedding:backward', 'd_output')
   if not self.padding_idx then
     functional.embedding_backward_accumulate(d_y, saved.indices, self.grad.weight)
     return

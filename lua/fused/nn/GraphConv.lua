@@ -19,7 +19,7 @@ local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
 local sparse = require 'fused.sparse'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local GraphConv = Module:extend('GraphConv')
 
@@ -57,13 +57,13 @@ end
 -- A (N x N) and X (N x in_features), on the module's dtype and device.
 local function check_inputs(self, A, X)
   local fn = 'GraphConv:forward'
-  if not (sparse.is_sparse(A) or tensor.is_tensor(A)) then
-    error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, tensor.type_name(A)), 3)
+  if not (sparse.is_sparse(A) or argcheck.is_tensor(A)) then
+    error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, argcheck.type_name(A)), 3)
   end
   if not sparse.is_sparse(A) and A.ndim ~= 2 or A:size(1) ~= A:size(2) then
     error(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)), 3)
   end
-  tensor.expect(X, fn, 'X')
+  argcheck.expect(X, fn, 'X')
   local n = A:size(1)
   if X.ndim ~= 2 or X:size(1) ~= n or X:size(2) ~= self.in_features then
     error(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
@@ -110,7 +110,7 @@ end
 function GraphConv:backward(grad_out)
   local saved = self:expect_saved()
   local b = self.buffers
-  tensor.expect(grad_out, 'GraphConv:backward', 'grad_out')
+  argcheck.expect(grad_out, 'GraphConv:backward', 'grad_out')
   if table.concat(grad_out:shape(), 'x') ~= table.concat(b.output:shape(), 'x') then
     error(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
                         table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')), 2)

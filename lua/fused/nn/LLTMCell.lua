@@ -9,7 +9,7 @@
 -- gate, output gate, candidate. Parameters start uniform in ±1/sqrt(H), as in the tutorial.
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local LLTMCell = Module:extend('LLTMCell')
 LLTMCell.has_c = true
@@ -37,7 +37,7 @@ end
 -- An h or c that is this cell's own output (h, c = cell:forward(x, h, c)) is copied first.
 -- The tensors of a step, named as the user passed them to fn (the cell's forward or backward).
 function LLTMCell.expect_step(fn, names, ...)
-  for i, name in ipairs(names) do tensor.expect(select(i, ...), fn, name) end
+  for i, name in ipairs(names) do argcheck.expect(select(i, ...), fn, name) end
 end
 
 function LLTMCell:forward(x, h, c)

@@ -12,7 +12,7 @@
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local LayerNorm = Module:extend('LayerNorm')
 
@@ -46,7 +46,7 @@ end
 
 function LayerNorm:forward(x)
   local N = self.normalized_shape
-  tensor.expect(x, 'LayerNorm:forward', 'input')
+  argcheck.expect(x, 'LayerNorm:forward', 'input')
   if x:size(x:dim()) ~= N then
     error(string.format("LayerNorm:forward: argument 'input' expected a last dim of %d "
                         .. "(normalized_shape), got shape [%s]", N, table.concat(x:shape(), ', ')), 2)

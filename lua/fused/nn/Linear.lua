@@ -10,7 +10,7 @@
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local Linear = Module:extend('Linear')
 
@@ -31,7 +31,7 @@ end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
 local function rows_of(self, x, fn)
-  tensor.expect(x, 'Linear:' .. fn, 'input')
+  argcheck.expect(x, 'Linear:' .. fn, 'input')
   local n = x.ndim
   if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
     error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",

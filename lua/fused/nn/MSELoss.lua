@@ -7,13 +7,13 @@
 -- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local MSELoss = Module:extend('MSELoss')
 
 local function expect_pair(input, target, fn)
-  tensor.expect(input, fn, 'input')
-  tensor.expect(target, fn, 'target')
+  argcheck.expect(input, fn, 'input')
+  argcheck.expect(target, fn, 'target')
   local a, b = table.concat(input:shape(), ', '), table.concat(target:shape(), ', ')
   if a ~= b then
     error(string.format("%s: argument 'target' expected shape [%s] (as input), got [%s]", fn, a, b), 3)

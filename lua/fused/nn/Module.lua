@@ -13,6 +13,8 @@
 -- or, Torch7's protocol, updateOutput, updateGradInput and accGradParameters (Module:forward).
 local dt = require 'fused.dtype'
 local options = require 'fused.options'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local tensor = require 'fused.tensor'
 
 local Module = { __name = 'Module' }
@@ -93,16 +95,16 @@ function Module:parameter(name, shape, opts)
   local fn = self.__name .. ':parameter'
   if type(name) ~= 'string' or not name:match('^[%a_][%w_]*$') then
     error(string.format("%s: argument 'name' expected an identifier (a string), got %s", fn,
-                        type(name) == 'string' and "'" .. name .. "'" or tensor.type_name(name)), 2)
+                        type(name) == 'string' and "'" .. name .. "'" or argcheck.type_name(name)), 2)
   end
   self.grad = self.grad or {}
   if self.grad[name] then
     error(string.format("%s: argument 'name': '%s' is already a parameter", fn, name), 2)
   end
-  tensor.parse_shape(shape, fn) -- a bad shape or option is this function's error, not zeros'
+  argcheck.parse_shape(shape, fn) -- a bad shape or option is this function's error, not zeros'
   dt.parse(opts, fn, 3)
-  local p = tensor.zeros(shape, opts)
-  self[name], self.grad[name] = p, tensor.zeros(shape, opts)
+  local p = factory.zeros(shape, opts)
+  self[name], self.grad[name] = p, factory.zeros(shape, opts)
   if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = self.grad[name] end
   self.parameter_names = self.parameter_names or {}
   self.parameter_names[#self.parameter_names + 1] = name
@@ -118,7 +120,7 @@ local function own_parameters(self)
     for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], self.grad[name] } end
   else
     for _, name in ipairs({ 'weight', 'bias' }) do
-      if tensor.is_tensor(self[name]) then list[#list + 1] = { name, self[name], self[TORCH7_GRAD[name]] } end
+      if argcheck.is_tensor(self[name]) then list[#list + 1] = { name, self[name], self[TORCH7_GRAD[name]] } end
     end
   end
   return list
@@ -170,7 +172,7 @@ function Module:load_state_dict(state, opts)
   opts = options.check(opts, fn, { 'strict' })
   if type(state) ~= 'table' then
     error(string.format("%s: argument 'state_dict' expected a table {name = tensor}, got %s", fn,
-                        tensor.type_name(state)), 2)
+                        argcheck.type_name(state)), 2)
   end
   local strict = opts.strict ~= false
   local problems, missing, unexpected, params = {}, {}, {}, {}
@@ -182,9 +184,9 @@ function Module:load_state_dict(state, opts)
       if strict then
         problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", name, shape_text(p))
       end
-    elseif not tensor.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+    elseif not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
       problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
-                                              tensor.is_tensor(src) and shape_text(src) or tensor.type_name(src))
+                                              argcheck.is_tensor(src) and shape_text(src) or argcheck.type_name(src))
     end
   end
   for name, src in pairs(state) do
@@ -192,7 +194,7 @@ function Module:load_state_dict(state, opts)
       unexpected[#unexpected + 1] = tostring(name)
       if strict then
         problems[#problems + 1] = string.format("unexpected key '%s' (got %s)", tostring(name),
-          tensor.is_tensor(src) and 'shape ' .. shape_text(src) or tensor.type_name(src))
+          argcheck.is_tensor(src) and 'shape ' .. shape_text(src) or argcheck.type_name(src))
       end
     end
   end
@@ -233,7 +235,7 @@ function Module:buffer_shaped(name, shape, like, zero)
   local same = t and t.ndim == #shape
   for d = 1, #shape do same = same and t.sizes[d - 1] == shape[d] end
   if not same then
-    t = tensor.empty(shape, { dtype = like.dtype, device = like.device })
+    t = factory.empty(shape, { dtype = like.dtype, device = like.device })
     if zero then t:zero_() end
     self.buffers[name] = t
   end
@@ -243,9 +245,9 @@ end
 -- t, or a copy of it when it shares memory with one of this module's buffers (h_T fed back as
 -- h0, say): forward overwrites its buffers, and backward needs its inputs as they were.
 function Module:unshared(t)
-  if not tensor.is_tensor(t) then return t end
+  if not argcheck.is_tensor(t) then return t end
   for _, b in pairs(self.buffers) do
-    if tensor.is_tensor(b) and b.storage == t.storage then return t:clone() end
+    if argcheck.is_tensor(b) and b.storage == t.storage then return t:clone() end
   end
   return t
 end
@@ -260,7 +262,7 @@ function Module:shared_clone(into)
   for k, v in pairs(self) do
     if is_module(v) then
       c[k] = v:shared_clone(c[k] ~= v and c[k] or nil)
-    elseif k ~= 'buffers' and k ~= 'saved' and not tensor.is_tensor(v) then
+    elseif k ~= 'buffers' and k ~= 'saved' and not argcheck.is_tensor(v) then
       c[k] = v
     end
   end
@@ -317,7 +319,7 @@ end
 -- For backward: d_output must be a tensor of shape `shape` (the forward output's); errors are
 -- blamed on backward's caller.
 function Module:expect_d_output(d_y, shape, fn)
-  tensor.expect(d_y, fn, 'd_output')
+  argcheck.expect(d_y, fn, 'd_output')
   local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
   if want ~= got then
     error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",

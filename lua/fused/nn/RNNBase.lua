@@ -13,12 +13,12 @@
 -- (1-based, PyTorch's order).
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 local lengths_ = require 'fused.functional.lengths'
 local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
 
-local expect = tensor.expect
+local expect = argcheck.expect
 local RNNBase = Module:extend('RNNBase')
 
 -- opts: num_layers (1), bidirectional (false), batch_first (false: xs T×B×I, hs T×B×D·H; true:

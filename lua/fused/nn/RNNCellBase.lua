@@ -4,7 +4,7 @@
 -- gradients grad.<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local RNNCellBase = Module:extend('RNNCellBase')
 
@@ -27,7 +27,7 @@ end
 -- x B×I, h (and c) B×H: the new h (and c). An h or c that is this cell's own output is copied.
 function RNNCellBase:step(x, h, c)
   local fn = self.__name .. ':forward'
-  tensor.expect(x, fn, 'x'); tensor.expect(h, fn, 'h')
+  argcheck.expect(x, fn, 'x'); argcheck.expect(h, fn, 'h')
   if x.ndim ~= 2 then
     error(string.format("%s: argument 'x' expected 2 dims (B x I), got %d", fn, x.ndim), 3)
   end
@@ -42,7 +42,7 @@ end
 
 -- d_x, d_h (and d_c) from the gradients at the new h (and c).
 function RNNCellBase:step_backward(grad_h, grad_c)
-  tensor.expect(grad_h, self.__name .. ':backward', 'grad_h')
+  argcheck.expect(grad_h, self.__name .. ':backward', 'grad_h')
   local ctx, b = self:expect_saved(), self.buffers
   b.d_xs, b.d_h, b.d_c = functional.rnn_backward_accumulate(ctx, nil, grad_h, grad_c,
     { self.grad.weight_ih, self.grad.weight_hh, self.grad.bias_ih, self.grad.bias_hh },

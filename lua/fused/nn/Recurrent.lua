@@ -20,11 +20,12 @@ local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
 local dt = require 'fused.dtype'
 local ops = require 'fused.ops'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 local lengths_ = require 'fused.functional.lengths'
 local recurrent_args = require 'fused.nn.recurrent_args'
 
-local expect = tensor.expect
+local expect = argcheck.expect
 local Recurrent = Module:extend('Recurrent')
 
 function Recurrent:__init(cell)
@@ -53,7 +54,7 @@ end
 function Recurrent:step_mask(lengths, T, B, xs)
   local host = self.buffers.mask_host
   if not (host and host.scalar_type == xs.scalar_type and host.sizes[0] == T and host.sizes[1] == B) then
-    host = tensor.empty({ T, B, 1 }, { dtype = xs.dtype })
+    host = factory.empty({ T, B, 1 }, { dtype = xs.dtype })
     self.buffers.mask_host = host
   end
   local p = ffi.cast(dt.ctypes[host.scalar_type], host.data)

@@ -7,7 +7,8 @@
 -- shape is the input's without dim 2; else class-last. (N, C) with (N) fits both, and they
 -- are the same reading. A 3-D (A, B, B) input with (A, B) targets fits both and they differ:
 -- refused, saying how to call it (flat targets read the class dim last).
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
@@ -24,10 +25,10 @@ end
 -- result (reduction 'none'), and a function that takes a gradient to the rows back to the
 -- input's shape. Errors are blamed on the caller of the module's method.
 return function(input, targets, fn, arg)
-  tensor.expect(input, fn, arg)
+  argcheck.expect(input, fn, arg)
   local t = targets
-  if type(t) == 'table' then t = tensor.tensor(t, { dtype = 'int64' }) end
-  tensor.expect_dtype(t, 'int64', fn, 'targets')
+  if type(t) == 'table' then t = factory.tensor(t, { dtype = 'int64' }) end
+  argcheck.expect_dtype(t, 'int64', fn, 'targets')
   t = t:to(input.device)
   local ndim = input.ndim
   local first = class_dim_2(input, t) and ndim > 2

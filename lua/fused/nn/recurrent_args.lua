@@ -4,7 +4,7 @@
 -- whether the states are h alone or h, c. A lengths list or tensor in a state's or the options'
 -- place (the older positional calls) is an error that says how to call.
 local options = require 'fused.options'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 local M = {}
 
@@ -31,15 +31,15 @@ function M.forward(module, fn, ...)
                         n, usage(module)), 3)
   end
   for _, s in ipairs({ { 'h0', h0 }, { 'c0', c0 } }) do
-    if s[2] ~= nil and not tensor.is_tensor(s[2]) then
+    if s[2] ~= nil and not argcheck.is_tensor(s[2]) then
       error(string.format("%s: argument '%s' expected a tensor or nil, got %s (lengths go in the "
-                          .. 'options: %s)', fn, s[1], tensor.type_name(s[2]), usage(module)), 3)
+                          .. 'options: %s)', fn, s[1], argcheck.type_name(s[2]), usage(module)), 3)
     end
   end
-  if tensor.is_tensor(opts) or (type(opts) == 'table' and opts[1] ~= nil) then
+  if argcheck.is_tensor(opts) or (type(opts) == 'table' and opts[1] ~= nil) then
     error(string.format("%s: argument 'opts' expected the options {lengths = ...}, got %s (the "
                         .. 'states are %s; call %s)', fn,
-                        tensor.is_tensor(opts) and 'a tensor' or 'a list',
+                        argcheck.is_tensor(opts) and 'a tensor' or 'a list',
                         module.has_c and 'h0, c0' or 'h0 only', usage(module)), 3)
   end
   return h0, c0, options.check(opts, fn, { 'lengths' })

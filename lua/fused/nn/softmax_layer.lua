@@ -1,7 +1,7 @@
 -- Makes nn.Softmax and nn.LogSoftmax: y = f(x) along dim (1-based, negative from the end) of a
 -- tensor of any shape; backward is f's backward from the output that forward kept.
 local Module = require 'fused.nn.Module'
-local tensor = require 'fused.tensor'
+local argcheck = require 'fused.check'
 
 return function(name, f, f_backward)
   local Layer = Module:extend(name)
@@ -9,7 +9,7 @@ return function(name, f, f_backward)
   function Layer:__init(dim)
     if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 then
       error(string.format("%s: argument 'dim' expected a dim (an integer, negative from the end), got %s",
-                          name, tensor.type_name(dim)), 3)
+                          name, argcheck.type_name(dim)), 3)
     end
     self.dim = dim
   end
@@ -17,7 +17,7 @@ return function(name, f, f_backward)
   function Layer:extra_repr() return string.format('(dim=%d)', self.dim) end
 
   function Layer:forward(x)
-    tensor.expect(x, name .. ':forward', 'input')
+    argcheck.expect(x, name .. ':forward', 'input')
     self.buffers.output = f(x, self.dim, { out = self:buffer('output', x) })
     self.saved = { output = self.buffers.output }
     return self.buffers.output
