@@ -198,10 +198,11 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
  * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial.
  * FUSED_ROUND rounds half to even (PyTorch's round); FUSED_SIGN is -1, 0 or 1 (0 for NaN, as
- * PyTorch's); on int64 the rounding ops are the identity. */
-/* X(enum, name, integers, alpha): integers 1 where int64 tensors take the op (its result is an
- * integer), alpha 1 where the op reads alpha. Its maths is its case in c/maths/pointwise.h's
- * apply_unary (and, with integers, arithmetic.h's apply_unary_exact). */
+ * PyTorch's); on int64 the rounding ops are the identity.
+ * The unary ops, X(enum, name, integers, alpha): integers 1 where int64 tensors take the op (its
+ * result is an integer), alpha 1 where the op reads alpha. An op is its row here and its case
+ * in c/maths/pointwise.h's apply_unary (with integers 1, arithmetic.h's apply_unary_exact too);
+ * Lua makes fused.<name> and <name>_ from the row (docs/architecture.md, "Adding an op"). */
 #define FUSED_UNARY_OPS(X)             \
   X(FUSED_NEG, neg, 1, 0)              \
   X(FUSED_EXP, exp, 0, 0)              \

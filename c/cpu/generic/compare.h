@@ -19,25 +19,25 @@ static int fill(fused_tensor *t, double value) {
 }
 
 /* The op is a compile-time constant inside each case, so each loop vectorises. */
-#define COMPARE(OP, ...)                                                \
+#define COMPARE(OP, ...)                                           \
   case OP:                                                         \
     PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], b[i]); }); \
     break;
 
 /* A strided operand (a view, or a broadcast one with stride 0): row by row. */
-#define COMPARE_STRIDED(OP, ...)                                                                \
-  case OP:                                                                                 \
-    do {                                                                                   \
-      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                       \
-      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                      \
+#define COMPARE_STRIDED(OP, ...)                                                               \
+  case OP:                                                                                     \
+    do {                                                                                       \
+      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                           \
+      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                          \
       for (int64_t i = 0; i < it.inner; i++) y[i] = apply_compare(OP, ra[i * sa], rb[i * sb]); \
-      y += it.inner;                                                                       \
-    } while (strided_iter_next(&it));                                                      \
+      y += it.inner;                                                                           \
+    } while (strided_iter_next(&it));                                                          \
     break;
 
-#define COMPARE_SCALAR(OP, ...)                                         \
-  case OP:                                                         \
-    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], s); });    \
+#define COMPARE_SCALAR(OP, ...)                                 \
+  case OP:                                                      \
+    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], s); }); \
     break;
 
 static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *ta,

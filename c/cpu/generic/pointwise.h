@@ -5,11 +5,11 @@
 
 /* One case per op of fused.h's list: the op is a compile-time constant inside each, so each
  * loop is specialised: apply_unary over vectors (simd.h). */
-#define MAP(OP, ...)                                                         \
-  case OP:                                                                   \
-    PARALLEL_VEC_FOR(n, i, m, {                                              \
-      vstore(y + i, apply_unary(OP, vload(x + i, m), alpha), m);             \
-    });                                                                      \
+#define MAP(OP, ...)                                             \
+  case OP:                                                       \
+    PARALLEL_VEC_FOR(n, i, m, {                                  \
+      vstore(y + i, apply_unary(OP, vload(x + i, m), alpha), m); \
+    });                                                          \
     break;
 
 static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha_) {
@@ -37,26 +37,26 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
 }
 #endif
 
-#define ZIP(OP, ...)                                                      \
-  case OP:                                                           \
-    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], b[i]); });    \
+#define ZIP(OP, ...)                                              \
+  case OP:                                                        \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], b[i]); }); \
     break;
 
 /* A strided operand (a view, or a broadcast one with stride 0): row by row into the
  * contiguous out. */
-#define ZIP_STRIDED(OP, ...)                                                                   \
-  case OP:                                                                                \
-    do {                                                                                  \
-      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                      \
-      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                     \
+#define ZIP_STRIDED(OP, ...)                                                                  \
+  case OP:                                                                                    \
+    do {                                                                                      \
+      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                          \
+      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                         \
       for (int64_t i = 0; i < it.inner; i++) y[i] = apply_binary(OP, ra[i * sa], rb[i * sb]); \
-      y += it.inner;                                                                      \
-    } while (strided_iter_next(&it));                                                     \
+      y += it.inner;                                                                          \
+    } while (strided_iter_next(&it));                                                         \
     break;
 
-#define ZIP_SCALAR(OP, ...)                                               \
-  case OP:                                                           \
-    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], s); });       \
+#define ZIP_SCALAR(OP, ...)                                    \
+  case OP:                                                     \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], s); }); \
     break;
 
 static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
