@@ -2,9 +2,9 @@
 return [[
 enum { FUSED_MAX_DIMS = 8 };
 /* The lists below are X-macros: each row is expanded into an enum here (the cdef holds the
- * expansion: scripts/gen-cdef.sh runs the C preprocessor), the name tables behind the
- * fused_*_name functions, the kernel tables and switches, and the Lua tables built from those
- * functions at load. Each table over a list asserts its count (static_assert), so a row added
+ * expansion: scripts/gen-cdef.sh runs the C preprocessor), the tables behind fused_device_name
+ * and the fused_*_info_of functions, the kernel tables and switches, and the Lua tables built
+ * from those functions at load. Each table over a list asserts its count (static_assert), so a row added
  * without filling one fails to compile. A list's enum holds its rows, and its count is apart
  * (FUSED_NUM_...), so that a switch over the enum lacks no case (-Werror=switch). */
 /* The dtypes, in value order: X(enum, C type, name, npy descr, safetensors code, floating,
