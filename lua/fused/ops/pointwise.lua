@@ -152,8 +152,8 @@ end
 -- rdiv: listed after sub and div, whose swapped forms they are, they are no op of their own.
 for op = 0, C.FUSED_NUM_BINARY_OPS - 1 do
   local info = C.fused_binary_op_info_of(op)
-  local name, rop, inplace = ffi.string(info.name), info.swapped, ffi.string(info.name) .. '_'
-  if rop < 0 then rop = nil end
+  local name, rop = ffi.string(info.name), info.swapped >= 0 and info.swapped or nil
+  local inplace = name .. '_'
   if not (rop and rop < op) then
     M[name] = function(a, b, opts)
       return binary_into(name, op, rop, out_.option(opts, name), a, b)
