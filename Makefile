@@ -15,7 +15,9 @@ BUSTED ?= $(shell command -v busted 2>/dev/null || echo /usr/bin/busted)
 # CFLAGS and LDFLAGS are the user's (luarocks passes its own); what the build needs is in
 # FUSED_CFLAGS and FUSED_LDFLAGS, which a command-line CFLAGS cannot drop.
 CFLAGS ?= -O3
-FUSED_CFLAGS = -Werror=implicit-function-declaration -std=gnu11 -fPIC -fopenmp -Wall -Wextra \
+# -Werror=switch: a row of a list in fused.h without its case in a switch over it (c/maths/) is
+# a compile error.
+FUSED_CFLAGS = -Werror=implicit-function-declaration -Werror=switch -std=gnu11 -fPIC -fopenmp -Wall -Wextra \
   -Wno-unused-parameter
 FUSED_LDFLAGS = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 # OpenBLAS on OpenMP, so that BLAS and our kernels share one thread pool (and BLAS runs on one
@@ -25,7 +27,7 @@ OPENBLAS_OPENMP ?= $(firstword $(wildcard /usr/lib/*/openblas-openmp))
 OPENBLAS_PATH = -L$(OPENBLAS_OPENMP) -Wl,-rpath,$(OPENBLAS_OPENMP)
 LIBS = $(if $(OPENBLAS_OPENMP),$(OPENBLAS_PATH)) -lopenblas -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
-NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter
+NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter,-Werror=switch
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
 
 # The CPU kernels (c/cpu/kernels_<dtype>.c) are compiled once per capability, each into its own
@@ -115,7 +117,7 @@ $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 EMU_SOURCES = $(wildcard cuda/emu/*.cpp)
 EMU_HEADERS = $(wildcard cuda/emu/*.h)
 EMU_PUBLIC_HEADERS = cuda/emu/cuda_runtime.h cuda/emu/cublas_v2.h cuda/emu/cusparse.h
-EMU_FLAGS = -std=c++17 -fPIC -fopenmp -Wall -Wextra -Wno-unused-parameter -Icuda/emu
+EMU_FLAGS = -std=c++17 -fPIC -fopenmp -Werror=switch -Wall -Wextra -Wno-unused-parameter -Icuda/emu
 emu_objects = $(CU_SOURCES:%.cu=$(1)/%.o) $(EMU_SOURCES:%.cpp=$(1)/%.o)
 EMU_OBJECTS = $(call emu_objects,$(BUILD)/emu)
 ASAN_EMU_OBJECTS = $(call emu_objects,$(BUILD)/asan/emu)

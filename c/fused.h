@@ -1,7 +1,8 @@
 /* fused: tensors and fused neural-network kernels behind a flat C API.
  *
- * Everything between the ffi markers is read by LuaJIT's ffi.cdef as it is (the build copies
- * it into lua/fused/cdef.lua), so it holds plain declarations only.
+ * Everything between the ffi markers is read by LuaJIT's ffi.cdef once the C preprocessor has
+ * expanded it (scripts/gen-cdef.sh writes lua/fused/cdef.lua), so it holds declarations and
+ * the macros that make them, and includes nothing.
  *
  * Conventions
  * - Every function returns a status: 0 on success, -1 on error; fused_last_error() then
@@ -33,27 +34,53 @@
 extern "C" {
 #endif
 
+/* Empty in C; const in the cdef (scripts/gen-cdef.sh), where Lua must not write a tensor. */
+#ifndef FUSED_READONLY
+#define FUSED_READONLY
+#endif
+
 /* ffi-begin */
 enum { FUSED_MAX_DIMS = 8 };
 
-/* The values index the dtype table (c/core/dtypes.h); bool is one byte holding 0 or 1. */
-typedef enum {
-  FUSED_FLOAT32 = 0, FUSED_FLOAT64 = 1, FUSED_INT64 = 2, FUSED_BOOL = 3, FUSED_NUM_DTYPES = 4
-} fused_dtype;
-typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_device;
+/* The lists below are X-macros: each row is expanded into an enum here (the cdef holds the
+ * expansion: scripts/gen-cdef.sh runs the C preprocessor), the tables behind fused_device_name
+ * and the fused_*_info_of functions, the kernel tables and switches, and the Lua tables built
+ * from those functions at load. Each table over a list asserts its count (static_assert), so a row added
+ * without filling one fails to compile. A list's enum holds its rows, and its count is apart
+ * (FUSED_NUM_...), so that a switch over the enum lacks no case (-Werror=switch). */
+#define FUSED_ENUM_ROW(id, ...) id,
+#define FUSED_COUNT_ROW(...) +1
+
+/* The dtypes, in value order: X(enum, C type, name, npy descr, safetensors code, floating,
+ * Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element pointer is
+ * the C type's ("float*"). */
+#define FUSED_DTYPES(X)                                                                    \
+  X(FUSED_FLOAT32, float, float32, "<f4", "F32", 1, FloatTensor, MPI_FLOAT, ncclFloat32)     \
+  X(FUSED_FLOAT64, double, float64, "<f8", "F64", 1, DoubleTensor, MPI_DOUBLE, ncclFloat64)  \
+  X(FUSED_INT64, int64_t, int64, "<i8", "I64", 0, LongTensor, MPI_INT64_T, ncclInt64)        \
+  X(FUSED_BOOL, bool, bool, "|b1", "BOOL", 0, BoolTensor, MPI_C_BOOL, ncclUint8)
+typedef enum { FUSED_DTYPES(FUSED_ENUM_ROW) } fused_dtype;
+enum { FUSED_NUM_DTYPES = 0 FUSED_DTYPES(FUSED_COUNT_ROW) };
+
+/* The devices: X(enum, name). */
+#define FUSED_DEVICES(X) X(FUSED_CPU, cpu) X(FUSED_CUDA, cuda)
+typedef enum { FUSED_DEVICES(FUSED_ENUM_ROW) } fused_device;
+enum { FUSED_NUM_DEVICES = 0 FUSED_DEVICES(FUSED_COUNT_ROW) };
+/* A device's name ("cpu"), or NULL for an unknown device. */
+const char *fused_device_name(int32_t device);
 
 typedef struct fused_storage fused_storage;
 
-/* C writes these fields; Lua reads them only (scripts/gen-cdef.sh makes them const there),
+/* C writes these fields; Lua reads them only (the cdef is made with FUSED_READONLY const),
  * and every op checks them against the storage before a kernel trusts them. */
 typedef struct fused_tensor {
-  char *data;                       /* first element: storage base + offset */
-  fused_storage *storage;           /* shared by views; freed with its last tensor */
-  int64_t sizes[FUSED_MAX_DIMS];
-  int64_t strides[FUSED_MAX_DIMS];  /* in elements */
-  int32_t ndim;
-  int32_t scalar_type;              /* fused_dtype */
-  int32_t device_type;              /* fused_device */
+  char *FUSED_READONLY data;                  /* first element: storage base + offset */
+  fused_storage *FUSED_READONLY storage;      /* shared by views; freed with its last tensor */
+  FUSED_READONLY int64_t sizes[FUSED_MAX_DIMS];
+  FUSED_READONLY int64_t strides[FUSED_MAX_DIMS]; /* in elements */
+  FUSED_READONLY int32_t ndim;
+  FUSED_READONLY int32_t scalar_type;         /* fused_dtype */
+  FUSED_READONLY int32_t device_type;         /* fused_device */
 } fused_tensor;
 
 const char *fused_last_error(void);
@@ -86,14 +113,18 @@ int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t)
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype);
 /* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
-/* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers
- * ("<f4") and safetensors files ("F32"), and whether the arithmetic takes it. */
+/* What C knows of a dtype (its row of FUSED_DTYPES): its name ("float32"), bytes per element,
+ * its codes in .npy headers ("<f4") and safetensors files ("F32"), whether the arithmetic takes
+ * it, the FFI type of a pointer to its elements ("float*") and its Torch7 class
+ * ("FloatTensor"). */
 typedef struct fused_dtype_info {
   const char *name;
   int32_t size;
   const char *npy_descr;
   const char *safetensors;
   int32_t is_floating;
+  const char *pointer_type;
+  const char *torch7_class;
 } fused_dtype_info;
 /* The dtype's row of the table, or NULL for an unknown dtype. */
 const fused_dtype_info *fused_dtype_info_of(int32_t dtype);
@@ -140,9 +171,23 @@ int fused_fill(fused_tensor *t, double value);
  * a as if in infinite precision: {0, 1, 2} < 0.5 is {1, 0, 0}, < 1e300 all 1; a float a
  * against the scalar rounded to its dtype). a and b may have any strides (a broadcast operand
  * is a view with stride 0); with a scalar, a is contiguous. */
-typedef enum {
-  FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
-} fused_compare_op;
+/* X(enum, name, swapped): swapped the op that answers alike with the operands swapped (a < b
+ * is b > a). */
+#define FUSED_COMPARE_OPS(X)        \
+  X(FUSED_EQ, eq, FUSED_EQ)         \
+  X(FUSED_NE, ne, FUSED_NE)         \
+  X(FUSED_LT, lt, FUSED_GT)         \
+  X(FUSED_LE, le, FUSED_GE)         \
+  X(FUSED_GT, gt, FUSED_LT)         \
+  X(FUSED_GE, ge, FUSED_LE)
+typedef enum { FUSED_COMPARE_OPS(FUSED_ENUM_ROW) } fused_compare_op;
+enum { FUSED_NUM_COMPARE_OPS = 0 FUSED_COMPARE_OPS(FUSED_COUNT_ROW) };
+/* The op's row ({"lt", FUSED_GT}), or NULL for an unknown op. */
+typedef struct fused_compare_op_info {
+  const char *name;
+  int32_t swapped;
+} fused_compare_op_info;
+const fused_compare_op_info *fused_compare_op_info_of(int32_t op);
 int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                   const fused_tensor *b);
 int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
@@ -153,17 +198,60 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
  * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial.
  * FUSED_ROUND rounds half to even (PyTorch's round); FUSED_SIGN is -1, 0 or 1 (0 for NaN, as
- * PyTorch's); on int64 the rounding ops are the identity. */
-typedef enum {
-  FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
-  FUSED_SQRT, FUSED_ABS, FUSED_FLOOR, FUSED_CEIL, FUSED_ROUND, FUSED_TRUNC, FUSED_SIGN,
-  FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU,
-  FUSED_NUM_UNARY_OPS
-} fused_unary_op;
-typedef enum {
-  FUSED_ADD, FUSED_SUB, FUSED_MUL, FUSED_DIV, FUSED_RSUB, FUSED_RDIV, FUSED_POW, FUSED_MAX,
-  FUSED_MIN, FUSED_NUM_BINARY_OPS
-} fused_binary_op;
+ * PyTorch's); on int64 the rounding ops are the identity.
+ * The unary ops, X(enum, name, integers, alpha): integers 1 where int64 tensors take the op (its
+ * result is an integer), alpha 1 where the op reads alpha. An op is its row here and its case
+ * in c/maths/pointwise.h's apply_unary (with integers 1, arithmetic.h's apply_unary_exact too);
+ * Lua makes fused.<name> and <name>_ from the row (docs/architecture.md, "Adding an op"). */
+#define FUSED_UNARY_OPS(X)             \
+  X(FUSED_NEG, neg, 1, 0)              \
+  X(FUSED_EXP, exp, 0, 0)              \
+  X(FUSED_LOG, log, 0, 0)              \
+  X(FUSED_TANH, tanh, 0, 0)            \
+  X(FUSED_SIGMOID, sigmoid, 0, 0)      \
+  X(FUSED_ELU, elu, 0, 1)              \
+  X(FUSED_RELU, relu, 0, 0)            \
+  X(FUSED_SQRT, sqrt, 0, 0)            \
+  X(FUSED_ABS, abs, 1, 0)              \
+  X(FUSED_FLOOR, floor, 1, 0)          \
+  X(FUSED_CEIL, ceil, 1, 0)            \
+  X(FUSED_ROUND, round, 1, 0)          \
+  X(FUSED_TRUNC, trunc, 1, 0)          \
+  X(FUSED_SIGN, sign, 1, 0)            \
+  X(FUSED_D_EXP, d_exp, 0, 0)          \
+  X(FUSED_D_LOG, d_log, 0, 0)          \
+  X(FUSED_D_TANH, d_tanh, 0, 0)        \
+  X(FUSED_D_SIGMOID, d_sigmoid, 0, 0)  \
+  X(FUSED_D_ELU, d_elu, 0, 1)          \
+  X(FUSED_D_RELU, d_relu, 0, 0)
+typedef enum { FUSED_UNARY_OPS(FUSED_ENUM_ROW) } fused_unary_op;
+enum { FUSED_NUM_UNARY_OPS = 0 FUSED_UNARY_OPS(FUSED_COUNT_ROW) };
+/* X(enum, name, integers, swapped): integers 1 where int64 tensors take the op (division
+ * computes in float32, in Lua), swapped the op that computes it with its operands swapped
+ * (scalar op a; -1: none). rsub and rdiv are sub's and div's swapped forms. */
+#define FUSED_BINARY_OPS(X)                    \
+  X(FUSED_ADD, add, 1, FUSED_ADD)              \
+  X(FUSED_SUB, sub, 1, FUSED_RSUB)             \
+  X(FUSED_MUL, mul, 1, FUSED_MUL)              \
+  X(FUSED_DIV, div, 0, FUSED_RDIV)             \
+  X(FUSED_RSUB, rsub, 1, FUSED_SUB)            \
+  X(FUSED_RDIV, rdiv, 0, FUSED_DIV)            \
+  X(FUSED_POW, pow, 1, -1)                     \
+  X(FUSED_MAXIMUM, maximum, 1, FUSED_MAXIMUM)  \
+  X(FUSED_MINIMUM, minimum, 1, FUSED_MINIMUM)
+typedef enum { FUSED_BINARY_OPS(FUSED_ENUM_ROW) } fused_binary_op;
+enum { FUSED_NUM_BINARY_OPS = 0 FUSED_BINARY_OPS(FUSED_COUNT_ROW) };
+/* What C knows of an op of the lists above, or NULL for an unknown op; swapped is -1 for none. */
+typedef struct fused_unary_op_info {
+  const char *name;
+  int32_t integers, alpha;
+} fused_unary_op_info;
+typedef struct fused_binary_op_info {
+  const char *name;
+  int32_t integers, swapped;
+} fused_binary_op_info;
+const fused_unary_op_info *fused_unary_op_info_of(int32_t op);
+const fused_binary_op_info *fused_binary_op_info_of(int32_t op);
 int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b);
@@ -292,7 +380,15 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
  * into the weight and bias gradients when accumulate is 1 (else overwrites them); d_hs, d_hn
  * and d_cn may be NULL (zero). It writes over saved, so it runs once per forward. Of the
  * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). */
-typedef enum { FUSED_CELL_LLTM = 0, FUSED_CELL_LSTM = 1, FUSED_CELL_GRU = 2 } fused_cell;
+/* The built-in cells, X(enum, name, gates, saved, has_c, d_ih, d_hh, h_prev): the numbers of
+ * their fused_cell_def below (c/maths/cell_layout.h explains them). Their steps are the
+ * switches of c/cpu/generic/rnn.h and cuda/rnn.cu over c/maths/cells.h. */
+#define FUSED_CELLS(X)                        \
+  X(FUSED_CELL_LLTM, lltm, 3, 5, 1, 0, 0, 4)  \
+  X(FUSED_CELL_LSTM, lstm, 4, 7, 1, 0, 0, 6)  \
+  X(FUSED_CELL_GRU, gru, 3, 7, 0, 3, 0, 6)
+typedef enum { FUSED_CELLS(FUSED_ENUM_ROW) } fused_cell;
+enum { FUSED_NUM_CELLS = 0 FUSED_CELLS(FUSED_COUNT_ROW) };
 /* S, the blocks of H that saved holds per batch row and step; -1 for an unknown cell. A cell
  * registered with fused_rnn_register_cell below runs here too. */
 int32_t fused_rnn_saved_blocks(int32_t cell);

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "../c/core/backend.h"
-#include "../c/core/dtypes.h"
 #include "../c/core/error.h"
 #include "../c/fused_launch.h"
 #include "fused_cuda.h"
@@ -149,7 +148,7 @@ FUSED_KERNELS(FUSED_CUDA_DECLARE)
   FUSED_CUDA_INSTANTIATE(name, params, float) FUSED_CUDA_INSTANTIATE(name, params, double)
 #define FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) \
   FUSED_CUDA_INSTANTIATE_FLOATING(name, params) FUSED_CUDA_INSTANTIATE(name, params, int64_t)
-/* Every C type of c/core/dtypes.h (a macro cannot walk that list for each kernel). */
+/* Every C type of fused.h's FUSED_DTYPES (a macro cannot walk that list for each kernel). */
 static_assert(FUSED_NUM_DTYPES == 4, "a new dtype: add its C type to FUSED_CUDA_INSTANTIATE_ALL");
 #define FUSED_CUDA_INSTANTIATE_ALL(name, params) \
   FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) FUSED_CUDA_INSTANTIATE(name, params, bool)

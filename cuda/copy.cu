@@ -55,7 +55,7 @@ static int launch_convert(fused_tensor *dst, const fused_tensor *src) {
 }
 
 template <typename T> int cuda_convert(fused_tensor *dst, const fused_tensor *src) {
-#define FUSED_CUDA_CONVERT_FROM(id, ctype, name, npy, safetensors, floating) \
+#define FUSED_CUDA_CONVERT_FROM(id, ctype, ...) \
   case id: return launch_convert<T, ctype>(dst, src);
   switch (src->scalar_type) {
     FUSED_DTYPES(FUSED_CUDA_CONVERT_FROM)

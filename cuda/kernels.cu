@@ -16,5 +16,6 @@ template <typename T, bool floating> static fused_kernels make_kernels() {
   return k;
 }
 
-#define FUSED_CUDA_TABLE(id, ctype, name, npy, safetensors, floating) make_kernels<ctype, floating>(),
+#define FUSED_CUDA_TABLE(id, ctype, name, npy, safetensors, floating, ...) \
+  make_kernels<ctype, floating>(),
 const fused_kernels cuda_kernels[FUSED_NUM_DTYPES] = {FUSED_DTYPES(FUSED_CUDA_TABLE)};

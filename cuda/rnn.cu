@@ -16,6 +16,9 @@ static int gemm_rows(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int
                                   (int)ldc));
 }
 
+/* The kernels below switch over the built-in cells. */
+static_assert(FUSED_NUM_CELLS == 3, "a cell added to FUSED_CELLS: add its cases here");
+
 /* One step forward over B×H elements; a padded row (t at or past its length) carries h and
  * outputs zero (the cell state stays as it is in c). */
 template <typename T>

@@ -171,7 +171,8 @@ local CASES = {
 -- Functions with no pointer argument, or none that can be wrong, checked below by hand.
 local BY_HAND = {
   'fused_last_error', 'fused_tensor_release', 'fused_tensor_free', 'fused_dtype_size',
-  'fused_dtype_info_of',
+  'fused_dtype_info_of', 'fused_device_name', 'fused_unary_op_info_of', 'fused_binary_op_info_of',
+  'fused_compare_op_info_of',
   'fused_bytes_in_use', 'fused_device_available', 'fused_device_unavailable_reason',
   'fused_set_device_unavailable', 'fused_set_num_threads', 'fused_get_num_threads',
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
@@ -252,6 +253,22 @@ describe('the C API', function()
     assert.are.equal(8, tonumber(C.fused_dtype_size(C.FUSED_FLOAT64)))
     assert(C.fused_dtype_info_of(7) == nil and C.fused_dtype_info_of(-1) == nil)
     assert.are.equal('int64', ffi.string(C.fused_dtype_info_of(C.FUSED_INT64).name))
+    assert.are.same({ 'int64_t*', 'LongTensor' }, { ffi.string(C.fused_dtype_info_of(C.FUSED_INT64).pointer_type),
+                                                    ffi.string(C.fused_dtype_info_of(C.FUSED_INT64).torch7_class) })
+    -- the lists' lookups: a row, or NULL past either end
+    assert.are.equal('cuda', ffi.string(C.fused_device_name(C.FUSED_CUDA)))
+    assert.are.equal('d_tanh', ffi.string(C.fused_unary_op_info_of(C.FUSED_D_TANH).name))
+    assert.are.same({ 0, 1 }, { C.fused_unary_op_info_of(C.FUSED_ELU).integers, C.fused_unary_op_info_of(C.FUSED_ELU).alpha })
+    assert.are.same({ 'sub', C.FUSED_RSUB }, { ffi.string(C.fused_binary_op_info_of(C.FUSED_SUB).name),
+                                               C.fused_binary_op_info_of(C.FUSED_SUB).swapped })
+    assert.are.equal(-1, C.fused_binary_op_info_of(C.FUSED_POW).swapped)
+    assert.are.equal(C.FUSED_GT, C.fused_compare_op_info_of(C.FUSED_LT).swapped)
+    for _, lookup in ipairs({ { 'fused_device_name', C.FUSED_NUM_DEVICES },
+                              { 'fused_unary_op_info_of', C.FUSED_NUM_UNARY_OPS },
+                              { 'fused_binary_op_info_of', C.FUSED_NUM_BINARY_OPS },
+                              { 'fused_compare_op_info_of', C.FUSED_NUM_COMPARE_OPS } }) do
+      assert(C[lookup[1]](-1) == nil and C[lookup[1]](lookup[2]) == nil, lookup[1])
+    end
     assert.are.equal(-1, tonumber(C.fused_bytes_in_use(5)))
     assert.truthy(last_error():find("bytes_in_use: argument 'device' expected 0 to 1, got 5", 1, true))
     assert.are.equal(0, C.fused_device_available(-1))

@@ -12,11 +12,8 @@ const char *dtype_name(int32_t dtype) {
 }
 
 const char *device_name(int32_t device) {
-  switch (device) {
-    case FUSED_CPU: return "cpu";
-    case FUSED_CUDA: return "cuda";
-    default: return "an unknown device";
-  }
+  const char *name = fused_device_name(device);
+  return name ? name : "an unknown device";
 }
 
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes) {

@@ -10,6 +10,16 @@
 extern fused_device_ops fused_cpu_device; /* its tables set by c/cpu/capability.c */
 
 static const fused_device_ops *devices[FUSED_NUM_DEVICES] = {[FUSED_CPU] = &fused_cpu_device};
+#define NAME(id, name) [id] = #name,
+static const char *const device_names[] = {FUSED_DEVICES(NAME)};
+#undef NAME
+_Static_assert(sizeof device_names / sizeof *device_names == FUSED_NUM_DEVICES,
+               "one name per device");
+
+const char *fused_device_name(int32_t device) {
+  return device >= 0 && device < FUSED_NUM_DEVICES ? device_names[device] : NULL;
+}
+
 static char unavailable[FUSED_NUM_DEVICES][512] = {
     [FUSED_CUDA] = "the CUDA library (libfused_cuda.so) is not loaded"};
 

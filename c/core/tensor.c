@@ -6,7 +6,6 @@
 
 #include "backend.h"
 #include "check.h"
-#include "dtypes.h"
 #include "error.h"
 
 struct fused_storage {

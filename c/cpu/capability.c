@@ -6,18 +6,17 @@
 #include <string.h>
 
 #include "../core/backend.h"
-#include "../core/dtypes.h"
 #include "../core/error.h"
 
 enum { CPU_AVX512, CPU_AVX2, CPU_DEFAULT, CPU_NUM_CAPABILITIES };
 
-#define DECLARE_TABLES(id, ctype, name, npy, safetensors, floating)                     \
+#define DECLARE_TABLES(id, ctype, name, ...)                                            \
   extern const fused_kernels fused_cpu_##name##_kernels_avx512,                         \
       fused_cpu_##name##_kernels_avx2, fused_cpu_##name##_kernels_default;
 FUSED_DTYPES(DECLARE_TABLES)
 #undef DECLARE_TABLES
 
-#define TABLES(id, ctype, name, npy, safetensors, floating)                              \
+#define TABLES(id, ctype, name, ...)                                                     \
   [id] = {[CPU_AVX512] = &fused_cpu_##name##_kernels_avx512,                            \
           [CPU_AVX2] = &fused_cpu_##name##_kernels_avx2,                                \
           [CPU_DEFAULT] = &fused_cpu_##name##_kernels_default},

@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "../core/backend.h"
-#include "../core/dtypes.h"
 #include "../core/error.h"
 
 /* 64-byte alignment lets the compiler's vector loads start on cache lines. */

@@ -15,7 +15,7 @@ static inline int dist_check_tensor(const char *op, const fused_tensor *t, int32
     return fused_error("distributed.%s: argument 't' expected a %s tensor (%s's side), got device "
                        "%d", op, device == FUSED_CPU ? "cpu" : "cuda", engine, t->device_type);
   }
-  if (floating && t->scalar_type != FUSED_FLOAT32 && t->scalar_type != FUSED_FLOAT64) {
+  if (floating && !fused_dtype_info_of(t->scalar_type)->is_floating) {
     return fused_error("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
                        op, fused_dtype_info_of(t->scalar_type)->name);
   }

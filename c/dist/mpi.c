@@ -17,6 +17,12 @@ struct fused_mpi_request {
   int64_t bytes;
 };
 
+/* Each dtype's MPI type, from fused.h's FUSED_DTYPES. */
+#define MPI_TYPE(id, ctype, name, npy, safetensors, floating, torch7, mpi, ...) [id] = mpi,
+static MPI_Datatype mpi_types[] = {FUSED_DTYPES(MPI_TYPE)};
+#undef MPI_TYPE
+_Static_assert(sizeof mpi_types / sizeof *mpi_types == FUSED_NUM_DTYPES, "one row per dtype");
+
 static int world_rank, world_size;
 static int in_flight; /* requests started and not yet waited */
 
@@ -96,7 +102,7 @@ static int started(fused_mpi_request *r, int rc, fused_mpi_request **request) {
 int fused_mpi_allreduce_start(fused_tensor *t, fused_mpi_request **request) {
   FUSED_TRY(check_tensor("allreduce", t, 1));
   int64_t n = fused_tensor_numel(t);
-  MPI_Datatype type = t->scalar_type == FUSED_FLOAT32 ? MPI_FLOAT : MPI_DOUBLE;
+  MPI_Datatype type = mpi_types[t->scalar_type];
   fused_mpi_request *r = new_request("allreduce", n * fused_dtype_size(t->scalar_type));
   if (!r) return -1;
   return started(r, MPI_Iallreduce(MPI_IN_PLACE, t->data, (int)n, type, MPI_SUM, MPI_COMM_WORLD,

@@ -25,7 +25,8 @@ FUSED_HD int64_t int64_pow(int64_t a, int64_t b) {
 __host__ __device__ inline int64_t m_pow(int64_t a, int64_t b) { return int64_pow(a, b); }
 #endif
 
-/* Per element on both backends (neither runs these over vectors); max and min propagate NaN. */
+/* Per element on both backends (neither runs these over vectors); maximum and minimum propagate
+ * NaN. One case per op of FUSED_BINARY_OPS, and no default (-Werror=switch). */
 FUSED_GENERIC FUSED_HD scalar_t apply_binary(fused_binary_op op, scalar_t a, scalar_t b) {
   switch (op) {
     case FUSED_ADD: return a + b;
@@ -35,10 +36,10 @@ FUSED_GENERIC FUSED_HD scalar_t apply_binary(fused_binary_op op, scalar_t a, sca
     case FUSED_RSUB: return b - a;
     case FUSED_RDIV: return b / a;
     case FUSED_POW: return m_pow(a, b);
-    case FUSED_MAX: return a > b || is_nan(a) ? a : b;
-    case FUSED_MIN: return a < b || is_nan(a) ? a : b;
-    default: return 0;
+    case FUSED_MAXIMUM: return a > b || is_nan(a) ? a : b;
+    case FUSED_MINIMUM: return a < b || is_nan(a) ? a : b;
   }
+  return 0;
 }
 
 /* The unary ops of integers, per element; the API refuses the others for them. */

@@ -6,7 +6,8 @@
 #include "activations.h"
 #include "arithmetic.h"
 
-/* alpha is ELU's; the API has rejected unknown ops. */
+/* One case per op of fused.h's FUSED_UNARY_OPS, and no default: -Werror=switch makes a row
+ * without its case a compile error. alpha is ELU's; the API has rejected unknown ops. */
 FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t alpha) {
   switch (op) {
     case FUSED_NEG: return -z;
@@ -34,8 +35,8 @@ FUSED_GENERIC FUSED_HD lane_t apply_unary(fused_unary_op op, lane_t z, scalar_t 
     case FUSED_D_ELU: return d_elu_of(z, alpha);
     case FUSED_D_RELU:
       return lane_select(z > 0, lane_splat(1), lane_select(z <= 0, lane_splat(0), z));
-    default: return lane_splat(0);
   }
+  return lane_splat(0);
 }
 
 #endif

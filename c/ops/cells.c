@@ -7,15 +7,15 @@
 
 enum { MAX_CELLS = 64, NAME_LEN = 32 };
 
-/* In fused_cell's order; the numbers are cell_layout.h's. The built-in cells have no step
- * pointers: the CPU driver compiles their rows for each vector capability (generic/rnn.h). */
-static fused_cell_def cells[MAX_CELLS] = {
-    {"lltm", 3, 5, 1, 0, 0, 4, NULL, NULL, NULL, NULL},
-    {"lstm", 4, 7, 1, 0, 0, 6, NULL, NULL, NULL, NULL},
-    {"gru", 3, 7, 0, 3, 0, 6, NULL, NULL, NULL, NULL},
-};
+/* The built-in cells first (fused.h's FUSED_CELLS; the numbers are cell_layout.h's). They have
+ * no step pointers: the CPU driver compiles their rows for each vector capability
+ * (generic/rnn.h). */
+#define BUILT_IN(id, name, gates, saved, has_c, d_ih, d_hh, h_prev) \
+  [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, NULL, NULL, NULL, NULL},
+static fused_cell_def cells[MAX_CELLS] = {FUSED_CELLS(BUILT_IN)};
+#undef BUILT_IN
 static char names[MAX_CELLS][NAME_LEN];
-static int32_t count = FUSED_CELL_GRU + 1;
+static int32_t count = FUSED_NUM_CELLS;
 
 const fused_cell_def *fused_rnn_cell(int32_t cell) {
   if (cell < 0 || cell >= __atomic_load_n(&count, __ATOMIC_ACQUIRE)) return NULL;

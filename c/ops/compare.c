@@ -5,9 +5,16 @@
 #include "../core/check.h"
 #include "../core/error.h"
 
-static const char *const compare_names[FUSED_NUM_COMPARE_OPS] = {
-    [FUSED_EQ] = "eq", [FUSED_NE] = "ne", [FUSED_LT] = "lt",
-    [FUSED_LE] = "le", [FUSED_GT] = "gt", [FUSED_GE] = "ge"};
+/* fused.h's list, as fused_compare_op_info_of gives it. */
+#define INFO(id, name, swapped) [id] = {#name, swapped},
+static const fused_compare_op_info compare_ops[] = {FUSED_COMPARE_OPS(INFO)};
+#undef INFO
+_Static_assert(sizeof compare_ops / sizeof *compare_ops == FUSED_NUM_COMPARE_OPS,
+               "one row per op");
+
+const fused_compare_op_info *fused_compare_op_info_of(int32_t op) {
+  return op >= 0 && op < FUSED_NUM_COMPARE_OPS ? &compare_ops[op] : NULL;
+}
 
 /* out: bool, a's shape and device, contiguous. */
 static int check_out(const char *fn, const fused_tensor *out, const fused_tensor *a) {
@@ -23,7 +30,7 @@ int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                   const fused_tensor *b) {
   if ((unsigned)op >= FUSED_NUM_COMPARE_OPS)
     return fused_error("compare: unknown op %d", (int)op);
-  const char *fn = compare_names[op];
+  const char *fn = compare_ops[op].name;
   FUSED_TRY(check_out(fn, out, a));
   FUSED_TRY(check_like(fn, "b", b, "a", a));
   FUSED_CALL_KERNEL(fn, "a", a, compare, op, out, a, b);
@@ -56,7 +63,7 @@ int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_ten
                          double scalar) {
   if ((unsigned)op >= FUSED_NUM_COMPARE_OPS)
     return fused_error("compare_scalar: unknown op %d", (int)op);
-  const char *fn = compare_names[op];
+  const char *fn = compare_ops[op].name;
   FUSED_TRY(check_out(fn, out, a));
   FUSED_TRY(check_contiguous(fn, "a", a));
   int answer = -1;

@@ -56,13 +56,13 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   d->cell = cell;
   d->L = cell_layout_of(cell);
   if (!d->L.gates)
-    return fused_error("%s: argument 'cell' expected FUSED_CELL_LLTM, _LSTM, _GRU or a registered "
-                       "cell's id, got %d", fn, cell);
+    return fused_error("%s: argument 'cell' expected a built-in cell (FUSED_CELLS) or a "
+                       "registered cell's id, got %d", fn, cell);
   FUSED_TRY(check_tensor(fn, "xs", xs));
   FUSED_TRY(check_ndim(fn, "xs", xs, 3));
   FUSED_TRY(check_contiguous(fn, "xs", xs));
   /* A registered cell's steps are host functions. */
-  if (cell > FUSED_CELL_GRU && xs->device_type != FUSED_CPU)
+  if (cell >= FUSED_NUM_CELLS && xs->device_type != FUSED_CPU)
     return fused_error("%s: the %s cell expected CPU tensors (a custom cell runs on the CPU "
                        "only), got 'xs' on %s", fn, fused_rnn_cell(cell)->name,
                        device_name(xs->device_type));

@@ -7,6 +7,12 @@
 #include "../common.cuh"
 #include "fused_nccl.h"
 
+/* Each dtype's NCCL type, from fused.h's FUSED_DTYPES (bool as bytes). */
+#define NCCL_TYPE(id, ctype, name, npy, safetensors, floating, torch7, mpi, nccl) nccl,
+static const ncclDataType_t nccl_types[] = {FUSED_DTYPES(NCCL_TYPE)};
+#undef NCCL_TYPE
+static_assert(sizeof nccl_types / sizeof *nccl_types == FUSED_NUM_DTYPES, "one row per dtype");
+
 static ncclComm_t comm;
 static int comm_rank, comm_size;
 
@@ -72,7 +78,7 @@ static int check_tensor(const char *op, const fused_tensor *t, int floating) {
 
 int fused_nccl_allreduce(fused_tensor *t) {
   FUSED_TRY(check_tensor("allreduce", t, 1));
-  ncclDataType_t type = t->scalar_type == FUSED_FLOAT32 ? ncclFloat32 : ncclFloat64;
+  ncclDataType_t type = nccl_types[t->scalar_type];
   return nccl_check("allreduce", ncclAllReduce(t->data, t->data, (size_t)fused_tensor_numel(t),
                                                type, ncclSum, comm, cuda_stream));
 }

@@ -1,29 +1,35 @@
 -- Generated from c/fused.h by scripts/gen-cdef.sh; edit the header, then run make.
 return [[
 enum { FUSED_MAX_DIMS = 8 };
-
-/* The values index the dtype table (c/core/dtypes.h); bool is one byte holding 0 or 1. */
-typedef enum {
-  FUSED_FLOAT32 = 0, FUSED_FLOAT64 = 1, FUSED_INT64 = 2, FUSED_BOOL = 3, FUSED_NUM_DTYPES = 4
-} fused_dtype;
-typedef enum { FUSED_CPU = 0, FUSED_CUDA = 1, FUSED_NUM_DEVICES = 2 } fused_device;
-
+/* The lists below are X-macros: each row is expanded into an enum here (the cdef holds the
+ * expansion: scripts/gen-cdef.sh runs the C preprocessor), the tables behind fused_device_name
+ * and the fused_*_info_of functions, the kernel tables and switches, and the Lua tables built
+ * from those functions at load. Each table over a list asserts its count (static_assert), so a row added
+ * without filling one fails to compile. A list's enum holds its rows, and its count is apart
+ * (FUSED_NUM_...), so that a switch over the enum lacks no case (-Werror=switch). */
+/* The dtypes, in value order: X(enum, C type, name, npy descr, safetensors code, floating,
+ * Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element pointer is
+ * the C type's ("float*"). */
+typedef enum { FUSED_FLOAT32, FUSED_FLOAT64, FUSED_INT64, FUSED_BOOL, } fused_dtype;
+enum { FUSED_NUM_DTYPES = 0 +1 +1 +1 +1 };
+/* The devices: X(enum, name). */
+typedef enum { FUSED_CPU, FUSED_CUDA, } fused_device;
+enum { FUSED_NUM_DEVICES = 0 +1 +1 };
+/* A device's name ("cpu"), or NULL for an unknown device. */
+const char *fused_device_name(int32_t device);
 typedef struct fused_storage fused_storage;
-
-/* C writes these fields; Lua reads them only (scripts/gen-cdef.sh makes them const there),
+/* C writes these fields; Lua reads them only (the cdef is made with FUSED_READONLY const),
  * and every op checks them against the storage before a kernel trusts them. */
 typedef struct fused_tensor {
-  char *const data;                       /* first element: storage base + offset */
-  fused_storage *const storage;           /* shared by views; freed with its last tensor */
+  char *const data; /* first element: storage base + offset */
+  fused_storage *const storage; /* shared by views; freed with its last tensor */
   const int64_t sizes[FUSED_MAX_DIMS];
-  const int64_t strides[FUSED_MAX_DIMS];  /* in elements */
+  const int64_t strides[FUSED_MAX_DIMS]; /* in elements */
   const int32_t ndim;
-  const int32_t scalar_type;              /* fused_dtype */
-  const int32_t device_type;              /* fused_device */
+  const int32_t scalar_type; /* fused_dtype */
+  const int32_t device_type; /* fused_device */
 } fused_tensor;
-
 const char *fused_last_error(void);
-
 /* Tensors. fused_tensor_init fills a caller-owned struct (LuaJIT's ffi.new) with a new storage,
  * fused_tensor_release drops its reference; fused_tensor_new/free do the same for a struct on
  * the heap, for C callers. A new tensor's memory is uninitialised. */
@@ -52,14 +58,18 @@ int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t)
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype);
 /* The number of elements; -1 on error. */
 int64_t fused_tensor_numel(const fused_tensor *t);
-/* What C knows of a dtype: its name ("float32"), bytes per element, its codes in .npy headers
- * ("<f4") and safetensors files ("F32"), and whether the arithmetic takes it. */
+/* What C knows of a dtype (its row of FUSED_DTYPES): its name ("float32"), bytes per element,
+ * its codes in .npy headers ("<f4") and safetensors files ("F32"), whether the arithmetic takes
+ * it, the FFI type of a pointer to its elements ("float*") and its Torch7 class
+ * ("FloatTensor"). */
 typedef struct fused_dtype_info {
   const char *name;
   int32_t size;
   const char *npy_descr;
   const char *safetensors;
   int32_t is_floating;
+  const char *pointer_type;
+  const char *torch7_class;
 } fused_dtype_info;
 /* The dtype's row of the table, or NULL for an unknown dtype. */
 const fused_dtype_info *fused_dtype_info_of(int32_t dtype);
@@ -68,17 +78,14 @@ size_t fused_dtype_size(int32_t dtype);
 /* Bytes held by live storages of a device, for the Lua side's garbage-collector pacing; -1 for
  * an unknown device. */
 int64_t fused_bytes_in_use(int32_t device);
-
 /* Whether a device's backend is loaded, and why not (the loader says why, for the messages; a
  * NULL reason is an error, reported by fused_last_error()). */
 int fused_device_available(int32_t device);
 const char *fused_device_unavailable_reason(int32_t device);
 void fused_set_device_unavailable(int32_t device, const char *reason);
-
 /* Threads used by the CPU kernels and OpenBLAS; 0 means all cores. */
 int fused_set_num_threads(int32_t n);
 int32_t fused_get_num_threads(void);
-
 /* The CPU kernels' vector path: "avx512", "avx2" or "default" (baseline x86-64, SSE2), its
  * width and the compiler flags its kernels were built with ("-mavx2 -mfma", ...). The library
  * picks the best the CPU runs when it loads; setting one the CPU cannot run is an error. Not
@@ -87,62 +94,75 @@ int fused_set_cpu_capability(const char *name);
 const char *fused_cpu_capability(void);
 int32_t fused_cpu_vector_bits(void);
 const char *fused_cpu_capability_flags(void);
-
 /* The OpenBLAS linked: its build line, the kernel family it runs on this CPU (Zen, Haswell,
  * SkylakeX, ...) and its threading (0 none, 1 pthreads, 2 OpenMP). */
 const char *fused_blas_config(void);
 const char *fused_blas_core(void);
 int32_t fused_blas_threading(void);
-
 /* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
  * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
  * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is one of t's dtype's values (fused_check_scalar). */
 int fused_fill(fused_tensor *t, double value);
-
 /* Comparisons into a contiguous bool tensor of a's shape (1 where true): a and b of one dtype
  * and device, any dtype, or a and a scalar, compared exactly as PyTorch does (an int64 or bool
  * a as if in infinite precision: {0, 1, 2} < 0.5 is {1, 0, 0}, < 1e300 all 1; a float a
  * against the scalar rounded to its dtype). a and b may have any strides (a broadcast operand
  * is a view with stride 0); with a scalar, a is contiguous. */
-typedef enum {
-  FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, FUSED_NUM_COMPARE_OPS
-} fused_compare_op;
+/* X(enum, name, swapped): swapped the op that answers alike with the operands swapped (a < b
+ * is b > a). */
+typedef enum { FUSED_EQ, FUSED_NE, FUSED_LT, FUSED_LE, FUSED_GT, FUSED_GE, } fused_compare_op;
+enum { FUSED_NUM_COMPARE_OPS = 0 +1 +1 +1 +1 +1 +1 };
+/* The op's row ({"lt", FUSED_GT}), or NULL for an unknown op. */
+typedef struct fused_compare_op_info {
+  const char *name;
+  int32_t swapped;
+} fused_compare_op_info;
+const fused_compare_op_info *fused_compare_op_info_of(int32_t op);
 int fused_compare(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                   const fused_tensor *b);
 int fused_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *a,
                          double scalar);
-
 /* Elementwise ops into a contiguous out; the inputs have its shape. unary and binary_scalar
  * take contiguous inputs; binary's a and b may have any strides (a broadcast operand is a view
  * with stride 0: NumPy's broadcasting is expanding to out's shape). alpha is ELU's, else unused.
  * The d_ ops are derivatives with respect to the op's input z, as in the PyTorch tutorial.
  * FUSED_ROUND rounds half to even (PyTorch's round); FUSED_SIGN is -1, 0 or 1 (0 for NaN, as
- * PyTorch's); on int64 the rounding ops are the identity. */
-typedef enum {
-  FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU,
-  FUSED_SQRT, FUSED_ABS, FUSED_FLOOR, FUSED_CEIL, FUSED_ROUND, FUSED_TRUNC, FUSED_SIGN,
-  FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU,
-  FUSED_NUM_UNARY_OPS
-} fused_unary_op;
-typedef enum {
-  FUSED_ADD, FUSED_SUB, FUSED_MUL, FUSED_DIV, FUSED_RSUB, FUSED_RDIV, FUSED_POW, FUSED_MAX,
-  FUSED_MIN, FUSED_NUM_BINARY_OPS
-} fused_binary_op;
+ * PyTorch's); on int64 the rounding ops are the identity.
+ * The unary ops, X(enum, name, integers, alpha): integers 1 where int64 tensors take the op (its
+ * result is an integer), alpha 1 where the op reads alpha. An op is its row here and its case
+ * in c/maths/pointwise.h's apply_unary (with integers 1, arithmetic.h's apply_unary_exact too);
+ * Lua makes fused.<name> and <name>_ from the row (docs/architecture.md, "Adding an op"). */
+typedef enum { FUSED_NEG, FUSED_EXP, FUSED_LOG, FUSED_TANH, FUSED_SIGMOID, FUSED_ELU, FUSED_RELU, FUSED_SQRT, FUSED_ABS, FUSED_FLOOR, FUSED_CEIL, FUSED_ROUND, FUSED_TRUNC, FUSED_SIGN, FUSED_D_EXP, FUSED_D_LOG, FUSED_D_TANH, FUSED_D_SIGMOID, FUSED_D_ELU, FUSED_D_RELU, } fused_unary_op;
+enum { FUSED_NUM_UNARY_OPS = 0 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 +1 };
+/* X(enum, name, integers, swapped): integers 1 where int64 tensors take the op (division
+ * computes in float32, in Lua), swapped the op that computes it with its operands swapped
+ * (scalar op a; -1: none). rsub and rdiv are sub's and div's swapped forms. */
+typedef enum { FUSED_ADD, FUSED_SUB, FUSED_MUL, FUSED_DIV, FUSED_RSUB, FUSED_RDIV, FUSED_POW, FUSED_MAXIMUM, FUSED_MINIMUM, } fused_binary_op;
+enum { FUSED_NUM_BINARY_OPS = 0 +1 +1 +1 +1 +1 +1 +1 +1 +1 };
+/* What C knows of an op of the lists above, or NULL for an unknown op; swapped is -1 for none. */
+typedef struct fused_unary_op_info {
+  const char *name;
+  int32_t integers, alpha;
+} fused_unary_op_info;
+typedef struct fused_binary_op_info {
+  const char *name;
+  int32_t integers, swapped;
+} fused_binary_op_info;
+const fused_unary_op_info *fused_unary_op_info_of(int32_t op);
+const fused_binary_op_info *fused_binary_op_info_of(int32_t op);
 int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b);
 /* out = a op scalar (FUSED_RSUB: scalar - a, FUSED_RDIV: scalar / a). */
 int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                         double scalar);
-
 /* out = beta * bias + alpha * a @ b, 2-D. a and b may be contiguous or transposed views of
  * contiguous matrices; bias may be NULL, a vector of out's columns (added to every row) or
  * out's shape. out is contiguous and must not overlap the inputs (bias may be out itself). */
 int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
                 const fused_tensor *b, double beta, double alpha);
-
 /* Reductions over dim (0-based) of a contiguous tensor; out has that dim of size 1. */
 int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* The product, and the max or min with the 1-based index of the first (NULL indices: none;
@@ -175,7 +195,6 @@ int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *
                int32_t dim, int32_t descending);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
-
 /* Selection, any dtype, into a contiguous out. where: out = cond ? a : b elementwise; cond
  * (bool), a and b (out's dtype) have out's shape, any strides (broadcast operands are stride-0
  * views); a or b may be out itself. index_select and gather pick along dim (0-based) of a
@@ -188,7 +207,6 @@ int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
                        const fused_tensor *index);
 int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
                  const fused_tensor *index);
-
 /* Indexing that reads by a mask or writes by indices (c/ops/index.c), any dtype, on the CPU
  * (a CUDA tensor is an error for now); indices are int64 counted from 1, each checked, and
  * every tensor is contiguous. masked_select: out (1-D) takes in's elements where mask (bool,
@@ -210,12 +228,10 @@ int fused_index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
  * int64 out of count x ndim. The CPU's only so far. */
 int fused_count_nonzero(int64_t *count, const fused_tensor *in);
 int fused_nonzero(fused_tensor *out, const fused_tensor *in);
-
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);
 int fused_uniform(fused_tensor *t, double low, double high);
 int fused_normal(fused_tensor *t, double mean, double std);
-
 /* The LLTM (the PyTorch C++/CUDA extension tutorial) over T steps, on the sequence engine
  * below (cell FUSED_CELL_LLTM, W's first H columns its recurrent weight, the last I its input
  * weight, b its only bias); its one-step cell (nn.LLTMCell) is a sequence of T = 1.
@@ -238,7 +254,6 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
                             fused_tensor *saved, const fused_tensor *xs, const fused_tensor *W,
                             const int64_t *lengths, int32_t reverse, int32_t accumulate);
-
 /* The sequence engine: one recurrent cell of G gate blocks of H run over T steps in one
  * direction of one layer (docs/cells.md). The input projection of every step,
  * xs·w_ihᵀ (+ b_ih), is one GEMM; each step is one GEMM, h·w_hhᵀ (+ b_hh), and one pointwise
@@ -258,7 +273,11 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
  * into the weight and bias gradients when accumulate is 1 (else overwrites them); d_hs, d_hn
  * and d_cn may be NULL (zero). It writes over saved, so it runs once per forward. Of the
  * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). */
-typedef enum { FUSED_CELL_LLTM = 0, FUSED_CELL_LSTM = 1, FUSED_CELL_GRU = 2 } fused_cell;
+/* The built-in cells, X(enum, name, gates, saved, has_c, d_ih, d_hh, h_prev): the numbers of
+ * their fused_cell_def below (c/maths/cell_layout.h explains them). Their steps are the
+ * switches of c/cpu/generic/rnn.h and cuda/rnn.cu over c/maths/cells.h. */
+typedef enum { FUSED_CELL_LLTM, FUSED_CELL_LSTM, FUSED_CELL_GRU, } fused_cell;
+enum { FUSED_NUM_CELLS = 0 +1 +1 +1 };
 /* S, the blocks of H that saved holds per batch row and step; -1 for an unknown cell. A cell
  * registered with fused_rnn_register_cell below runs here too. */
 int32_t fused_rnn_saved_blocks(int32_t cell);
@@ -331,7 +350,6 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
                     double weight_decay, int32_t decoupled, int64_t step);
 /* The sum of the squares of all elements of a contiguous tensor, accumulated in float64. */
 int fused_sum_squares(double *out, const fused_tensor *t);
-
 /* Class indices and embedding indices are int64 values counted from 1 (as in Lua and Torch7),
  * on the other operand's device; a value out of range is an error naming its position. */
 /* Cross-entropy, log-softmax and NLL fused: logits N×C, targets N. loss (1 element) receives
@@ -349,7 +367,6 @@ int fused_embedding_forward(fused_tensor *out, const fused_tensor *weight,
                             const fused_tensor *indices);
 int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad_out,
                              const fused_tensor *indices);
-
 /* Sparse matrices in CSR form, n_rows x n_cols: row_ptr (n_rows + 1 int64) holds offsets, row
  * r's entries being at positions row_ptr[r] .. row_ptr[r + 1] - 1 (counted from 0: row_ptr
  * starts at 0 and ends at nnz); col_idx (nnz int64) their columns, counted from 1 as every
@@ -382,13 +399,11 @@ int fused_csr_transpose(fused_tensor *t_row_ptr, fused_tensor *t_col_idx, fused_
 int fused_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,
                const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
                int32_t relu);
-
 /* Ctrl-C as a flag, for training loops: after install, SIGINT sets a flag (a second one ends
  * the process) that the loop polls between steps; restore puts back the previous handler. */
 int fused_sigint_install(void);
 int fused_sigint_received(void);
 int fused_sigint_restore(void);
-
 /* Files written whole or not at all: the n chunks (sizes in bytes) go in order into a new
  * file in the target's directory (unnamed through O_TMPFILE where the filesystem has it, else
  * a temporary "NAME.fused-tmp-PID-RANDOM" created exclusively), which is synced, renamed over

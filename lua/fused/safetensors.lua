@@ -127,7 +127,7 @@ end
 -- "__metadata__" is absent, null or an object of strings, every other key a tensor
 -- {dtype, shape, data_offsets} (other fields ignored) with sizes and offsets written as
 -- non-negative integers, and tensors covering the data after the header exactly, back to back.
--- fused adds its own limits: the dtypes of its table only (c/core/dtypes.h), bools as bytes 0
+-- fused adds its own limits: the dtypes of its table only (fused.h's FUSED_DTYPES), bools as bytes 0
 -- and 1, 1 to 8 dims of size >= 1 (a 0-d tensor loads as one element), no repeated names.
 
 local MAX_HEADER = 100000000

@@ -150,18 +150,16 @@ end
 
 -- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
 -- t:type(name) converts to that class.
-local class_names = { float32 = 'FloatTensor', float64 = 'DoubleTensor', int64 = 'LongTensor',
-                      bool = 'BoolTensor' }
 local classes = {}
-for dtype, class in pairs(class_names) do
-  classes['fused.' .. class] = { dtype, 'cpu' }
-  classes['fused.cuda.' .. class] = { dtype, 'cuda' }
+for id, class in pairs(dt.torch7_classes) do
+  classes['fused.' .. class] = { dt.dtype_names[id], 'cpu' }
+  classes['fused.cuda.' .. class] = { dt.dtype_names[id], 'cuda' }
 end
 
 function Tensor.type(t, name)
   if name == nil then
     return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
-      .. class_names[dt.dtype_names[t.scalar_type]]
+      .. dt.torch7_classes[t.scalar_type]
   end
   local class = classes[name]
   if not class then

@@ -9,6 +9,7 @@
 local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
+local dt = require 'fused.dtype'
 
 local M = {}
 local size_mt = getmetatable(tensor.Size({}))
@@ -29,10 +30,8 @@ local function constructor(class, dtype)
   end
 end
 
-M.FloatTensor = constructor('FloatTensor', 'float32')
-M.DoubleTensor = constructor('DoubleTensor', 'float64')
-M.LongTensor = constructor('LongTensor', 'int64')
-M.BoolTensor = constructor('BoolTensor', 'bool')
+-- One per dtype, named by C's list (fused.h's FUSED_DTYPES).
+for id, class in pairs(dt.torch7_classes) do M[class] = constructor(class, dt.dtype_names[id]) end
 
 local tensor_constructor = constructor('Tensor', 'float32')
 setmetatable(tensor.Tensor, { __call = function(_, ...) return tensor_constructor(...) end })

@@ -18,28 +18,26 @@ static int fill(fused_tensor *t, double value) {
   return 0;
 }
 
-#define COMPARE_OPS(M) M(FUSED_EQ) M(FUSED_NE) M(FUSED_LT) M(FUSED_LE) M(FUSED_GT) M(FUSED_GE)
-
 /* The op is a compile-time constant inside each case, so each loop vectorises. */
-#define COMPARE(OP)                                                \
+#define COMPARE(OP, ...)                                           \
   case OP:                                                         \
     PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], b[i]); }); \
     break;
 
 /* A strided operand (a view, or a broadcast one with stride 0): row by row. */
-#define COMPARE_STRIDED(OP)                                                                \
-  case OP:                                                                                 \
-    do {                                                                                   \
-      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                       \
-      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                      \
+#define COMPARE_STRIDED(OP, ...)                                                               \
+  case OP:                                                                                     \
+    do {                                                                                       \
+      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                           \
+      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                          \
       for (int64_t i = 0; i < it.inner; i++) y[i] = apply_compare(OP, ra[i * sa], rb[i * sb]); \
-      y += it.inner;                                                                       \
-    } while (strided_iter_next(&it));                                                      \
+      y += it.inner;                                                                           \
+    } while (strided_iter_next(&it));                                                          \
     break;
 
-#define COMPARE_SCALAR(OP)                                         \
-  case OP:                                                         \
-    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], s); });    \
+#define COMPARE_SCALAR(OP, ...)                                 \
+  case OP:                                                      \
+    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], s); }); \
     break;
 
 static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *ta,
@@ -49,7 +47,7 @@ static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *t
   const int64_t n = fused_tensor_numel(out);
   if (fused_tensor_is_contiguous(ta) && fused_tensor_is_contiguous(tb)) {
     switch (op) {
-      COMPARE_OPS(COMPARE)
+      FUSED_COMPARE_OPS(COMPARE)
       default: return fused_error("compare: unknown op %d", (int)op);
     }
     return 0;
@@ -57,7 +55,7 @@ static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *t
   strided_iter it;
   strided_iter_init(&it, ta, tb, NULL);
   switch (op) {
-    COMPARE_OPS(COMPARE_STRIDED)
+    FUSED_COMPARE_OPS(COMPARE_STRIDED)
     default: return fused_error("compare: unknown op %d", (int)op);
   }
   return 0;
@@ -69,7 +67,7 @@ static int compare_scalar(fused_compare_op op, fused_tensor *out, const fused_te
   bool *y = (bool *)out->data;
   const int64_t n = fused_tensor_numel(out);
   switch (op) {
-    COMPARE_OPS(COMPARE_SCALAR)
+    FUSED_COMPARE_OPS(COMPARE_SCALAR)
     default: return fused_error("compare_scalar: unknown op %d", (int)op);
   }
   return 0;
@@ -77,4 +75,3 @@ static int compare_scalar(fused_compare_op op, fused_tensor *out, const fused_te
 #undef COMPARE
 #undef COMPARE_STRIDED
 #undef COMPARE_SCALAR
-#undef COMPARE_OPS

@@ -1,12 +1,11 @@
 /* dst = src converted to scalar_t (dst's dtype): src of any dtype on the CPU, any strides, one
  * shape. C's conversions, except that a floating value becomes an int64 only when it fits
  * (maths/convert.h): the error names the first that does not, counted in row-major order. */
-#include "../../core/dtypes.h"
 #include "../../maths/convert.h"
 
 #define CONVERT_CHECKS_FITS(src_floating) (src_floating && !SCALAR_IS_FLOATING && sizeof(scalar_t) == 8)
 
-#define CONVERT_FROM(id, SRC_T, name, npy, safetensors, src_floating)                        \
+#define CONVERT_FROM(id, SRC_T, name, npy, safetensors, src_floating, ...)                   \
   case id:                                                                                   \
     do {                                                                                     \
       const SRC_T *s = (const SRC_T *)src->data + it.offset[1];                              \

@@ -3,25 +3,21 @@
 #if SCALAR_IS_FLOATING
 #include "../../maths/pointwise.h"
 
-/* The op is a compile-time constant inside each case, so each loop is specialised: apply_unary
- * over vectors (simd.h). */
-#define MAP(OP)                                                              \
-  case OP:                                                                   \
-    PARALLEL_VEC_FOR(n, i, m, {                                              \
-      vstore(y + i, apply_unary(OP, vload(x + i, m), alpha), m);             \
-    });                                                                      \
-    break
+/* One case per op of fused.h's list: the op is a compile-time constant inside each, so each
+ * loop is specialised: apply_unary over vectors (simd.h). */
+#define MAP(OP, ...)                                             \
+  case OP:                                                       \
+    PARALLEL_VEC_FOR(n, i, m, {                                  \
+      vstore(y + i, apply_unary(OP, vload(x + i, m), alpha), m); \
+    });                                                          \
+    break;
 
 static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha_) {
   const scalar_t *x = (const scalar_t *)in->data, alpha = (scalar_t)alpha_;
   scalar_t *y = (scalar_t *)out->data;
   const int64_t n = fused_tensor_numel(in);
   switch (op) {
-    MAP(FUSED_NEG); MAP(FUSED_EXP); MAP(FUSED_LOG); MAP(FUSED_TANH); MAP(FUSED_SIGMOID);
-    MAP(FUSED_ELU); MAP(FUSED_RELU); MAP(FUSED_SQRT); MAP(FUSED_ABS); MAP(FUSED_FLOOR);
-    MAP(FUSED_CEIL); MAP(FUSED_ROUND); MAP(FUSED_TRUNC); MAP(FUSED_SIGN); MAP(FUSED_D_EXP);
-    MAP(FUSED_D_LOG); MAP(FUSED_D_TANH); MAP(FUSED_D_SIGMOID); MAP(FUSED_D_ELU);
-    MAP(FUSED_D_RELU);
+    FUSED_UNARY_OPS(MAP)
     default: return fused_error("unary: unknown op %d", (int)op);
   }
   return 0;
@@ -41,30 +37,26 @@ static int unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, d
 }
 #endif
 
-#define BINARY_OPS(M)                                                                \
-  M(FUSED_ADD) M(FUSED_SUB) M(FUSED_MUL) M(FUSED_DIV) M(FUSED_RSUB) M(FUSED_RDIV) M(FUSED_POW) \
-  M(FUSED_MAX) M(FUSED_MIN)
-
-#define ZIP(OP)                                                      \
-  case OP:                                                           \
-    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], b[i]); });    \
+#define ZIP(OP, ...)                                              \
+  case OP:                                                        \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], b[i]); }); \
     break;
 
 /* A strided operand (a view, or a broadcast one with stride 0): row by row into the
  * contiguous out. */
-#define ZIP_STRIDED(OP)                                                                   \
-  case OP:                                                                                \
-    do {                                                                                  \
-      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                      \
-      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                     \
+#define ZIP_STRIDED(OP, ...)                                                                  \
+  case OP:                                                                                    \
+    do {                                                                                      \
+      const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                          \
+      const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                         \
       for (int64_t i = 0; i < it.inner; i++) y[i] = apply_binary(OP, ra[i * sa], rb[i * sb]); \
-      y += it.inner;                                                                      \
-    } while (strided_iter_next(&it));                                                     \
+      y += it.inner;                                                                          \
+    } while (strided_iter_next(&it));                                                         \
     break;
 
-#define ZIP_SCALAR(OP)                                               \
-  case OP:                                                           \
-    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], s); });       \
+#define ZIP_SCALAR(OP, ...)                                    \
+  case OP:                                                     \
+    PARALLEL_FOR(n, i, { y[i] = apply_binary(OP, a[i], s); }); \
     break;
 
 static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
@@ -74,7 +66,7 @@ static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
   const int64_t n = fused_tensor_numel(out);
   if (fused_tensor_is_contiguous(ta) && fused_tensor_is_contiguous(tb)) {
     switch (op) {
-      BINARY_OPS(ZIP)
+      FUSED_BINARY_OPS(ZIP)
       default: return fused_error("binary: unknown op %d", (int)op);
     }
     return 0;
@@ -82,7 +74,7 @@ static int binary(fused_binary_op op, fused_tensor *out, const fused_tensor *ta,
   strided_iter it;
   strided_iter_init(&it, ta, tb, NULL);
   switch (op) {
-    BINARY_OPS(ZIP_STRIDED)
+    FUSED_BINARY_OPS(ZIP_STRIDED)
     default: return fused_error("binary: unknown op %d", (int)op);
   }
   return 0;
@@ -94,7 +86,7 @@ static int binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tens
   scalar_t *y = (scalar_t *)out->data;
   const int64_t n = fused_tensor_numel(out);
   switch (op) {
-    BINARY_OPS(ZIP_SCALAR)
+    FUSED_BINARY_OPS(ZIP_SCALAR)
     default: return fused_error("binary_scalar: unknown op %d", (int)op);
   }
   return 0;
@@ -102,4 +94,3 @@ static int binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tens
 #undef ZIP
 #undef ZIP_STRIDED
 #undef ZIP_SCALAR
-#undef BINARY_OPS

@@ -31,6 +31,7 @@ typedef struct {
 /* The built-in cells' rows, compiled here for this file's vector capability: VEC_FOR over the
  * steps of c/maths/cells.h (one element a CUDA thread), a vector of elements at a time; a
  * registered cell's come from its extension through fused_cell_def. */
+_Static_assert(FUSED_NUM_CELLS == 3, "a cell added to FUSED_CELLS: add its cases here");
 static inline void rnn_row_forward(const rnn_step *p, scalar_t *s, const scalar_t *gh,
                                    const scalar_t *b_ih, const scalar_t *b_hh, scalar_t *c,
                                    scalar_t *h_next, scalar_t *out) {

@@ -15,6 +15,7 @@ namespace {
 bool mpi_type(ncclDataType_t type, MPI_Datatype *out) {
   switch (type) {
     case ncclUint8: *out = MPI_UINT8_T; return true;
+    case ncclInt64: *out = MPI_INT64_T; return true;
     case ncclFloat32: *out = MPI_FLOAT; return true;
     case ncclFloat64: *out = MPI_DOUBLE; return true;
   }

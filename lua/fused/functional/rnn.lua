@@ -15,6 +15,7 @@
 -- tensors of `grads` ({d_w_ih, d_w_hh, d_b_ih, d_b_hh}) and returns d_xs, d_h0, d_c0. Backward
 -- writes over ctx's saved activations, so it runs once per forward. {out = {...}} as in
 -- lltm.lua; hs in out may be a view with a row stride (a direction's half of a wider output).
+local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
@@ -26,16 +27,21 @@ local result, like = out_.result, out_.like
 local outs, expect_dims = args.outs, args.expect_dims
 local M = {}
 
-local CELLS = { lltm = C.FUSED_CELL_LLTM, lstm = C.FUSED_CELL_LSTM, gru = C.FUSED_CELL_GRU }
+-- The built-in cells by name (fused.h's FUSED_CELLS), and those names for the error.
+local CELLS, cell_names = {}, {}
+for id = 0, C.FUSED_NUM_CELLS - 1 do
+  local name = ffi.string(C.fused_rnn_cell(id).name)
+  CELLS[name], cell_names[#cell_names + 1] = id, "'" .. name .. "'"
+end
+cell_names = table.concat(cell_names, ', ')
 local sizes = out_.sizes()
 
 -- A built-in cell's name, or a spec from fused.ext.cell.
 local function cell_id(cell, fn)
   local id = type(cell) == 'table' and cell.id or CELLS[cell]
   if not id then
-    error(string.format("%s: argument 'cell' expected 'lstm', 'gru', 'lltm' or a fused.ext.cell, "
-                        .. "got %s", fn,
-                        tostring(cell)), 3)
+    error(string.format("%s: argument 'cell' expected %s or a fused.ext.cell, got %s", fn,
+                        cell_names, tostring(cell)), 3)
   end
   return id
 end

@@ -1,6 +1,7 @@
 -- Comparisons into bool tensors: fused.lt(a, b), a:lt(b), and eq ne le gt ge; either operand
 -- may be a number, two tensors broadcast (ops/broadcast.lua). {out = t} last (a bool t).
 -- There is no in-place form: the result's dtype is bool, not the operands'.
+local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
@@ -28,14 +29,12 @@ local function compare_into(fn, op, flipped, out, a, b)
   return out_.finish(out, dst)
 end
 
-local compare_ops = {
-  eq = { C.FUSED_EQ, C.FUSED_EQ }, ne = { C.FUSED_NE, C.FUSED_NE },
-  lt = { C.FUSED_LT, C.FUSED_GT }, le = { C.FUSED_LE, C.FUSED_GE },
-  gt = { C.FUSED_GT, C.FUSED_LT }, ge = { C.FUSED_GE, C.FUSED_LE },
-}
-for name, ops in pairs(compare_ops) do
+-- One per op of C's list (fused.h's FUSED_COMPARE_OPS).
+for op = 0, C.FUSED_NUM_COMPARE_OPS - 1 do
+  local info = C.fused_compare_op_info_of(op)
+  local name, flipped = ffi.string(info.name), info.swapped
   M[name] = function(a, b, opts)
-    return compare_into(name, ops[1], ops[2], out_.option(opts, name), a, b)
+    return compare_into(name, op, flipped, out_.option(opts, name), a, b)
   end
 end
 

@@ -12,6 +12,7 @@
 -- dtype). Unlike PyTorch, bool with bool computes in int64 (True + True is 2). div is true
 -- division, as PyTorch's `/`: of integers it gives float32; there is no floor_divide yet.
 -- An in-place op keeps its dtype: a result of another dtype is an error naming 'self'.
+local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
@@ -31,15 +32,8 @@ local function unary_into(fn, op, out, t, alpha)
   return finish(out, dst)
 end
 
--- alpha is ELU's (default 1): elu(t, alpha, opts); the others take (t, opts), so that
--- t:exp(2) is an error rather than ignored.
-local unary_ops = {
-  neg = C.FUSED_NEG, exp = C.FUSED_EXP, log = C.FUSED_LOG, tanh = C.FUSED_TANH,
-  sigmoid = C.FUSED_SIGMOID, elu = C.FUSED_ELU, relu = C.FUSED_RELU, sqrt = C.FUSED_SQRT,
-  abs = C.FUSED_ABS, floor = C.FUSED_FLOOR, ceil = C.FUSED_CEIL, round = C.FUSED_ROUND,
-  trunc = C.FUSED_TRUNC, sign = C.FUSED_SIGN, d_exp = C.FUSED_D_EXP, d_log = C.FUSED_D_LOG, d_tanh = C.FUSED_D_TANH,
-  d_sigmoid = C.FUSED_D_SIGMOID, d_elu = C.FUSED_D_ELU, d_relu = C.FUSED_D_RELU,
-}
+-- An op that takes alpha (ELU's, default 1): elu(t, alpha, opts); the others take (t, opts),
+-- so that t:exp(2) is an error rather than ignored.
 local function expect_alpha(alpha, fn)
   return argcheck.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
 end
@@ -51,9 +45,12 @@ local function expect_no_argument(x, fn, options_allowed)
   end
   return x
 end
-for name, op in pairs(unary_ops) do
+-- One op and its in-place form per row of C's list (fused.h's FUSED_UNARY_OPS).
+for op = 0, C.FUSED_NUM_UNARY_OPS - 1 do
+  local info = C.fused_unary_op_info_of(op)
+  local name = ffi.string(info.name)
   local inplace = name .. '_'
-  if name == 'elu' or name == 'd_elu' then
+  if info.alpha ~= 0 then
     M[name] = function(t, alpha, opts)
       return unary_into(name, op, out_.option(opts, name), t, expect_alpha(alpha, name))
     end
@@ -89,7 +86,7 @@ local function result_dtype(op, a, b)
     dtype = b.scalar_type
   end
   if is_floating[dtype] then return dtype end
-  if op == C.FUSED_DIV or op == C.FUSED_RDIV then return FLOAT32 end
+  if C.fused_binary_op_info_of(op).integers == 0 then return FLOAT32 end
   return INT64 -- bool computes as int64
 end
 
@@ -151,17 +148,19 @@ local function binary_into(fn, op, rop, out, a, b)
   return finish(out, dst)
 end
 
-local binary_ops = {
-  add = { C.FUSED_ADD, C.FUSED_ADD }, sub = { C.FUSED_SUB, C.FUSED_RSUB },
-  mul = { C.FUSED_MUL, C.FUSED_MUL }, div = { C.FUSED_DIV, C.FUSED_RDIV },
-  pow = { C.FUSED_POW }, maximum = { C.FUSED_MAX, C.FUSED_MAX },
-  minimum = { C.FUSED_MIN, C.FUSED_MIN },
-}
-for name, ops in pairs(binary_ops) do
-  local op, rop, inplace = ops[1], ops[2], name .. '_'
-  M[name] = function(a, b, opts) return binary_into(name, op, rop, out_.option(opts, name), a, b) end
-  M[inplace] = function(a, b)
-    return binary_into(inplace, op, rop, expect_writable(a, inplace, 'self'), a, b)
+-- One op and its in-place form per row of C's list (fused.h's FUSED_BINARY_OPS), but rsub and
+-- rdiv: listed after sub and div, whose swapped forms they are, they are no op of their own.
+for op = 0, C.FUSED_NUM_BINARY_OPS - 1 do
+  local info = C.fused_binary_op_info_of(op)
+  local name, rop = ffi.string(info.name), info.swapped >= 0 and info.swapped or nil
+  local inplace = name .. '_'
+  if not (rop and rop < op) then
+    M[name] = function(a, b, opts)
+      return binary_into(name, op, rop, out_.option(opts, name), a, b)
+    end
+    M[inplace] = function(a, b)
+      return binary_into(inplace, op, rop, expect_writable(a, inplace, 'self'), a, b)
+    end
   end
 end
 
