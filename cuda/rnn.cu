@@ -1,7 +1,8 @@
 /* The sequence engine on CUDA (fused_rnn_forward/backward in fused.h): the CPU's algorithm
  * (c/cpu/generic/rnn.h) with cuBLAS for the GEMMs and one kernel per step each way over the
- * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. Compiled, not
- * yet run on a GPU (docs/cells.md). */
+ * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. A registered
+ * cell's kernel is its extension's (c/fused_cell_cuda.h), queued through its device steps.
+ * Compiled, not yet run on a GPU (docs/cells.md). */
 #include "column_sums.cuh"
 #include "common.cuh"
 #include "../c/maths/cells.h"
@@ -64,6 +65,22 @@ __global__ void rnn_backward_kernel(int32_t cell, cell_layout L, int64_t ld, T *
   }
 }
 
+/* A registered cell's step on CUDA (c/fused_cell_cuda.h in its extension): the launch's
+ * arguments, its device step for T one way, which queues the kernel. */
+template <typename T> static fused_cell_cuda_step registered_step(int32_t cell, bool backward) {
+  return fused_rnn_cell_cuda(cell, sizeof(T) == sizeof(float) ? FUSED_FLOAT32 : FUSED_FLOAT64,
+                             backward);
+}
+
+static fused_cell_launch launch_of(const cell_layout &L, int64_t ld, int64_t B, int64_t H,
+                                   int64_t t, const int64_t *lengths, void *st) {
+  fused_cell_launch p = {};
+  p.B = B, p.H = H, p.ld = ld, p.t = t;
+  p.gates = L.gates, p.h_prev = L.h_prev, p.d_ih = L.d_ih, p.d_hh = L.d_hh;
+  p.lengths = lengths, p.s = st;
+  return p;
+}
+
 /* The lengths on the device (the API has checked them on the host); NULL stays NULL. */
 struct DeviceLengths {
   Scratch scratch;
@@ -117,11 +134,19 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
     const bool last = k == T_ - 1;
     FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
                         T(0), gh.as<T>(), GH));
+    T *h_next = last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H;
+    T *out = (T *)hs->data + t * B * ld_hs;
+    const T *b_hh_ = b_hh ? (const T *)b_hh->data : nullptr;
+    if (cell > FUSED_CELL_GRU) {
+      fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
+      p.gh = gh.ptr, p.b_ih = b_ih->data, p.b_hh = b_hh_, p.c = c, p.h_next = h_next;
+      p.ld_next = last ? H : ld, p.out = out, p.ld_out = ld_hs;
+      FUSED_TRY(registered_step<T>(cell, false)(&p));
+      continue;
+    }
     FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_forward_kernel<T>)(
-        cell, L, ld, st, gh.as<T>(), (const T *)b_ih->data,
-        b_hh ? (const T *)b_hh->data : nullptr, c,
-        last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H, last ? H : ld,
-        (T *)hs->data + t * B * ld_hs, ld_hs, len.get(lengths), t, B, H);
+        cell, L, ld, st, gh.as<T>(), (const T *)b_ih->data, b_hh_, c, h_next, last ? H : ld,
+        out, ld_hs, len.get(lengths), t, B, H);
     FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   }
   return cuda_done(fn);
@@ -145,10 +170,16 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   if (dc) FUSED_TRY(copy_rows(fn, dc, H, d_cn ? (const T *)d_cn->data : nullptr, H, B, H));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
-    FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_backward_kernel<T>)(
-        cell, L, ld, st, d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr, ld_dhs, dh, dc,
-        len.get(lengths), t, B, H);
-    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    const T *d_out = d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr;
+    if (cell > FUSED_CELL_GRU) {
+      fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
+      p.d_out = d_out, p.ld_out = ld_dhs, p.dh = dh, p.dc = dc;
+      FUSED_TRY(registered_step<T>(cell, true)(&p));
+    } else {
+      FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_backward_kernel<T>)(
+          cell, L, ld, st, d_out, ld_dhs, dh, dc, len.get(lengths), t, B, H);
+      FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    }
     FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, st + L.d_hh * H, ld, (const T *)w_hh->data,
                         w_hh->strides[0], T(1), dh, H));
   }
