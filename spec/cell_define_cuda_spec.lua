@@ -110,6 +110,28 @@ describe('user cells on CUDA', function()
     for i = 1, #want do close(got[i], want[i], 1e-12, 'result ' .. i) end
   end)
 
+  gpu_it('the user LLTM (lltm.cu: lltm.c as CUDA) equals the built-in LLTM on CUDA, float64 within 1e-12', function()
+    local lltm = fused.ext.cell { name = 'user_lltm_both', sources = { 'examples/custom_cell/lltm.c' },
+      cuda_sources = { 'examples/custom_cell/lltm.cu' }, step = 'lltm', gates = 3, state = 'hc',
+      saved = 5, cache_dir = cache .. '.d' }
+    fused.manual_seed(23)
+    local o = { dtype = 'float64', device = 'cuda' }
+    local T, B, I, H = 5, 4, 3, 6
+    local xs, h0, c0 = fused.randn({ T, B, I }, o), fused.randn({ B, H }, o), fused.randn({ B, H }, o)
+    local w_ih, w_hh = fused.randn({ 3 * H, I }, o) * 0.5, fused.randn({ 3 * H, H }, o) * 0.5
+    local b, zero = fused.randn({ 3 * H }, o), fused.zeros({ 3 * H }, o)
+    local opts = { lengths = { 5, 2, 4, 1 }, reverse = true }
+    local d_hs, d_hn, d_cn = fused.randn({ T, B, H }, o), fused.randn({ B, H }, o), fused.randn({ B, H }, o)
+    local ours = { Fn.rnn_forward('lltm', xs, w_ih, w_hh, b, nil, h0, c0, opts) }
+    local theirs = { Fn.rnn_forward(lltm, xs, w_ih, w_hh, b, zero, h0, c0, opts) }
+    for i = 1, 3 do close(theirs[i]:cpu(), ours[i]:cpu(), 1e-12, 'output ' .. i) end
+    local g_ours = { Fn.rnn_backward(ours[4], d_hs, d_hn, d_cn) }
+    local g_theirs = { Fn.rnn_backward(theirs[4], d_hs, d_hn, d_cn) }
+    for _, i in ipairs({ 1, 2, 3, 4, 6, 7 }) do -- all but d_b_hh, which the LLTM has not
+      close(g_theirs[i]:cpu(), g_ours[i]:cpu(), 1e-12, 'gradient ' .. i)
+    end
+  end)
+
   gpu_it('F.source is the text compiled for both: as C for the CPU, as CUDA for the device', function()
     local cell = F.define(example('janet'))
     local m = fused.nn.RNN(2, 3, { cell = cell }):cuda()
