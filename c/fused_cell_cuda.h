@@ -44,7 +44,8 @@ template <typename T> __host__ __device__ inline T fused_softplus(T y) {
 #define FUSED_SOFTPLUS(x) fused_softplus(x)
 
 /* One step forward over the p.B × p.H elements of p's rows (Step::run: one element). */
-template <typename T, typename Step> __global__ void fused_cell_forward_kernel(fused_cell_launch p) {
+template <typename T, typename Step>
+__global__ void fused_cell_forward_kernel(fused_cell_launch p) {
   const int64_t n = p.B * p.H, H = p.H;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -62,7 +63,8 @@ template <typename T, typename Step> __global__ void fused_cell_forward_kernel(f
 }
 
 /* One step backward over the p.B × p.H elements; a padded row's gate gradients are zero. */
-template <typename T, typename Step> __global__ void fused_cell_backward_kernel(fused_cell_launch p) {
+template <typename T, typename Step>
+__global__ void fused_cell_backward_kernel(fused_cell_launch p) {
   const int64_t n = p.B * p.H, H = p.H;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
@@ -93,12 +95,15 @@ template <typename Kernel> inline int fused_cell_launch_step(const char *fn, Ker
   return 0;
 }
 
-#define FUSED_CELL_FORWARD(name, ...)                                                          \
+/* The device half of FUSED_CELL_FORWARD/BACKWARD: the body as a one-element function and the
+ * Step type the kernels take (name_forward_step, name_backward_step). cuda/rnn.cu writes the
+ * built-in cells' steps with these, so that every cell's step runs in the kernels above. */
+#define FUSED_CELL_DEVICE_FORWARD(name, ...)                                                   \
   template <typename scalar_t>                                                                 \
   __host__ __device__ inline void name##_forward_element(                                      \
       int64_t H, int64_t fused_cell_j, scalar_t *s, const scalar_t *gh, const scalar_t *b_ih,  \
       const scalar_t *b_hh, scalar_t *c, scalar_t *h_next, scalar_t *out) {                    \
-    typedef scalar_t vec;                                                                      \
+    typedef scalar_t vec __attribute__((unused));                                              \
     (void)H, (void)c;                                                                          \
     __VA_ARGS__                                                                                \
   }                                                                                            \
@@ -109,7 +114,26 @@ template <typename Kernel> inline int fused_cell_launch_step(const char *fn, Ker
                                         T *out) {                                              \
       name##_forward_element<T>(H, j, s, gh, b_ih, b_hh, c, h_next, out);                      \
     }                                                                                          \
-  };                                                                                           \
+  };
+#define FUSED_CELL_DEVICE_BACKWARD(name, ...)                                                  \
+  template <typename scalar_t>                                                                 \
+  __host__ __device__ inline void name##_backward_element(                                     \
+      int64_t H, int64_t fused_cell_j, scalar_t *s, const scalar_t *d_out, scalar_t *dh,       \
+      scalar_t *dc) {                                                                          \
+    typedef scalar_t vec __attribute__((unused));                                              \
+    (void)H, (void)dc;                                                                         \
+    __VA_ARGS__                                                                                \
+  }                                                                                            \
+  struct name##_backward_step {                                                                \
+    template <typename T>                                                                      \
+    __host__ __device__ static void run(int64_t H, int64_t j, T *s, const T *d_out, T *dh,     \
+                                        T *dc) {                                               \
+      name##_backward_element<T>(H, j, s, d_out, dh, dc);                                      \
+    }                                                                                          \
+  };
+
+#define FUSED_CELL_FORWARD(name, ...)                                                          \
+  FUSED_CELL_DEVICE_FORWARD(name, __VA_ARGS__)                                                 \
   extern "C" int name##_cuda_forward_f32(const fused_cell_launch *p) {                         \
     return fused_cell_launch_step(#name "_cuda_forward_f32",                                   \
                                   fused_cell_forward_kernel<float, name##_forward_step>, p);   \
@@ -120,21 +144,7 @@ template <typename Kernel> inline int fused_cell_launch_step(const char *fn, Ker
   }
 
 #define FUSED_CELL_BACKWARD(name, ...)                                                         \
-  template <typename scalar_t>                                                                 \
-  __host__ __device__ inline void name##_backward_element(                                     \
-      int64_t H, int64_t fused_cell_j, scalar_t *s, const scalar_t *d_out, scalar_t *dh,       \
-      scalar_t *dc) {                                                                          \
-    typedef scalar_t vec;                                                                      \
-    (void)H, (void)dc;                                                                         \
-    __VA_ARGS__                                                                                \
-  }                                                                                            \
-  struct name##_backward_step {                                                                \
-    template <typename T>                                                                      \
-    __host__ __device__ static void run(int64_t H, int64_t j, T *s, const T *d_out, T *dh,     \
-                                        T *dc) {                                               \
-      name##_backward_element<T>(H, j, s, d_out, dh, dc);                                      \
-    }                                                                                          \
-  };                                                                                           \
+  FUSED_CELL_DEVICE_BACKWARD(name, __VA_ARGS__)                                                \
   extern "C" int name##_cuda_backward_f32(const fused_cell_launch *p) {                        \
     return fused_cell_launch_step(#name "_cuda_backward_f32",                                  \
                                   fused_cell_backward_kernel<float, name##_backward_step>, p); \
