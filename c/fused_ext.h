@@ -109,7 +109,7 @@ static inline int64_t fused_stride(const fused_tensor *t, int32_t dim) { return 
 #define FUSED_SOFTPLUS(x)                                                                      \
   ({                                                                                           \
     const __typeof__(x) y_ = (x);                                                              \
-    vselect(y_ > 0, y_, vsplat(0)) + FUSED_LANEWISE(log1p, vexp_nonpos(-vabs(y_)));               \
+    vselect(y_ > 0, y_, vsplat(0)) + FUSED_LANEWISE(log1p, vexp_nonpos(-vabs(y_)));            \
   })
 #endif
 
