@@ -1,9 +1,10 @@
 -- User cells on the CUDA engine (emulated in make test): a fused.cell.define cell's generated
 -- text compiled as CUDA, and a fused.ext.cell's cuda_sources, run by cuda/rnn.cu through the
 -- device steps they register. Every example cell, 2 layers, bidirectional, ragged, equals the
--- same module on the CPU (float64 within 1e-12, float32 within 1e-5); the LSTM, GRU and LLTM
--- as definitions equal the built-in cells on the device; a cell without CUDA steps, or whose
--- CUDA source does not build, says so.
+-- same module on the CPU (float64 within 1e-12, float32 within 1e-5), and so does one
+-- nn.RNNCell step; the LSTM, GRU and LLTM as definitions, and examples/custom_cell/lltm.cu,
+-- equal the built-in cells on the device; mgu.cu equals mgu.c; a cell without CUDA steps, or
+-- whose CUDA source does not build or lacks the steps, says so.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
@@ -130,6 +131,20 @@ describe('user cells on CUDA', function()
     for _, i in ipairs({ 1, 2, 3, 4, 6, 7 }) do -- all but d_b_hh, which the LLTM has not
       close(g_theirs[i]:cpu(), g_ours[i]:cpu(), 1e-12, 'gradient ' .. i)
     end
+  end)
+
+  gpu_it('nn.RNNCell over a defined cell: one step on CUDA equals the CPU, float64 within 1e-12', function()
+    local cell = F.define(example('cifg_lstm'))
+    fused.manual_seed(29)
+    local o = { dtype = 'float64' }
+    local cpu = fused.nn.RNNCell(3, 5, { cell = cell, dtype = 'float64' })
+    local gpu = fused.nn.RNNCell(3, 5, { cell = cell, dtype = 'float64' })
+    for name, p in cpu:named_parameters() do gpu[name]:copy(p) end
+    gpu:cuda()
+    local x, h, c = fused.randn({ 4, 3 }, o), fused.randn({ 4, 5 }, o), fused.randn({ 4, 5 }, o)
+    local want = { cpu:forward(x, h, c) }
+    local got = { gpu:forward(x:cuda(), h:cuda(), c:cuda()) }
+    for i = 1, 2 do close(got[i]:cpu(), want[i], 1e-12, 'state ' .. i) end
   end)
 
   gpu_it('F.source is the text compiled for both: as C for the CPU, as CUDA for the device', function()
