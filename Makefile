@@ -42,7 +42,7 @@ $(foreach build,obj asan/obj valgrind/obj,$(BUILD)/$(build)/c/cpu/capability.o):
   $(foreach cap,$(CPU_CAPABILITIES),-DCAPABILITY_FLAGS_$(cap)='"$(CAPABILITY_FLAGS_$(cap))"')
 KERNEL_SOURCES = $(wildcard c/cpu/kernels_*.c)
 C_SOURCES = $(filter-out $(KERNEL_SOURCES),$(wildcard c/core/*.c c/ops/*.c c/cpu/*.c))
-C_HEADERS = c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
+C_HEADERS = c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h c/fused_cell_cuda.h $(wildcard c/core/*.h c/maths/*.h c/cpu/*.h c/cpu/generic/*.h)
 CU_SOURCES = $(wildcard cuda/*.cu)
 CU_HEADERS = $(wildcard cuda/*.h cuda/*.cuh)
 LUA_ENV = LUA_PATH='lua/?.lua;lua/?/init.lua;;'
@@ -249,7 +249,7 @@ install: $(BUILD)/libfused.so lua/fused/cdef.lua
 	mkdir -p $(DESTDIR)$(BINDIR) && cp bin/fused $(DESTDIR)$(BINDIR)/
 	# The extension headers (docs/extending.md), and where fused.ext finds them.
 	mkdir -p $(DESTDIR)$(INCLUDEDIR)/cpu $(DESTDIR)$(INCLUDEDIR)/maths
-	cp c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h $(DESTDIR)$(INCLUDEDIR)/
+	cp c/fused.h c/fused_ext.h c/fused_simd.h c/fused_launch.h c/fused_cell_cuda.h $(DESTDIR)$(INCLUDEDIR)/
 	cp c/cpu/simd.h c/cpu/simd_math.h $(DESTDIR)$(INCLUDEDIR)/cpu/
 	cp c/maths/hd.h c/maths/activations.h c/maths/lltm.h c/maths/cells.h c/maths/cell_layout.h \
 	  $(DESTDIR)$(INCLUDEDIR)/maths/

@@ -430,10 +430,37 @@ typedef struct fused_cell_def {
   fused_cell_backward_f64 backward_f64;
 } fused_cell_def;
 /* Adds a cell (copied, its name too) and returns its id for fused_rnn_forward/backward, or -1
- * with the error saying which field is wrong. Custom cells take both biases; CPU only. */
+ * with the error saying which field is wrong. Custom cells take both biases; their steps run
+ * on the CPU, and on CUDA once fused_rnn_register_cell_cuda has given them device steps. */
 int32_t fused_rnn_register_cell(const fused_cell_def *def);
 /* The cell's description, or NULL for an unknown id. */
 const fused_cell_def *fused_rnn_cell(int32_t cell);
+/* One step of a registered cell on CUDA, over the B rows of one time step (cuda/rnn.cu fills
+ * it; fused_cell_cuda.h's launchers read it): the device pointers of fused_cell_def's steps,
+ * each a row's base, rows ld (saved), ld_next (h_next), ld_out (out, d_out) or H (gh: G·H;
+ * c, dh, dc) apart. lengths (on the device; NULL: every row runs) makes a row at t >= its
+ * length a padded one: forward copies its h_prev to h_next and zero to out, backward zeroes
+ * its gate gradients. The same struct serves forward (s .. out) and backward (s, d_out, dh,
+ * dc). */
+typedef struct fused_cell_launch {
+  int64_t B, H, ld, t, ld_next, ld_out;
+  int32_t gates, h_prev, d_ih, d_hh;
+  const int64_t *lengths;
+  void *s, *c, *h_next, *out, *dh, *dc;
+  const void *gh, *b_ih, *b_hh, *d_out;
+} fused_cell_launch;
+/* Queues one step's kernel on fused's stream; 0, or -1 with fused_error's message. */
+typedef int (*fused_cell_cuda_step)(const fused_cell_launch *step);
+/* Gives a registered cell its CUDA steps (FUSED_CELL_FORWARD/BACKWARD compiled as CUDA defines
+ * name_cuda_forward_f32, ...); -1 with the error for an unknown or built-in cell or a NULL
+ * step. Once given, they stay. */
+int fused_rnn_register_cell_cuda(int32_t cell, fused_cell_cuda_step forward_f32,
+                                 fused_cell_cuda_step backward_f32,
+                                 fused_cell_cuda_step forward_f64,
+                                 fused_cell_cuda_step backward_f64);
+/* Its CUDA step for dtype (FUSED_FLOAT32 or FUSED_FLOAT64) one way (backward 0 or 1), or NULL
+ * when it has none. */
+fused_cell_cuda_step fused_rnn_cell_cuda(int32_t cell, int32_t dtype, int32_t backward);
 /* Optimizer updates, one fused pass over a parameter, with PyTorch's formulas. param is
  * written in place; grad and the state buffers have its shape, dtype and device; all are
  * contiguous. weight_decay adds weight_decay * param to the gradient g (L2), as PyTorch does.

@@ -10,6 +10,7 @@
 #include "fused.h"
 #ifndef __cplusplus
 #include "fused_simd.h" /* vec, vload, sigmoid_of, ...: fused's cells' steps over vectors */
+#include <math.h>       /* FUSED_LANEWISE */
 #endif
 
 #ifdef __cplusplus
@@ -64,10 +65,12 @@ static inline int64_t fused_stride(const fused_tensor *t, int32_t dim) { return 
     }                                                                                          \
   } while (0)
 
+#ifndef __cplusplus
 /* A custom cell's steps (fused_cell_def in fused.h), one body for both dtypes over scalar_t,
  * its vector `vec` (fused_simd.h) and the parameters H, s, gh, b_ih, b_hh, c, h_next, out
  * (forward) or H, s, d_out, dh, dc (backward): defines name_forward_f32/_f64 and
- * name_backward_f32/_f64, the symbols that fused.ext.cell looks up. */
+ * name_backward_f32/_f64, the symbols that fused.ext.cell looks up. The same body compiled as
+ * CUDA defines the device steps instead (fused_cell_cuda.h). */
 #define FUSED_CELL_FORWARD(name, ...)                                                          \
   void name##_forward_f32(int64_t H, float *s, const float *gh, const float *b_ih,             \
                           const float *b_hh, float *c, float *h_next, float *out) {            \
@@ -93,6 +96,23 @@ static inline int64_t fused_stride(const fused_tensor *t, int32_t dim) { return 
     __VA_ARGS__                                                                                \
   }
 
+/* exp, log, log1p or sqrt (fn) of any argument, lane by lane through libm (fused_simd.h's exp
+ * takes arguments <= 0 only); softplus, max(x, 0) + log1p(exp(-|x|)), without overflow. */
+#define FUSED_LANEWISE(fn, x)                                                                  \
+  ({                                                                                           \
+    const __typeof__(x) x_ = (x);                                                              \
+    __typeof__(x) r_ = x_;                                                                     \
+    for (int64_t l_ = 0; l_ < (int64_t)(sizeof r_ / sizeof r_[0]); l_++)                       \
+      r_[l_] = _Generic(r_[0], float: fn##f, default: fn)(x_[l_]);                             \
+    r_;                                                                                        \
+  })
+#define FUSED_SOFTPLUS(x)                                                                      \
+  ({                                                                                           \
+    const __typeof__(x) y_ = (x);                                                              \
+    vselect(y_ > 0, y_, vsplat(0)) + FUSED_LANEWISE(log1p, vexp_nonpos(-vabs(y_)));            \
+  })
+#endif
+
 /* CUDA code: the stream fused's kernels run on and its cuBLAS handle (a cudaStream_t and a
  * cublasHandle_t), from libfused_cuda.so; NULL before a device is initialised. */
 void *fused_cuda_stream(void);
@@ -100,5 +120,9 @@ void *fused_cuda_blas(void);
 
 #ifdef __cplusplus
 }
+#endif
+
+#if defined(__CUDACC__) || defined(FUSED_CUDA_EMULATED)
+#include "fused_cell_cuda.h"
 #endif
 #endif

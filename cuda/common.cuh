@@ -14,6 +14,7 @@
 #include "../c/core/backend.h"
 #include "../c/core/error.h"
 #include "../c/fused_launch.h"
+#include "../c/maths/hd.h"
 #include "fused_cuda.h"
 
 /* context.cu: every op is queued on this one stream, so ops run in order and a block that the
@@ -82,27 +83,7 @@ inline void outer_dim_inner(const fused_tensor *t, int32_t dim, int64_t *outer, 
   for (int32_t d = dim + 1; d < t->ndim; d++) *inner *= t->sizes[d];
 }
 
-/* The transcendental functions of the shared maths (c/maths/hd.h), picked by type so that
- * float code never calls a double function nor the reverse (fminf on doubles is how the
- * tutorial's kernel went wrong). CUDA's exp serves the non-positive arguments too. */
-#define FUSED_CUDA_MATHS(name, f, d)                                  \
-  __host__ __device__ inline float name(float x) { return f(x); }     \
-  __host__ __device__ inline double name(double x) { return d(x); }
-FUSED_CUDA_MATHS(m_exp, expf, exp)
-FUSED_CUDA_MATHS(m_exp_nonpos, expf, exp)
-FUSED_CUDA_MATHS(m_expm1_nonpos, expm1f, expm1)
-FUSED_CUDA_MATHS(m_log, logf, log)
-FUSED_CUDA_MATHS(m_sqrt, sqrtf, sqrt)
-FUSED_CUDA_MATHS(m_abs, fabsf, fabs)
-FUSED_CUDA_MATHS(m_floor, floorf, floor)
-FUSED_CUDA_MATHS(m_ceil, ceilf, ceil)
-FUSED_CUDA_MATHS(m_rint, rintf, rint)
-FUSED_CUDA_MATHS(m_trunc, truncf, trunc)
-#undef FUSED_CUDA_MATHS
-__host__ __device__ inline float m_pow(float x, float y) { return powf(x, y); }
-__host__ __device__ inline double m_pow(double x, double y) { return pow(x, y); }
-__host__ __device__ inline float m_copysign(float x, float y) { return copysignf(x, y); }
-__host__ __device__ inline double m_copysign(double x, double y) { return copysign(x, y); }
+/* The transcendental functions behind the shared maths (m_exp, ...) are c/maths/hd.h's. */
 
 /* op(v) over the block's THREADS threads (blockDim.x == THREADS), combined in a fixed tree
  * order so that the result has the same bits on every run; every thread receives it. */

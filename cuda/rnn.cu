@@ -1,10 +1,12 @@
 /* The sequence engine on CUDA (fused_rnn_forward/backward in fused.h): the CPU's algorithm
  * (c/cpu/generic/rnn.h) with cuBLAS for the GEMMs and one kernel per step each way over the
- * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. Compiled, not
- * yet run on a GPU (docs/cells.md). */
+ * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. The step
+ * kernels are c/fused_cell_cuda.h's, over a built-in cell's step or, compiled in its
+ * extension, a registered cell's.
+ * Compiled, not yet run on a GPU (docs/cells.md). */
 #include "column_sums.cuh"
 #include "common.cuh"
-#include "../c/maths/cells.h"
+#include "../c/fused_cell_cuda.h"
 
 /* Row-major C (m×n, ldc) = beta·C + op(A) (m×k) · op(B) (k×n): cuBLAS sees each row-major
  * matrix as its column-major transpose, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. */
@@ -16,55 +18,59 @@ static int gemm_rows(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int
                                   (int)ldc));
 }
 
-/* The kernels below switch over the built-in cells. */
-static_assert(FUSED_NUM_CELLS == 3, "a cell added to FUSED_CELLS: add its cases here");
+/* The built-in cells' steps, written as a user cell's are (c/fused_cell_cuda.h): the CPU's
+ * rows (generic/rnn.h) are the same VEC_FOR over the same steps of c/maths/cells.h, and every
+ * cell, built-in or registered, runs in fused_cell_forward_kernel/_backward_kernel, which
+ * handle a ragged batch's padded rows. */
+FUSED_CELL_DEVICE_FORWARD(lltm, VEC_FOR(H, j, m, {
+  rnn_lltm_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);
+}))
+FUSED_CELL_DEVICE_FORWARD(lstm, VEC_FOR(H, j, m, {
+  rnn_lstm_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);
+}))
+FUSED_CELL_DEVICE_FORWARD(gru, VEC_FOR(H, j, m, {
+  rnn_gru_forward(H, j, m, s, gh, b_ih, b_hh, c, h_next, out);
+}))
+FUSED_CELL_DEVICE_BACKWARD(lltm, VEC_FOR(H, j, m, {
+  rnn_lltm_backward(H, j, m, s, d_out, dh, dc);
+}))
+FUSED_CELL_DEVICE_BACKWARD(lstm, VEC_FOR(H, j, m, {
+  rnn_lstm_backward(H, j, m, s, d_out, dh, dc);
+}))
+FUSED_CELL_DEVICE_BACKWARD(gru, VEC_FOR(H, j, m, {
+  rnn_gru_backward(H, j, m, s, d_out, dh, dc);
+}))
 
-/* One step forward over B×H elements; a padded row (t at or past its length) carries h and
- * outputs zero (the cell state stays as it is in c). */
-template <typename T>
-__global__ void rnn_forward_kernel(int32_t cell, cell_layout L, int64_t ld, T *st, const T *gh,
-                                   const T *b_ih, const T *b_hh, T *c, T *h_next, int64_t ld_next,
-                                   T *out, int64_t ld_out, const int64_t *lengths, int64_t t,
-                                   int64_t B, int64_t H) {
-  GRID_STRIDE(i, B * H) {
-    const int64_t r = i / H, j = i % H;
-    T *s = st + r * ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
-    if (lengths && t >= lengths[r]) {
-      hn[j] = s[L.h_prev * H + j];
-      o[j] = 0;
-      continue;
-    }
-    T *cr = c ? c + r * H : nullptr;
-    const T *g = gh + r * L.gates * H;
-    switch (cell) {
-      case FUSED_CELL_LLTM: rnn_lltm_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
-      case FUSED_CELL_LSTM: rnn_lstm_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
-      case FUSED_CELL_GRU: rnn_gru_forward(H, j, 1, s, g, b_ih, b_hh, cr, hn, o); break;
-    }
-  }
+template <typename T, typename Forward, typename Backward>
+static int builtin_step(const char *fn, bool backward, const fused_cell_launch *p) {
+  return backward ? fused_cell_launch_step(fn, fused_cell_backward_kernel<T, Backward>, p)
+                  : fused_cell_launch_step(fn, fused_cell_forward_kernel<T, Forward>, p);
 }
 
-/* One step backward over B×H elements; a padded row gets zero gate gradients and passes dh
- * and dc on. */
+/* Queues cell's step (backward or not) from p: a built-in cell's kernel, or a registered
+ * cell's through the device step its extension gave (fused_rnn_register_cell_cuda). */
+static_assert(FUSED_NUM_CELLS == 3, "a cell added to FUSED_CELLS: add its case to cell_step");
 template <typename T>
-__global__ void rnn_backward_kernel(int32_t cell, cell_layout L, int64_t ld, T *st,
-                                    const T *d_out, int64_t ld_out, T *dh, T *dc,
-                                    const int64_t *lengths, int64_t t, int64_t B, int64_t H) {
-  GRID_STRIDE(i, B * H) {
-    const int64_t r = i / H, j = i % H;
-    T *s = st + r * ld;
-    if (lengths && t >= lengths[r]) {
-      for (int32_t g = 0; g < L.gates; g++) s[(L.d_ih + g) * H + j] = s[(L.d_hh + g) * H + j] = 0;
-      continue;
-    }
-    const T *d = d_out ? d_out + r * ld_out : nullptr;
-    T *dhr = dh + r * H, *dcr = dc ? dc + r * H : nullptr;
-    switch (cell) {
-      case FUSED_CELL_LLTM: rnn_lltm_backward(H, j, 1, s, d, dhr, dcr); break;
-      case FUSED_CELL_LSTM: rnn_lstm_backward(H, j, 1, s, d, dhr, dcr); break;
-      case FUSED_CELL_GRU: rnn_gru_backward(H, j, 1, s, d, dhr, dcr); break;
-    }
+static int cell_step(const char *fn, int32_t cell, bool backward, const fused_cell_launch *p) {
+  switch (cell) {
+    case FUSED_CELL_LLTM:
+      return builtin_step<T, lltm_forward_step, lltm_backward_step>(fn, backward, p);
+    case FUSED_CELL_LSTM:
+      return builtin_step<T, lstm_forward_step, lstm_backward_step>(fn, backward, p);
+    case FUSED_CELL_GRU:
+      return builtin_step<T, gru_forward_step, gru_backward_step>(fn, backward, p);
   }
+  return fused_rnn_cell_cuda(cell, sizeof(T) == sizeof(float) ? FUSED_FLOAT32 : FUSED_FLOAT64,
+                             backward)(p);
+}
+
+static fused_cell_launch launch_of(const cell_layout &L, int64_t ld, int64_t B, int64_t H,
+                                   int64_t t, const int64_t *lengths, void *st) {
+  fused_cell_launch p = {};
+  p.B = B, p.H = H, p.ld = ld, p.t = t;
+  p.gates = L.gates, p.h_prev = L.h_prev, p.d_ih = L.d_ih, p.d_hh = L.d_hh;
+  p.lengths = lengths, p.s = st;
+  return p;
 }
 
 /* The lengths on the device (the API has checked them on the host); NULL stays NULL. */
@@ -120,12 +126,11 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
     const bool last = k == T_ - 1;
     FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
                         T(0), gh.as<T>(), GH));
-    FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_forward_kernel<T>)(
-        cell, L, ld, st, gh.as<T>(), (const T *)b_ih->data,
-        b_hh ? (const T *)b_hh->data : nullptr, c,
-        last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H, last ? H : ld,
-        (T *)hs->data + t * B * ld_hs, ld_hs, len.get(lengths), t, B, H);
-    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
+    p.gh = gh.ptr, p.b_ih = b_ih->data, p.b_hh = b_hh ? b_hh->data : nullptr, p.c = c;
+    p.h_next = last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H;
+    p.ld_next = last ? H : ld, p.out = (T *)hs->data + t * B * ld_hs, p.ld_out = ld_hs;
+    FUSED_TRY(cell_step<T>(fn, cell, false, &p));
   }
   return cuda_done(fn);
 }
@@ -148,10 +153,10 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   if (dc) FUSED_TRY(copy_rows(fn, dc, H, d_cn ? (const T *)d_cn->data : nullptr, H, B, H));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
-    FUSED_LAUNCH(blocks_for(B * H), THREADS, 0, cuda_stream, rnn_backward_kernel<T>)(
-        cell, L, ld, st, d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr, ld_dhs, dh, dc,
-        len.get(lengths), t, B, H);
-    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
+    fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
+    p.d_out = d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr, p.ld_out = ld_dhs;
+    p.dh = dh, p.dc = dc;
+    FUSED_TRY(cell_step<T>(fn, cell, true, &p));
     FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, st + L.d_hh * H, ld, (const T *)w_hh->data,
                         w_hh->strides[0], T(1), dh, H));
   }

@@ -178,6 +178,7 @@ local BY_HAND = {
   'fused_manual_seed', 'fused_sigint_install', 'fused_sigint_received', 'fused_sigint_restore',
   'fused_write_file_atomic', 'fused_file_open', 'fused_file_read', 'fused_file_close',
   'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
+  'fused_rnn_register_cell_cuda', 'fused_rnn_cell_cuda',
   'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
   'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
@@ -306,6 +307,11 @@ describe('the C API', function()
     local def = ffi.new('fused_cell_def', { name = 'bad', gates = 2, saved = 2 })
     assert.are.equal(-1, C.fused_rnn_register_cell(def))
     assert.truthy(last_error():find("field 'saved' expected 3..256", 1, true), last_error())
+    assert.is_true(C.fused_rnn_cell_cuda(C.FUSED_CELL_LSTM, C.FUSED_FLOAT64, 0) == nil)
+    assert.is_true(C.fused_rnn_cell_cuda(1000, C.FUSED_FLOAT32, 1) == nil)
+    assert.are.equal(-1, C.fused_rnn_register_cell_cuda(C.FUSED_CELL_GRU, nil, nil, nil, nil))
+    assert.truthy(last_error():find("rnn_register_cell_cuda: argument 'cell' expected a registered "
+                                    .. "cell's id, got 2", 1, true), last_error())
   end)
 
   it('a view into its own source struct keeps one reference: no leak', function()

@@ -282,8 +282,8 @@ describe('fused.cell.define', function()
     local cell = F.define { name = 'log_exp', gates = 1, state = 'h', cache_dir = cache .. '.d',
       step = function(gx, gh, h) return F.log(F.exp(gx[1] + gh[1]) + 1) + h end }
     local source = F.source(cell)
-    assert.is_truthy(source:find('CELL_SOFTPLUS(', 1, true))
-    assert.is_falsy(source:find('CELL_LANEWISE(log,', 1, true))
+    assert.is_truthy(source:find('FUSED_SOFTPLUS(', 1, true))
+    assert.is_falsy(source:find('FUSED_LANEWISE(log,', 1, true))
     local xs = fused.full({ 1, 1, 1 }, 1000, o)
     local hs = Fn.rnn_forward(cell, xs, fused.ones({ 1, 1 }, o), fused.zeros({ 1, 1 }, o),
                               fused.zeros({ 1 }, o), fused.zeros({ 1 }, o), fused.zeros({ 1, 1 }, o))
@@ -337,11 +337,5 @@ describe('fused.cell.define', function()
       err(function() F.define { name = 'a', gates = 1, state = 'h', step = print, gate = 2 } end,
           "fused.cell.define: unknown option 'gate'")
     end)
-  end)
-
-  helper.gpu_it('a defined cell on a cuda tensor is the custom cells\' error: they run on the CPU only', function()
-    local m = fused.nn.RNN(3, 4, { cell = F.define(example('janet')) }):cuda()
-    err(function() m:forward(fused.randn({ 2, 2, 3 }):cuda(), fused.zeros({ 1, 2, 4 }):cuda()) end,
-        'rnn_forward: the janet cell expected CPU tensors (a custom cell runs on the CPU only), got \'xs\' on cuda')
   end)
 end)

@@ -60,3 +60,30 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
   __atomic_store_n(&count, id + 1, __ATOMIC_RELEASE);
   return id;
 }
+
+/* The CUDA steps of registered cells, by id: [dtype][backward]. Written once, before the id
+ * is handed to a CUDA run (fused.ext registers them before it returns). */
+static fused_cell_cuda_step cuda_steps[MAX_CELLS][2][2];
+
+int fused_rnn_register_cell_cuda(int32_t cell, fused_cell_cuda_step forward_f32,
+                                 fused_cell_cuda_step backward_f32,
+                                 fused_cell_cuda_step forward_f64,
+                                 fused_cell_cuda_step backward_f64) {
+  const char *fn = "rnn_register_cell_cuda";
+  if (cell < FUSED_NUM_CELLS || !fused_rnn_cell(cell))
+    return fused_error("%s: argument 'cell' expected a registered cell's id, got %d", fn, cell);
+  if (!forward_f32 || !backward_f32 || !forward_f64 || !backward_f64)
+    return fused_error("%s: the %s cell's steps expected functions, got NULL", fn,
+                       cells[cell].name);
+  fused_cell_cuda_step *s = &cuda_steps[cell][0][0];
+  __atomic_store_n(&s[0], forward_f32, __ATOMIC_RELEASE);
+  __atomic_store_n(&s[1], backward_f32, __ATOMIC_RELEASE);
+  __atomic_store_n(&s[2], forward_f64, __ATOMIC_RELEASE);
+  __atomic_store_n(&s[3], backward_f64, __ATOMIC_RELEASE);
+  return 0;
+}
+
+fused_cell_cuda_step fused_rnn_cell_cuda(int32_t cell, int32_t dtype, int32_t backward) {
+  if (!fused_rnn_cell(cell) || (dtype != FUSED_FLOAT32 && dtype != FUSED_FLOAT64)) return NULL;
+  return __atomic_load_n(&cuda_steps[cell][dtype][backward != 0], __ATOMIC_ACQUIRE);
+}

@@ -61,10 +61,12 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   FUSED_TRY(check_tensor(fn, "xs", xs));
   FUSED_TRY(check_ndim(fn, "xs", xs, 3));
   FUSED_TRY(check_contiguous(fn, "xs", xs));
-  /* A registered cell's steps are host functions. */
-  if (cell >= FUSED_NUM_CELLS && xs->device_type != FUSED_CPU)
-    return fused_error("%s: the %s cell expected CPU tensors (a custom cell runs on the CPU "
-                       "only), got 'xs' on %s", fn, fused_rnn_cell(cell)->name,
+  /* A registered cell runs on CUDA through the device steps its extension gave it. */
+  if (cell >= FUSED_NUM_CELLS && xs->device_type == FUSED_CUDA &&
+      !fused_rnn_cell_cuda(cell, FUSED_FLOAT64, 0))
+    return fused_error("%s: the %s cell has no CUDA steps, got 'xs' on %s (a fused.cell.define "
+                       "cell builds them on its first CUDA run; a fused.ext.cell needs "
+                       "cuda_sources: docs/extending.md)", fn, fused_rnn_cell(cell)->name,
                        device_name(xs->device_type));
   d->T = xs->sizes[0], d->B = xs->sizes[1], d->In = xs->sizes[2];
   FUSED_TRY(check_tensor(fn, h_arg, h));

@@ -258,13 +258,13 @@ M.entries = {
 
   -- fused.ext
   ['fused.ext.load'] = 'fused.ext.load{name=, sources = {...}, cflags=, cuda_cflags=, cdef=, cache_dir=, verbose=}: your C/CUDA sources compiled (cached) and bound',
-  ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc', ...}: a recurrent cell from your C steps, for nn.RNN",
+  ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc', cuda_sources=, ...}: a recurrent cell from your C steps, for nn.RNN (on CUDA with cuda_sources: the same steps compiled as CUDA)",
   ['fused.ext.check'] = "fused.ext.check(status): raises fused's last error unless an extension function returned 0",
   ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
   ['fused.ext.cache_root'] = 'fused.ext.cache_root{cache_dir=}: the build cache folder (cache_dir, $FUSED_EXT_CACHE, $XDG_CACHE_HOME/fused/ext or ~/.cache/fused/ext)',
   -- fused.cell
-  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc', step = function(gx, gh, h[, c]) ... end, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached), for nn.RNN",
-  ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define',
+  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc', step = function(gx, gh, h[, c]) ... end, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
+  ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define, the text compiled for the CPU and for CUDA alike',
   ['fused.cell.sigmoid'] = 'fused.cell.sigmoid(x): 1 / (1 + exp(-x)) in a cell step',
   ['fused.cell.tanh'] = 'fused.cell.tanh(x): tanh in a cell step',
   ['fused.cell.relu'] = 'fused.cell.relu(x): max(x, 0) in a cell step',

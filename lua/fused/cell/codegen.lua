@@ -1,6 +1,7 @@
 -- The C of a defined cell (fused.cell.define): its forward and backward steps in the form of
--- examples/custom_cell/ (FUSED_CELL_FORWARD/BACKWARD over fused_simd.h's vectors), and the
--- saved layout that fused.ext.cell registers (c/maths/cell_layout.h).
+-- examples/custom_cell/ (FUSED_CELL_FORWARD/BACKWARD over fused_simd.h's vectors; the same
+-- text compiled as CUDA runs one element a thread, c/fused_cell_cuda.h), and the saved layout
+-- that fused.ext.cell registers (c/maths/cell_layout.h).
 --
 -- Saved per row: the forward values backward reads (the activations' outputs; a leaf gx, gh or
 -- c it reads), then h_prev. Backward recomputes what costs one arithmetic op of values it has
@@ -42,12 +43,12 @@ local function expression(n)
   if op == 'neg' then return '-' .. a[1] end
   if op == 'sigmoid' then return 'sigmoid_of(' .. a[1] .. ')' end
   if op == 'tanh' then return 'tanh_of(' .. a[1] .. ')' end
-  if op == 'elu' then return 'elu_of(' .. a[1] .. ', 1)' end
+  if op == 'elu' then return 'elu_of(' .. a[1] .. ', (scalar_t)1)' end
   if op == 'abs' then return 'vabs(' .. a[1] .. ')' end
   if op == 'exp' or op == 'log' or op == 'sqrt' then
-    return 'CELL_LANEWISE(' .. op .. ', ' .. a[1] .. ')'
+    return 'FUSED_LANEWISE(' .. op .. ', ' .. a[1] .. ')'
   end
-  if op == 'softplus' then return 'CELL_SOFTPLUS(' .. a[1] .. ')' end
+  if op == 'softplus' then return 'FUSED_SOFTPLUS(' .. a[1] .. ')' end
   if op == 'select_lt' then
     return string.format('vselect(%s < %s, %s, %s)', a[1], a[2], a[3], a[4])
   end
@@ -160,17 +161,10 @@ function M.generate(d)
       return table.concat(names, ', ')
     end)() .. ']',
     ' * Register with gates = ' .. G .. ", state = '" .. (d.has_c and 'hc' or 'h') .. "', saved = "
-      .. L.saved .. ', d_ih = ' .. L.d_ih .. '. */',
+      .. L.saved .. ', d_ih = ' .. L.d_ih .. '.',
+    ' * The same text builds the CPU steps (as C, over vectors) and the CUDA ones (as CUDA, one',
+    ' * element a thread: fused_cell_cuda.h). */',
     '#include <fused_ext.h>',
-    '#include <math.h>',
-    '',
-    '/* libm per lane: fused_simd.h has exp for arguments <= 0 only. */',
-    '#define CELL_LANEWISE(fn, x) ({ const vec x_ = (x); vec r_ = x_; \\',
-    '  for (int64_t l_ = 0; l_ < VEC_LANES; l_++) r_[l_] = _Generic(r_[0], float: fn##f, default: fn)(x_[l_]); \\',
-    '  r_; })',
-    '/* max(x, 0) + log(1 + exp(-|x|)): no overflow at any x */',
-    '#define CELL_SOFTPLUS(x) ({ const vec y_ = (x); \\',
-    '  vselect(y_ > 0, y_, vsplat(0)) + CELL_LANEWISE(log1p, vexp_nonpos(-vabs(y_))); })',
     '',
     'FUSED_CELL_FORWARD(' .. d.step .. ', {',
     '  VEC_FOR(H, j, m, {',

@@ -1,6 +1,7 @@
 -- fused.cell.define{name, gates, state, step}: a cell of the engine from its equations. step
 -- runs once, on symbols (graph.lua); its graph is differentiated (grad.lua), turned into C
--- (codegen.lua) and built and registered by fused.ext.cell, which caches the build.
+-- (codegen.lua) and built and registered by fused.ext.cell, which caches the build: as C for
+-- the CPU, and the same text as CUDA on the cell's first CUDA run.
 local graph = require 'fused.cell.graph'
 local grad = require 'fused.cell.grad'
 local codegen = require 'fused.cell.codegen'
@@ -51,8 +52,8 @@ local function states(name, state, results, n)
 end
 
 -- The generated source's file in the cache, named by its text: written once.
-local function write_source(dir, name, text)
-  local path = string.format('%s/%s-%s.c', dir, name, hash.hex(hash.add(nil, text)))
+local function write_source(dir, name, text, ext)
+  local path = string.format('%s/%s-%s.%s', dir, name, hash.hex(hash.add(nil, text)), ext)
   if hash.read(path) ~= text then build.write(FN, path, text) end
   return path
 end
@@ -108,7 +109,9 @@ return function(spec)
   local ext = require 'fused.ext'
   local dir = ext.cache_root(spec) .. '/' .. name
   build.mkdir(FN, dir)
-  local cell = ext.cell { name = name, sources = { write_source(dir, name, source) }, step = step,
+  -- one text for both: compiled as C for the CPU, as CUDA for the device (on a first CUDA run)
+  local cell = ext.cell { name = name, sources = { write_source(dir, name, source, 'c') },
+                          cuda_sources = { write_source(dir, name, source, 'cu') }, step = step,
                           gates = gates, state = spec.state, saved = L.saved, h_prev = L.h_prev,
                           d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
                           verbose = spec.verbose }

@@ -6,6 +6,7 @@
 --     return f * h + (1 - f) * F.tanh(gx[2] + gh[2])
 --   end}
 --   fused.nn.RNN(32, 128, {cell = janet}); print(F.source(janet))
+--   fused.nn.RNN(32, 128, {cell = janet, device = 'cuda'})   -- the same steps on CUDA
 --
 -- The functions below take symbols (inside a step) or numbers.
 local graph = require 'fused.cell.graph'
@@ -14,7 +15,8 @@ local M = {}
 
 M.define = require 'fused.cell.define'
 
--- The generated C of a defined cell.
+-- The generated C of a defined cell: the one text compiled for both devices, as C for the
+-- CPU and as CUDA (one element a thread, c/fused_cell_cuda.h) for the device.
 function M.source(cell)
   if type(cell) ~= 'table' or type(cell.source) ~= 'string' then
     error(string.format("fused.cell.source: argument 'cell' expected a cell from "

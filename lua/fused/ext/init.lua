@@ -7,6 +7,8 @@
 --   local mgu = fused.ext.cell{name = 'mgu', sources = {'mgu.c'}, gates = 2, state = 'h',
 --                              saved = 6, h_prev = 5, d_ih = 3, d_hh = 0}
 --   local rnn = fused.nn.RNN(input_size, hidden_size, {cell = mgu, num_layers = 2})
+--   -- on CUDA too, with the same steps compiled as CUDA (built on the cell's first CUDA run):
+--   fused.ext.cell{..., sources = {'mgu.c'}, cuda_sources = {'mgu.cu'}} -- mgu.cu: #include "mgu.c"
 --
 -- .c sources compile with $CC (cc) and the vector flags of the CPU capability fused runs (an
 -- object per capability), .cu ones with nvcc, into one library linked to libfused
@@ -178,9 +180,45 @@ void %s_backward_f32(int64_t H, float *s, const float *d_out, float *dh, float *
 void %s_backward_f64(int64_t H, double *s, const double *d_out, double *dh, double *dc);
 ]]
 
+local CUDA_STEP_CDEF = [[
+int %s_cuda_forward_f32(const fused_cell_launch *step);
+int %s_cuda_forward_f64(const fused_cell_launch *step);
+int %s_cuda_backward_f32(const fused_cell_launch *step);
+int %s_cuda_backward_f64(const fused_cell_launch *step);
+]]
+
 local CELL_OPTIONS = { 'name', 'sources', 'cflags', 'cache_dir', 'verbose', 'gates', 'state',
-                       'saved', 'h_prev', 'd_ih', 'd_hh', 'step' }
+                       'saved', 'h_prev', 'd_ih', 'd_hh', 'step', 'cuda_sources', 'cuda_cflags' }
 local registered = {} -- library path and step -> cell id: one registration per build
+local registered_cuda = {} -- cell id -> true once its CUDA steps are given
+
+-- Builds the cell's cuda_sources (the same FUSED_CELL_FORWARD/BACKWARD compiled as CUDA,
+-- c/fused_cell_cuda.h) into a library of their own and gives the cell its device steps; once
+-- per cell and process, on its first CUDA run (functional.rnn_forward), so that a cell used on
+-- the CPU only never needs the CUDA toolchain.
+local function cuda_steps(fn, opts, step, id, cuda_sources)
+  return function()
+    if registered_cuda[id] then return end
+    local namespace = load(fn, { name = opts.name .. '_cuda', sources = cuda_sources,
+      cuda_cflags = opts.cuda_cflags, cache_dir = opts.cache_dir, verbose = opts.verbose,
+      cdef = CUDA_STEP_CDEF:gsub('%%s', step) })
+    loaded[#loaded + 1] = namespace
+    local f = {}
+    for i, way in ipairs({ 'forward_f32', 'backward_f32', 'forward_f64', 'backward_f64' }) do
+      local ok, sym = pcall(function() return namespace[step .. '_cuda_' .. way] end)
+      if not ok then
+        error(string.format("%s: %s's cuda_sources define no %s_cuda_%s (FUSED_CELL_FORWARD/"
+                            .. "BACKWARD(%s, ...) compiled as CUDA: fused_ext.h)", fn, opts.name,
+                            step, way, step), 3)
+      end
+      f[i] = ffi.cast('fused_cell_cuda_step', sym)
+    end
+    if lib.C.fused_rnn_register_cell_cuda(id, f[1], f[2], f[3], f[4]) ~= 0 then
+      error(fn .. ': ' .. ffi.string(lib.C.fused_last_error()), 3)
+    end
+    registered_cuda[id] = true
+  end
+end
 
 -- A cell of the engine from C steps (FUSED_CELL_FORWARD/BACKWARD in fused_ext.h): gates G,
 -- state 'h' or 'hc', its saved row layout (saved blocks, h_prev, d_ih, d_hh: cell_layout.h;
@@ -227,7 +265,19 @@ function M.cell(opts)
     if id < 0 then error(fn .. ': ' .. ffi.string(lib.C.fused_last_error()), 2) end
     registered[key] = id
   end
-  return { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
+  local spec = { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
+  if opts.cuda_sources ~= nil then
+    local cuda_sources = expect_list(fn, 'cuda_sources', opts.cuda_sources)
+    expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
+    for _, src in ipairs(cuda_sources) do
+      if not src:match('%.cu$') and not src:match('%.h$') then
+        error(string.format("%s: option 'cuda_sources' expected .cu (or .h) files, got '%s'",
+                            fn, src), 2)
+      end
+    end
+    spec.build_cuda = cuda_steps(fn, opts, step, spec.id, cuda_sources)
+  end
+  return spec
 end
 
 -- Whether .cu sources can be built and used here: cuda tensors run (on a GPU, or on the CUDA

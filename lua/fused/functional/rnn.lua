@@ -56,6 +56,8 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
   if b_hh ~= nil then expect(b_hh, fn, 'b_hh') end
   if c0 ~= nil then expect(c0, fn, 'c0') end
   local dtype, device = xs.scalar_type, xs.device_type
+  -- a custom cell's CUDA steps are built on its first CUDA run (fused.ext.cell)
+  if device == C.FUSED_CUDA and type(cell) == 'table' and cell.build_cuda then cell.build_cuda() end
   local T, B = tonumber(xs.sizes[0]), tonumber(xs.sizes[1])
   sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
   local hs = result(fn, o[1], 3, sizes, dtype, device)
