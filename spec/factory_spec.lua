@@ -18,7 +18,7 @@ describe('factories', function()
   it('say what is wrong with their arguments', function()
     helper.assert_error(function() fused.zeros(2, 'x', 3) end, 'zeros', 'expected the sizes then an options table')
     helper.assert_error(function() fused.ones({ 2 }, {}, {}) end, 'ones', 'expected the sizes then an options table')
-    helper.assert_error(function() fused.zeros(2, 0) end, "zeros: argument 'shape'", 'got 0 at position 2')
+    helper.assert_error(function() fused.zeros(2, -1) end, "zeros: argument 'shape'", 'got -1 at position 2')
     helper.assert_error(function() fused.zeros(2, { dtpye = 'float64' }) end, "unknown option 'dtpye'")
   end)
 

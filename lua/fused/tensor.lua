@@ -177,7 +177,8 @@ M.make_view = view
 -- Sizes are exact integers in a double and in int64_t below this; C checks their product.
 local MAX_SIZE = 2 ^ 53
 
--- shape: a list of positive integers, or one number; fills sizes_buf, returns ndim.
+-- shape: a list of sizes >= 0 ({}: a 0-d tensor of one element; a size 0: an empty tensor), or
+-- one number; fills sizes_buf, returns ndim.
 local function parse_shape(shape, fn)
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then
@@ -185,16 +186,16 @@ local function parse_shape(shape, fn)
   end
   local n = sequence_length(shape)
   if not n then
-    blame(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
+    blame(string.format("%s: argument 'shape' expected a list of integers >= 0, got %s", fn,
                         show_list(shape)))
   end
-  if n < 1 or n > MAX_DIMS then
-    blame(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n))
+  if n > MAX_DIMS then
+    blame(string.format("%s: argument 'shape' expected 0 to %d sizes, got %d", fn, MAX_DIMS, n))
   end
   for i = 1, n do
     local s = shape[i]
-    if type(s) ~= 'number' or not (s >= 1 and s < MAX_SIZE) or s ~= math.floor(s) then
-      blame(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
+    if type(s) ~= 'number' or not (s >= 0 and s < MAX_SIZE) or s ~= math.floor(s) then
+      blame(string.format("%s: argument 'shape' expected integer sizes from 0 to below 2^53, got %s at position %d",
                           fn, type(s) == 'number' and tostring(s) or type_name(s), i))
     end
     sizes_buf[i - 1] = s
@@ -291,22 +292,25 @@ local element_rules = {
 local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
 
 -- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
--- dtype is opts.dtype, else bool when the first entry is a boolean, else float32.
+-- dtype is opts.dtype, else bool when the first entry is a boolean, else float32. A number (or
+-- boolean, or int64_t) alone gives a 0-d tensor; {} a 1-D tensor of size 0, as in PyTorch.
 function M.tensor(data, opts)
   local dtype, device = dt.parse(opts, 'tensor')
+  local scalar = type(data) == 'number' or type(data) == 'boolean' or ffi.istype(int64_t, data)
+  if scalar then data = { data } end
   if type(data) ~= 'table' then
-    error("tensor: argument 'data' expected a nested table of numbers or booleans, got "
+    error("tensor: argument 'data' expected a number, a boolean or a nested table of them, got "
           .. type_name(data), 2)
   end
   -- The shape from the first entries; a list that is not proper counts 1 here, and walk, which
   -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
-    shape[#shape + 1] = math.max(sequence_length(node) or 1, 1)
+    shape[#shape + 1] = sequence_length(node) or 1
     node = node[1]
   end
   if type(node) == 'boolean' and (opts == nil or opts.dtype == nil) then dtype = dt.dtypes.bool end
-  local host = new(parse_shape(shape, 'tensor'), sizes_buf, dtype, dt.devices.cpu)
+  local host = new(scalar and 0 or parse_shape(shape, 'tensor'), sizes_buf, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
   local takes, expected = unpack(element_rules[dtype] or number_rule)
   -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
@@ -322,8 +326,8 @@ function M.tensor(data, opts)
       return
     end
     local n = type(x) == 'table' and sequence_length(x)
-    if type(x) == 'table' and (not n or n == 0) then
-      error(string.format("tensor: argument 'data' expected a non-empty list without holes at %s, got %s",
+    if type(x) == 'table' and not n then
+      error(string.format("tensor: argument 'data' expected a list without holes at %s, got %s",
                           where, show_list(x)), d + 2)
     end
     if n ~= shape[d] then
@@ -583,6 +587,7 @@ function Tensor.totable(t)
   local host = t:to('cpu'):contiguous()
   local ctype, at, shape = dt.ctypes[host.scalar_type], 0, host:shape()
   local read = element_reader(host.scalar_type)
+  if #shape == 0 then return read(ffi.cast(ctype, host.data)[0]) end -- 0-d: the element, as PyTorch's tolist
   -- build casts host.data itself, so that host (an upvalue) lives as long as the pointer.
   local function build(d)
     local p, r = ffi.cast(ctype, host.data), {}
@@ -621,11 +626,12 @@ end
 function Tensor.narrow(t, dim, start, length)
   dim = check_dim(t, dim, 'narrow')
   local size = tonumber(t.sizes[dim - 1])
-  if type(start) ~= 'number' or start < 1 or start > size or start ~= math.floor(start) then
-    error(string.format("narrow: argument 'start' expected 1..%d, got %s", size, tostring(start)), 2)
+  -- start may be size + 1 when length is 0: an empty narrow at the end, as PyTorch's.
+  if type(start) ~= 'number' or start < 1 or start > size + 1 or start ~= math.floor(start) then
+    error(string.format("narrow: argument 'start' expected 1..%d, got %s", size + 1, tostring(start)), 2)
   end
-  if type(length) ~= 'number' or length < 1 or start + length - 1 > size or length ~= math.floor(length) then
-    error(string.format("narrow: argument 'length' expected 1..%d (start %d, size %d), got %s",
+  if type(length) ~= 'number' or length < 0 or start + length - 1 > size or length ~= math.floor(length) then
+    error(string.format("narrow: argument 'length' expected 0..%d (start %d, size %d), got %s",
                         size - start + 1, start, size, tostring(length)), 2)
   end
   copy_layout(t)
@@ -698,7 +704,7 @@ local function reshaped(fn, t, shape, ...)
     resolved[i] = shape[i]
   end
   if infer then
-    if known < 1 or t:numel() % known ~= 0 then
+    if known < 1 or t:numel() % known ~= 0 then -- as PyTorch, -1 is ambiguous beside a 0
       blame(string.format("%s: argument 'shape' %s cannot hold %d elements whatever its -1", fn,
                           show_list(shape), t:numel()))
     end
@@ -714,7 +720,7 @@ local function reshaped(fn, t, shape, ...)
   local stride = 1
   for d = ndim - 1, 0, -1 do
     strides_buf[d] = stride
-    stride = stride * sizes_buf[d]
+    stride = stride * math.max(tonumber(sizes_buf[d]), 1) -- PyTorch's strides beside a size 0
   end
   return view(t, ndim, sizes_buf, strides_buf, 0)
 end
