@@ -90,7 +90,7 @@ function Tensor.expand(t, ...)
     local want, d = shape[i], i - lead - 1 -- d: t's dim, 0-based, negative for a new one
     local size = d >= 0 and tonumber(t.sizes[d]) or 1
     if want == -1 and d >= 0 then want = size end
-    if type(want) ~= 'number' or want < 1 or want ~= math.floor(want) or (size ~= 1 and want ~= size) then
+    if type(want) ~= 'number' or want < 0 or want ~= math.floor(want) or (size ~= 1 and want ~= size) then
       error(string.format("expand: argument 'sizes' %s does not fit shape %s: size %s at position %d "
                           .. "(only a size 1 repeats)", tensor.show_list(shape),
                           tensor.show_list(t:shape()), tostring(want), i), 2)

@@ -21,9 +21,9 @@ local function constructor(class, dtype)
       return tensor.zeros(sizes, opts)
     end
     if type(first) == 'table' and not more then return tensor.tensor(first, opts) end
+    if first == nil then return tensor.zeros({ 0 }, opts) end -- Torch7's empty tensor
     error(string.format("%s: argument 'sizes' expected sizes (numbers or a fused.Size) or a Lua table of values, "
-                        .. "got %s", class, first == nil and 'nothing (a tensor cannot be empty)'
-                        or tensor.type_name(first) .. (more and ' and more' or '')), 2)
+                        .. "got %s", class, tensor.type_name(first) .. (more and ' and more' or '')), 2)
   end
 end
 
