@@ -43,7 +43,11 @@ function M.arange(...)
   local start, stop, step = 0, args[1], 1
   if #args > 1 then start, stop, step = args[1], args[2], args[3] or 1 end
   if step == 0 then error("arange: argument 'step' expected a nonzero number, got 0", 2) end
-  local n = math.max(math.ceil((stop - start) / step), 0) -- an empty range: empty, as PyTorch
+  local n = math.ceil((stop - start) / step)
+  if n < 0 then -- as PyTorch; an empty range (arange(0), arange(2, 2)) is an empty tensor
+    error(string.format("arange: the range from %s to %s runs against the step %s",
+                        tostring(start), tostring(stop), tostring(step)), 2)
+  end
   local dtype, device = dt.parse(opts, 'arange')
   if (opts == nil or opts.dtype == nil) and is_integer(start) and is_integer(stop) and is_integer(step) then
     dtype = dt.dtypes.int64
