@@ -61,6 +61,9 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.are.equal(0, back:dim())
       assert.are.equal(1, back:item())
       assert.are.equal(0, fused.ones({ 1 }, opts):reshape({}):dim())
+      assert.are.equal(0, fused.ones({ 1, 1 }, opts):squeeze():dim()) -- torch.Size([])
+      assert.are.same({ 1 }, s:flatten():shape())                     -- torch.Size([1])
+      assert.are.same({ 1 }, s:unsqueeze(1):shape())
       helper.assert_error(function() fused.ones({ 2 }, opts):view({}) end, 'view', 'expected 2 elements in all, got 1')
     end)
 
@@ -157,6 +160,19 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       local y = fused.addmm(fused.tensor({ 1, 2, 3 }, opts), fused.ones({ 2, 0 }, opts), fused.ones({ 0, 3 }, opts),
                             { beta = 2 })
       assert.are.same({ { 2, 4, 6 }, { 2, 4, 6 } }, y:totable())
+    end)
+
+    test('a batch of none through nn: empty outputs, a NaN mean loss as PyTorch\'s', function()
+      local linear = fused.nn.Linear(3, 2)
+      local embedding = fused.nn.Embedding(5, 2)
+      if device == 'cuda' then linear:cuda(); embedding:cuda() end
+      assert.are.same({ 0, 2 }, linear:forward(fused.zeros({ 0, 3 }, opts)):shape())
+      assert.are.same({ 0, 2 }, embedding:forward(fused.tensor({}, on({ dtype = 'int64' }))):shape())
+      local loss = fused.nn.CrossEntropyLoss():forward(fused.zeros({ 0, 3 }, opts),
+                                                       fused.tensor({}, on({ dtype = 'int64' })))
+      assert.is_true(loss ~= loss) -- cross_entropy of (0, 3) logits: tensor(nan)
+      -- logsumexp over a dim of size 0 is -inf, the log of an empty sum
+      assert.are.same({ -math.huge, -math.huge, -math.huge }, fused.zeros({ 0, 3 }, opts):logsumexp(1):totable())
     end)
 
     test('move between devices and dtypes', function()

@@ -38,12 +38,12 @@ function Tensor.unsqueeze(t, dim)
   return make_view(t, n + 1, sizes_buf, strides_buf, 0)
 end
 
--- t:squeeze(): without its dims of size 1 (one is kept if all are); t:squeeze(dim): without
+-- t:squeeze(): without its dims of size 1 (0-d if all are, as PyTorch); t:squeeze(dim): without
 -- dim if its size is 1, else t.
 function Tensor.squeeze(t, dim)
   if dim ~= nil then
     dim = tensor.check_dim(t, dim, 'squeeze')
-    if t.sizes[dim - 1] ~= 1 or t.ndim == 1 then return t end
+    if t.sizes[dim - 1] ~= 1 then return t end
   end
   local n = 0
   for d = 0, t.ndim - 1 do
@@ -52,8 +52,7 @@ function Tensor.squeeze(t, dim)
       n = n + 1
     end
   end
-  if n == 0 then sizes_buf[0], strides_buf[0], n = 1, 1, 1 end
-  return make_view(t, n, sizes_buf, strides_buf, 0)
+  return make_view(t, n, sizes_buf, strides_buf, 0) -- n 0: all dims were 1, 0-d as PyTorch's
 end
 
 -- t:permute(2, 1, 3) or t:permute({2, 1, 3}): dim d of the result is dim dims[d] of t.
@@ -103,6 +102,7 @@ end
 
 -- t:flatten(start_dim, end_dim): dims start..end (default all) merged into one.
 function Tensor.flatten(t, start_dim, end_dim)
+  if t.ndim == 0 and start_dim == nil and end_dim == nil then return t:reshape(1) end -- as PyTorch
   start_dim = tensor.check_dim(t, start_dim or 1, 'flatten', 'start_dim')
   end_dim = tensor.check_dim(t, end_dim or -1, 'flatten', 'end_dim')
   if start_dim > end_dim then
