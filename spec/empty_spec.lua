@@ -33,6 +33,9 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.are.equal('bool', fused.tensor(true, opts).dtype)
       assert.are.equal(-7, fused.tensor(-7, on({ dtype = 'int64' })):item())
       assert.are.equal(0, fused.zeros({}, opts):dim())
+      -- s[1]: IndexError: invalid index of a 0-dim tensor
+      helper.assert_error(function() return s[1] end, 'a 0-d tensor cannot be indexed', 't:item()')
+      helper.assert_error(function() return fused.zeros({ 0, 3 }, opts):item() end, 'item: expected a tensor of one element, got 0 of size [0, 3]')
     end)
 
     test('prints its value and a size of ()', function()
