@@ -227,6 +227,9 @@ describe('empty results of the CPU\'s selection ops', function()
     assert.are.same({ 0 }, fused.arange(2, 2):shape())
     assert.are.same({ 0 }, fused.zeros(0):sort():shape())
     assert.are.same({ 0, 3 }, fused.zeros(0, 3):cumsum(1):shape())
+    local values, indices = fused.ones(3):topk(0) -- torch.ones(3).topk(0): empty values and indices
+    assert.are.same({ 0 }, values:shape())
+    assert.are.same({ 0 }, indices:shape())
   end)
 
   it('.npy files NumPy writes for 0-d and empty arrays load', function()
