@@ -257,8 +257,9 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
 
 int check_rows(const char *fn, const char *arg, const fused_tensor *t) {
   const int32_t n = t->ndim;
-  /* A 0-d tensor is one row of one element. */
-  int ok = n == 0 || (t->strides[n - 1] == 1 && (n < 2 || t->strides[n - 2] >= t->sizes[n - 1]));
+  /* A 0-d tensor is one row of one element; an empty one has no row to read. */
+  if (n == 0 || is_empty(t)) return 0;
+  int ok = t->strides[n - 1] == 1 && (n < 2 || t->strides[n - 2] >= t->sizes[n - 1]);
   /* A dim of size 1 is never stepped along: its stride is free (a view narrowed to one). */
   for (int32_t d = 0; ok && d + 2 < n; d++)
     ok = t->sizes[d] == 1 || t->strides[d] == t->sizes[d + 1] * t->strides[d + 1];
