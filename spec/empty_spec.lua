@@ -111,6 +111,8 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.are.same({ 0, 3 }, e:fill_(2):shape())
       assert.are.same({ 0, 3 }, e:to('float64').dtype == 'float64' and e:to('float64'):shape())
       assert.are.same({ 0, 3 }, e:softmax(2):shape())
+      assert.are.same({ 0, 3 }, e:softmax(1):shape()) -- three columns of length 0: nothing read
+      assert.are.same({ 0, 3 }, e:log_softmax(1):shape())
     end)
 
     test('sum of none is 0, prod 1, mean NaN; along a dim of size 0, zeros and ones', function()
@@ -176,6 +178,11 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.is_true(loss ~= loss) -- cross_entropy of (0, 3) logits: tensor(nan)
       -- logsumexp over a dim of size 0 is -inf, the log of an empty sum
       assert.are.same({ -math.huge, -math.huge, -math.huge }, fused.zeros({ 0, 3 }, opts):logsumexp(1):totable())
+      -- the sequence engine refuses an empty batch or sequence (PyTorch runs them)
+      local lstm = fused.nn.LSTM(3, 4)
+      if device == 'cuda' then lstm:cuda() end
+      helper.assert_error(function() lstm:forward(fused.zeros({ 5, 0, 3 }, opts)) end,
+                          'rnn_forward: expected T, B, I and H >= 1, got T=5 B=0 I=3 H=4')
     end)
 
     test('move between devices and dtypes', function()
