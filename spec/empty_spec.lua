@@ -150,6 +150,13 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.are.same({ 2, 6 }, fused.cat({ o, fused.zeros({ 2, 0 }, opts), o }, 2):shape())
       assert.are.same({ 0 }, fused.ones({ 3 }, opts):narrow(1, 4, 0):shape()) -- narrow(0, 3, 0)
       assert.are.same({ 3, 0 }, o:t():narrow(2, 2, 0):shape())
+      local pieces = e:chunk(2) -- torch.zeros(0, 3).chunk(2): two empty pieces
+      assert.are.equal(2, #pieces)
+      assert.are.same({ 0, 3 }, pieces[2]:shape())
+      assert.are.equal(1, #e:split(1))                    -- (tensor([], size=(0, 3)),)
+      local parts = o:split({ 0, 2, 0 })                 -- sizes 0 are empty pieces
+      assert.are.same({ 0, 3 }, parts[1]:shape())
+      assert.are.same({ 0, 3 }, parts[3]:shape())
       local none = fused.tensor({}, on({ dtype = 'int64' }))
       assert.are.same({ 0, 3 }, o:index_select(1, none):shape())
       assert.are.same({ 0, 2 }, e:index_select(2, fused.tensor({ 1, 3 }, on({ dtype = 'int64' }))):shape())

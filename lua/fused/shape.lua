@@ -132,17 +132,18 @@ function Tensor.split(t, split_size, dim)
     end
     sizes = {}
     for start = 1, size, split_size do sizes[#sizes + 1] = math.min(split_size, size - start + 1) end
+    if size == 0 then sizes[1] = 0 end -- one empty piece, as PyTorch's
   else
     local n = type(split_size) == 'table' and tensor.sequence_length(split_size)
     local total = 0
     for i = 1, n or 0 do
       local s = split_size[i]
-      if type(s) ~= 'number' or s < 1 or s ~= math.floor(s) then n = nil; break end
+      if type(s) ~= 'number' or s < 0 or s ~= math.floor(s) then n = nil; break end
       total = total + s
     end
     if not n or n == 0 or total ~= size then
-      error(string.format("split: argument 'split_size' expected a positive integer or positive "
-                          .. "sizes adding up to %d (the size of dim %d), got %s", size, dim,
+      error(string.format("split: argument 'split_size' expected a positive integer or sizes "
+                          .. "(0 or more) adding up to %d (the size of dim %d), got %s", size, dim,
                           type(split_size) == 'table' and tensor.show_list(split_size)
                           or type_name(split_size)), 2)
     end

@@ -666,6 +666,10 @@ function Tensor.chunk(t, n, dim)
   local size = tonumber(t.sizes[dim - 1])
   local step = math.ceil(size / n)
   local pieces = {}
+  if size == 0 then -- n empty pieces, as torch.chunk (a step of 0 would not advance)
+    for i = 1, n do pieces[i] = t:narrow(dim, 1, 0) end
+    return pieces
+  end
   for start = 1, size, step do
     pieces[#pieces + 1] = t:narrow(dim, start, math.min(step, size - start + 1))
   end
