@@ -35,6 +35,7 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
                const fused_tensor *b, double beta, double alpha) {
   const char *fn = bias ? "addmm" : "matmul";
   const int64_t m = out->sizes[0], n = out->sizes[1], k = a->sizes[1];
+  if (m == 0 || n == 0) return 0; /* nothing to write; k == 0 leaves cuBLAS to write beta * y */
   T *y = (T *)out->data;
   double gemm_beta = 0;
   if (bias && bias->ndim == 2 && bias->data == out->data) {

@@ -69,6 +69,9 @@ __global__ void column_sums_kernel(T *out, T *partial, const T *in, int64_t rows
 template <typename T>
 int column_sums(const char *fn, T *out, const T *in, int64_t rows, int64_t cols,
                        int64_t ld, bool accumulate) {
+  if (cols == 0) return 0; /* no grid of 0 blocks */
+  if (rows == 0) /* a sum of no rows is 0 */
+    return accumulate ? 0 : cuda_check(fn, cudaMemsetAsync(out, 0, (size_t)cols * sizeof(T), cuda_stream));
   const RowChunks chunks = row_chunks(rows);
   Scratch partial(fn, (size_t)(chunks.count > 1 ? chunks.count * cols : 1) * sizeof(T));
   if (!partial.ptr) return -1;

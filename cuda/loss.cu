@@ -47,7 +47,8 @@ __global__ void mean_kernel(T *loss, const double *row_loss, int64_t rows) {
   if (threadIdx.x == 0) *loss = (T)(acc / (double)rows);
 }
 
-static unsigned row_blocks(int64_t rows) { return (unsigned)std::min<int64_t>(rows, 65535); }
+/* At least one block: an empty batch launches one that finds no row (a grid of 0 is an error). */
+static unsigned row_blocks(int64_t rows) { return (unsigned)std::clamp<int64_t>(rows, 1, 65535); }
 
 template <typename T>
 int cuda_cross_entropy_forward(fused_tensor *loss, const fused_tensor *logits,

@@ -31,6 +31,7 @@ template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in
   int64_t outer, inner;
   outer_dim_inner(in, dim, &outer, &inner);
   const int64_t len = in->sizes[dim];
+  if (outer == 0 || inner == 0) return 0; /* an empty out: no grid of 0 blocks */
   if (inner == 1)
     FUSED_LAUNCH((unsigned)std::min<int64_t>(outer, 65535), THREADS, 0, cuda_stream, sum_rows_kernel<T>)(
         (T *)out->data, (const T *)in->data, outer, len);
@@ -49,6 +50,7 @@ int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, in
   size_t at = 0;
   for (int32_t k = 0; k < n; k++) {
     const size_t row = (size_t)(inputs[k]->sizes[dim] * inner) * sizeof(T);
+    if (row == 0 || outer == 0) continue; /* an empty input, or out */
     FUSED_TRY(cuda_check("cat", cudaMemcpy2DAsync(out->data + at, out_row, inputs[k]->data, row,
                                                   row, (size_t)outer, cudaMemcpyDeviceToDevice,
                                                   cuda_stream)));

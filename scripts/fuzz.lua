@@ -51,11 +51,12 @@ local function sample(shape, dtype)
   return fused.tensor(values, { dtype = dtype }):view(shape)
 end
 
--- Small tensors of each dtype and of 1, 2, 4 and 8 dims, as fused saves them.
+-- Small tensors of each dtype and of 0 (a 0-d tensor), 1, 2, 4 and 8 dims, and an empty one,
+-- as fused saves them.
 local function seeds_npy()
   local seeds, tmp = {}, WORK .. '/seed.npy'
   for id = 0, #dt.dtype_names do
-    for _, shape in ipairs({ { 3 }, { 2, 3 }, { 1, 2, 1, 2 }, { 1, 1, 1, 1, 1, 1, 1, 2 } }) do
+    for _, shape in ipairs({ {}, { 3 }, { 2, 3 }, { 0, 3 }, { 1, 2, 1, 2 }, { 1, 1, 1, 1, 1, 1, 1, 2 } }) do
       fused.save_npy(tmp, sample(shape, dt.dtype_names[id]))
       seeds[#seeds + 1] = read(tmp)
     end
@@ -80,6 +81,7 @@ local function seeds_safetensors()
     { { w = fused.randn({ 3 }, { dtype = 'float64' }), b = fused.randn({ 2 }),
         s = fused.ones({ 1 }) }, { format = 'pt', step = '12' } },
     { {}, { note = 'empty' } },
+    { { s = fused.tensor(2.5), z = fused.zeros({ 0, 3 }), n = sample({}, 'int64') } },
     { { deep = fused.randn({ 1, 1, 1, 1, 1, 1, 1, 2 }, { dtype = 'float64' }) } },
     { { i = sample({ 2, 2 }, 'int64'), m = sample({ 3 }, 'bool'), f = fused.randn({ 2 }) } },
   }

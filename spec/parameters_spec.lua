@@ -205,7 +205,7 @@ describe('Module:parameter', function()
                         "Twice:parameter: argument 'name' expected an identifier (a string), got 'a.b'")
     helper.assert_error(function() m:parameter(nil, { 2 }) end,
                         "Twice:parameter: argument 'name' expected an identifier (a string), got nil")
-    helper.assert_error(function() m:parameter('bias', { 0 }) end, "Twice:parameter: argument 'shape'")
+    helper.assert_error(function() m:parameter('bias', { -1 }) end, "Twice:parameter: argument 'shape'")
     helper.assert_error(function() m:parameter('bias', { 2 }, { dtype = 'half' }) end,
                         "Twice:parameter: option 'dtype' expected")
   end)

@@ -12,7 +12,8 @@ describe('shape', function()
     assert.are.same(t:totable(), t:unsqueeze(2):squeeze():totable())
     assert.are.same({ 2, 3 }, fused.zeros(1, 2, 1, 3):squeeze():shape())
     assert.are.same({ 2, 1, 3 }, fused.zeros(1, 2, 1, 3):squeeze(1):shape())
-    assert.are.same({ 1 }, fused.zeros(1, 1):squeeze():shape())
+    assert.are.same({}, fused.zeros(1, 1):squeeze():shape()) -- 0-d, as PyTorch's
+    assert.are.same({}, fused.zeros(1):squeeze(1):shape())
     t:unsqueeze(1)[1][2][3] = 50
     assert.are.equal(50, t[2][3])
     helper.assert_error(function() t:unsqueeze(4) end, "unsqueeze: argument 'dim' expected a dim in 1..3, got 4")

@@ -42,7 +42,7 @@ describe('fused.sparse', function()
     assert.are.same(S.col_idx:totable(), D.col_idx:totable())
     assert.are.same(S.values:totable(), D.values:totable())
     local Z = sparse.from_dense(fused.zeros({ 2, 3 }))
-    assert.are.equal(1, Z:nnz()) -- one explicit zero: tensors have at least one element
+    assert.are.equal(1, Z:nnz()) -- one explicit zero: values is never empty
     assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 } }, Z:to_dense():totable())
   end)
 

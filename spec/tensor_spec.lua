@@ -33,7 +33,7 @@ describe('tensors', function()
     assert.are.same({ { { 1, 2 } }, { { 3, 4 } } }, t:totable())
     helper.assert_error(function() fused.tensor({ { 1, 2 }, { 3 } }) end, 'tensor', 'not regular', 'data[2]')
     helper.assert_error(function() fused.tensor({ { 1, 'x' } }) end, 'tensor', 'number', 'data[1][2]', 'string')
-    helper.assert_error(function() fused.tensor(5) end, 'tensor', 'nested table', 'number')
+    helper.assert_error(function() fused.tensor('5') end, 'tensor', 'nested table', 'string')
   end)
 
   it('float32 rounds, float64 keeps every digit', function()

@@ -33,8 +33,8 @@ int check_tensor(const char *fn, const char *arg, const fused_tensor *t) {
     return fused_error("%s: argument '%s' has an unknown dtype %d", fn, arg, t->scalar_type);
   if (t->device_type < 0 || t->device_type >= FUSED_NUM_DEVICES)
     return fused_error("%s: argument '%s' has an unknown device %d", fn, arg, t->device_type);
-  if (t->ndim < 1 || t->ndim > FUSED_MAX_DIMS)
-    return fused_error("%s: argument '%s' expected 1 to %d dims, got %d", fn, arg,
+  if (t->ndim < 0 || t->ndim > FUSED_MAX_DIMS)
+    return fused_error("%s: argument '%s' expected 0 to %d dims, got %d", fn, arg,
                        FUSED_MAX_DIMS, t->ndim);
   return check_extent(fn, arg, t);
 }
@@ -46,6 +46,12 @@ int check_contiguous(const char *fn, const char *arg, const fused_tensor *t) {
                      "strides %s (call :contiguous() first)", fn, arg,
                      format_shape(sizes, sizeof sizes, t->ndim, t->sizes),
                      format_shape(strides, sizeof strides, t->ndim, t->strides));
+}
+
+static int is_empty(const fused_tensor *t) {
+  for (int32_t d = 0; d < t->ndim; d++)
+    if (t->sizes[d] == 0) return 1;
+  return 0;
 }
 
 static int by_stride(const void *a, const void *b) {
@@ -71,7 +77,7 @@ int check_writable(const char *fn, const char *arg, const fused_tensor *t) {
     ok = dims[k][0] >= extent;
     extent += (dims[k][1] - 1) * dims[k][0];
   }
-  if (ok) return 0;
+  if (ok || is_empty(t)) return 0;
   char sizes[160], strides[160];
   return fused_error("%s: argument '%s' expected a tensor whose elements do not overlap in "
                      "memory, got sizes %s with strides %s: more than one element of the "
@@ -206,7 +212,8 @@ static void byte_range(const fused_tensor *t, int64_t *lo, int64_t *hi) {
 }
 
 int tensors_overlap(const fused_tensor *a, const fused_tensor *b) {
-  if (a->storage != b->storage) return 0; /* storages never share memory */
+  /* Storages never share memory; an empty tensor has no byte to share. */
+  if (a->storage != b->storage || is_empty(a) || is_empty(b)) return 0;
   int64_t a_lo, a_hi, b_lo, b_hi;
   byte_range(a, &a_lo, &a_hi);
   byte_range(b, &b_lo, &b_hi);
@@ -247,6 +254,8 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
 
 int check_rows(const char *fn, const char *arg, const fused_tensor *t) {
   const int32_t n = t->ndim;
+  /* A 0-d tensor is one row of one element; an empty one has no row to read. */
+  if (n == 0 || is_empty(t)) return 0;
   int ok = t->strides[n - 1] == 1 && (n < 2 || t->strides[n - 2] >= t->sizes[n - 1]);
   /* A dim of size 1 is never stepped along: its stride is free (a view narrowed to one). */
   for (int32_t d = 0; ok && d + 2 < n; d++)

@@ -12,7 +12,7 @@ extern "C" {
 /* Not NULL, not released (a storage), with a sane dtype, device and shape, whose elements all
  * lie inside its storage (check_extent). */
 int check_tensor(const char *fn, const char *arg, const fused_tensor *t);
-/* t's sizes are >= 1 and every element its offset, sizes and strides reach lies inside its
+/* t's sizes are >= 0 and every element its offset, sizes and strides reach lies inside its
  * storage. In tensor.c, which owns the storage; t has one. */
 int check_extent(const char *fn, const char *arg, const fused_tensor *t);
 /* fused_tensor_is_contiguous for a checked tensor: 1 or 0. */

@@ -45,6 +45,8 @@ int fused_tensor_is_contiguous(const fused_tensor *t) {
 }
 
 int tensor_is_contiguous(const fused_tensor *t) {
+  for (int32_t d = 0; d < t->ndim; d++)
+    if (t->sizes[d] == 0) return 1; /* no element to be out of place, as PyTorch */
   int64_t expected = 1;
   for (int32_t d = t->ndim - 1; d >= 0; d--) {
     if (t->sizes[d] != 1 && t->strides[d] != expected) return 0;
@@ -59,17 +61,17 @@ int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t)
   return check_output(fn, arg, t);
 }
 
-/* 1 to 8 sizes, each >= 1, whose product (numel) fits in int64_t. A size of 2^63 or more that
- * reached int64_t through an unsigned type arrives negative: the message shows both readings. */
+/* 0 to 8 sizes (0: a scalar of one element), each >= 0 (0: an empty tensor), whose product
+ * (numel) fits in int64_t. A size of 2^63 or more that reached int64_t through an unsigned type
+ * arrives negative: the message shows both readings. */
 static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {
-  if (ndim < 1 || ndim > FUSED_MAX_DIMS)
-    return fused_error("%s: argument 'ndim' expected 1 to %d, got %d", fn, FUSED_MAX_DIMS, ndim);
-  if (!sizes) return fused_error("%s: argument 'sizes' expected %d sizes, got NULL", fn, ndim);
+  if (ndim < 0 || ndim > FUSED_MAX_DIMS)
+    return fused_error("%s: argument 'ndim' expected 0 to %d, got %d", fn, FUSED_MAX_DIMS, ndim);
+  if (!sizes && ndim > 0)
+    return fused_error("%s: argument 'sizes' expected %d sizes, got NULL", fn, ndim);
   for (int32_t d = 0; d < ndim; d++) {
-    if (sizes[d] == 0)
-      return fused_error("%s: argument 'sizes' expected sizes >= 1, got 0 in dim %d", fn, d + 1);
     if (sizes[d] < 0)
-      return fused_error("%s: argument 'sizes' expected sizes from 1 to 2^63-1, got %lld (%llu "
+      return fused_error("%s: argument 'sizes' expected sizes from 0 to 2^63-1, got %lld (%llu "
                          "read as unsigned) in dim %d", fn, (long long)sizes[d],
                          (unsigned long long)sizes[d], d + 1);
   }
@@ -118,7 +120,7 @@ int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32
   for (int32_t d = ndim - 1; d >= 0; d--) {
     t->sizes[d] = sizes[d];
     t->strides[d] = stride;
-    stride *= sizes[d]; /* at most numel, checked above */
+    stride *= sizes[d] ? sizes[d] : 1; /* at most numel, checked above; PyTorch's strides for 0 */
   }
   return 0;
 }
@@ -138,9 +140,12 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
 }
 
 /* Whether elements first + sum_d i_d strides[d] (0 <= i_d < sizes[d]) all lie in [0, count),
- * in checked arithmetic: an extent that overflows does not fit. */
+ * in checked arithmetic: an extent that overflows does not fit. An empty view reaches no
+ * element: it fits wherever it starts inside the storage or just past it. */
 static int view_fits(int64_t first, int32_t ndim, const int64_t *sizes, const int64_t *strides,
                      int64_t count) {
+  for (int32_t d = 0; d < ndim; d++)
+    if (sizes[d] == 0) return first >= 0 && first <= count;
   int64_t lo = first, hi = first;
   for (int32_t d = 0; d < ndim; d++) {
     int64_t reach;
@@ -166,9 +171,10 @@ int check_extent(const char *fn, const char *arg, const fused_tensor *t) {
                        "number of elements of %s (a corrupted tensor)", fn, arg,
                        (long long)offset_bytes, dtype_name(t->scalar_type));
   int64_t numel = 1, lo = 0, hi = 0; /* lo, hi: the elements reached, counted from data */
-  int fits = 1;
+  int fits = 1, empty = 0;
   for (int32_t d = 0; d < t->ndim; d++) {
-    if (t->sizes[d] < 1)
+    empty |= t->sizes[d] == 0;
+    if (t->sizes[d] < 0)
       return fused_error("%s: argument '%s' has size %lld in dim %d (a corrupted tensor)", fn,
                          arg, (long long)t->sizes[d], d + 1);
     int64_t reach;
@@ -176,8 +182,10 @@ int check_extent(const char *fn, const char *arg, const fused_tensor *t) {
             !__builtin_mul_overflow(t->sizes[d] - 1, t->strides[d], &reach) &&
             !__builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi);
   }
+  /* An empty tensor reaches no element: its data need only lie in its storage or just past. */
+  if (empty && offset_bytes >= 0 && offset_bytes <= (int64_t)s->bytes) return 0;
   int64_t first, end;
-  if (fits && !__builtin_mul_overflow(lo, elem, &first) &&
+  if (!empty && fits && !__builtin_mul_overflow(lo, elem, &first) &&
       !__builtin_add_overflow(first, offset_bytes, &first) && first >= 0 &&
       !__builtin_mul_overflow(hi, elem, &end) && !__builtin_add_overflow(end, offset_bytes, &end) &&
       !__builtin_add_overflow(end, elem, &end) && end <= (int64_t)s->bytes)

@@ -8,7 +8,7 @@
 
 /* 64-byte alignment lets the compiler's vector loads start on cache lines. */
 static void *cpu_alloc(size_t bytes) {
-  void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+  void *p = aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); /* an empty tensor's too */
   if (!p) fused_error("tensor_new: out of memory allocating %zu bytes on the cpu", bytes);
   return p;
 }

@@ -17,20 +17,25 @@ typedef struct strided_iter {
   int64_t inner_stride[STRIDED_MAX_OPERANDS];
 } strided_iter;
 
-/* a's shape is walked; b and c may be NULL: then their offsets and strides stay 0. */
+/* a's shape is walked; b and c may be NULL: then their offsets and strides stay 0. A 0-d a is
+ * one row of one element; an empty a one row of none (inner 0), so that a do-while over the
+ * rows reads nothing. */
 static inline void strided_iter_init(strided_iter *it, const fused_tensor *a,
                                      const fused_tensor *b, const fused_tensor *c) {
   const fused_tensor *ts[STRIDED_MAX_OPERANDS] = {a, b, c};
+  const int32_t last = a->ndim - 1;
+  int empty = 0;
   it->ndim = a->ndim;
   for (int32_t d = 0; d < a->ndim; d++) {
     it->sizes[d] = a->sizes[d];
+    empty |= a->sizes[d] == 0;
     for (int k = 0; k < STRIDED_MAX_OPERANDS; k++) it->strides[k][d] = ts[k] ? ts[k]->strides[d] : 0;
     it->index[d] = 0;
   }
-  it->inner = a->sizes[a->ndim - 1];
+  it->inner = empty ? 0 : last < 0 ? 1 : a->sizes[last];
   for (int k = 0; k < STRIDED_MAX_OPERANDS; k++) {
     it->offset[k] = 0;
-    it->inner_stride[k] = it->strides[k][a->ndim - 1];
+    it->inner_stride[k] = last < 0 ? 0 : it->strides[k][last];
   }
 }
 

@@ -9,8 +9,10 @@
 
 #include "hd.h"
 
-/* The column's max where it is finite (max - max is 0 only then), else 0. */
+/* The column's max where it is finite (max - max is 0 only then), else 0; 0 for an empty
+ * column (len 0), which reads nothing: its logsumexp is log(0) = -inf, as PyTorch's. */
 FUSED_GENERIC FUSED_HD scalar_t column_shift(const scalar_t *column, int64_t len, int64_t inner) {
+  if (len == 0) return 0;
   scalar_t max = column[0];
   for (int64_t d = 1; d < len; d++) max = column[d * inner] > max ? column[d * inner] : max;
   return max - max == 0 ? max : (scalar_t)0;

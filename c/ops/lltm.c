@@ -50,6 +50,11 @@ static int check_inputs(const char *fn, const fused_tensor *xs, const char *h_ar
   const int64_t H = dims->H, In = dims->In;
   FUSED_TRY(check_operand(fn, h_arg, h, xs, 2, (int64_t[]){dims->B, H}, 0,
                           "batch size %lld from 'xs'", (long long)dims->B));
+  /* The sequence engine under it assumes at least one step, row and unit (see rnn.c). */
+  if (dims->T == 0 || dims->B == 0 || dims->In == 0 || H == 0)
+    return fused_error("%s: expected T, B, I and H >= 1, got T=%lld B=%lld I=%lld H=%lld (the "
+                       "sequence engine takes no empty sequence or batch yet)", fn,
+                       (long long)dims->T, (long long)dims->B, (long long)In, (long long)H);
   FUSED_TRY(check_operand(fn, "W", W, xs, 2, (int64_t[]){3 * H, H + In}, 0,
                           "3H x (H+I) with H = %lld from '%s' and I = %lld from 'xs'",
                           (long long)H, h_arg, (long long)In));

@@ -48,6 +48,9 @@ int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
 static int extremum(const char *fn, fused_tensor *values, fused_tensor *indices,
                     const fused_tensor *in, int32_t dim, int32_t largest) {
   FUSED_TRY(check_input(fn, in, dim));
+  if (in->sizes[dim] == 0) /* as PyTorch: a sum of none is 0, a max of none is undefined */
+    return fused_error("%s: argument 'input' expected a non-zero size in dim %d (the dim reduced), "
+                       "got 0: the %s of no elements is undefined", fn, dim + 1, fn);
   FUSED_TRY(check_reduced(fn, "values", values, in, dim, in->scalar_type));
   if (indices) {
     FUSED_TRY(check_reduced(fn, "indices", indices, in, dim, FUSED_INT64));

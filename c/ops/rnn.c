@@ -73,6 +73,11 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   FUSED_TRY(check_ndim(fn, h_arg, h, 2));
   d->H = h->sizes[1];
   FUSED_TRY(check_part(fn, h_arg, h, xs, 2, (int64_t[]){d->B, d->H}, 0, "B from 'xs' x H"));
+  /* The engine's thread split, scratch and GEMMs assume at least one step, row and unit. */
+  if (d->T == 0 || d->B == 0 || d->In == 0 || d->H == 0)
+    return fused_error("%s: expected T, B, I and H >= 1, got T=%lld B=%lld I=%lld H=%lld (the "
+                       "sequence engine takes no empty sequence or batch yet)", fn,
+                       (long long)d->T, (long long)d->B, (long long)d->In, (long long)d->H);
   const int64_t GH = d->L.gates * d->H;
   char why[96];
   snprintf(why, sizeof why, "%d H x I for the %s, I from 'xs'", (int)d->L.gates,

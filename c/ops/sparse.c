@@ -65,7 +65,7 @@ static int64_t *int64_buffer(const char *fn, const char *arg, int64_t size, int6
                 (size_t)SIZE_MAX);
     return NULL;
   }
-  int64_t *buffer = malloc(bytes);
+  int64_t *buffer = malloc(bytes ? bytes : 1); /* malloc(0) may be NULL */
   if (!buffer)
     fused_error("%s: out of memory for a workspace of %lld + %lld int64 entries (from argument "
                 "'%s')", fn, (long long)size, (long long)extra, arg);

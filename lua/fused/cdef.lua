@@ -32,7 +32,9 @@ typedef struct fused_tensor {
 const char *fused_last_error(void);
 /* Tensors. fused_tensor_init fills a caller-owned struct (LuaJIT's ffi.new) with a new storage,
  * fused_tensor_release drops its reference; fused_tensor_new/free do the same for a struct on
- * the heap, for C callers. A new tensor's memory is uninitialised. */
+ * the heap, for C callers. A new tensor's memory is uninitialised. ndim is 0 to FUSED_MAX_DIMS
+ * (0: a 0-d tensor of one element) and sizes are >= 0 (a size 0: an empty tensor, whose data is
+ * still a valid pointer that no op reads or writes), as in PyTorch. */
 int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32_t dtype,
                       int32_t device);
 void fused_tensor_release(fused_tensor *t);
@@ -398,8 +400,8 @@ int fused_embedding_backward(fused_tensor *grad_weight, const fused_tensor *grad
  * r's entries being at positions row_ptr[r] .. row_ptr[r + 1] - 1 (counted from 0: row_ptr
  * starts at 0 and ends at nnz); col_idx (nnz int64) their columns, counted from 1 as every
  * index; values (nnz) their values. Within a row the columns may come in any order and repeat
- * (repeats add up in a product). A matrix with no nonzero keeps one explicit zero: tensors have
- * at least one element. The structure functions (check, from_coo, transpose) run on the host:
+ * (repeats add up in a product). A matrix with no nonzero keeps one explicit zero (values is never
+ * empty). The structure functions (check, from_coo, transpose) run on the host:
  * their tensors are on the CPU. */
 /* 0 when the three make an n_cols-column CSR matrix, else the error names what is wrong: offsets
  * that do not start at 0, decrease, or do not end at nnz; a column out of 1..n_cols; lengths that

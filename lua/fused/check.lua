@@ -107,8 +107,9 @@ M.show_list = show_list
 -- Sizes are exact integers in a double and in int64_t below this; C checks their product.
 local MAX_SIZE = 2 ^ 53
 
--- shape: a list of positive integers, or one number. Returns ndim and an int64_t array of the
--- sizes (a buffer the next call overwrites).
+-- shape: a list of sizes >= 0 ({}: a 0-d tensor of one element; a size 0: an empty tensor), or
+-- one number. Returns ndim and an int64_t array of the sizes (a buffer the next call
+-- overwrites).
 function M.parse_shape(shape, fn)
   if type(shape) == 'number' then shape = { shape } end
   if type(shape) ~= 'table' then
@@ -116,16 +117,16 @@ function M.parse_shape(shape, fn)
   end
   local n = sequence_length(shape)
   if not n then
-    blame(string.format("%s: argument 'shape' expected a list of positive integers, got %s", fn,
+    blame(string.format("%s: argument 'shape' expected a list of integers >= 0, got %s", fn,
                         show_list(shape)))
   end
-  if n < 1 or n > MAX_DIMS then
-    blame(string.format("%s: argument 'shape' expected 1 to %d sizes, got %d", fn, MAX_DIMS, n))
+  if n > MAX_DIMS then
+    blame(string.format("%s: argument 'shape' expected 0 to %d sizes, got %d", fn, MAX_DIMS, n))
   end
   for i = 1, n do
     local s = shape[i]
-    if type(s) ~= 'number' or not (s >= 1 and s < MAX_SIZE) or s ~= math.floor(s) then
-      blame(string.format("%s: argument 'shape' expected positive integer sizes below 2^53, got %s at position %d",
+    if type(s) ~= 'number' or not (s >= 0 and s < MAX_SIZE) or s ~= math.floor(s) then
+      blame(string.format("%s: argument 'shape' expected integer sizes from 0 to below 2^53, got %s at position %d",
                           fn, type(s) == 'number' and tostring(s) or type_name(s), i))
     end
     sizes_buf[i - 1] = s

@@ -61,23 +61,26 @@ local element_rules = {
 local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
 
 -- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
--- dtype is opts.dtype, else bool when the first entry is a boolean, else float32.
+-- dtype is opts.dtype, else bool when the first entry is a boolean, else float32. A number (or
+-- boolean, or int64_t) alone gives a 0-d tensor; {} a 1-D tensor of size 0, as in PyTorch.
 function M.tensor(data, opts)
   local dtype, device = dt.parse(opts, 'tensor')
+  local scalar = type(data) == 'number' or type(data) == 'boolean' or ffi.istype(int64_t, data)
+  if scalar then data = { data } end
   if type(data) ~= 'table' then
-    error("tensor: argument 'data' expected a nested table of numbers or booleans, got "
+    error("tensor: argument 'data' expected a number, a boolean or a nested table of them, got "
           .. type_name(data), 2)
   end
   -- The shape from the first entries; a list that is not proper counts 1 here, and walk, which
   -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
-    shape[#shape + 1] = math.max(sequence_length(node) or 1, 1)
+    shape[#shape + 1] = sequence_length(node) or 1
     node = node[1]
   end
   if type(node) == 'boolean' and (opts == nil or opts.dtype == nil) then dtype = dt.dtypes.bool end
   local ndim, sizes = parse_shape(shape, 'tensor')
-  local host = new(ndim, sizes, dtype, dt.devices.cpu)
+  local host = new(scalar and 0 or ndim, sizes, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
   local takes, expected = unpack(element_rules[dtype] or number_rule)
   -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
@@ -93,8 +96,8 @@ function M.tensor(data, opts)
       return
     end
     local n = type(x) == 'table' and sequence_length(x)
-    if type(x) == 'table' and (not n or n == 0) then
-      error(string.format("tensor: argument 'data' expected a non-empty list without holes at %s, got %s",
+    if type(x) == 'table' and not n then
+      error(string.format("tensor: argument 'data' expected a list without holes at %s, got %s",
                           where, show_list(x)), d + 2)
     end
     if n ~= shape[d] then
@@ -145,8 +148,8 @@ function M.arange(...)
   if #args > 1 then start, stop, step = args[1], args[2], args[3] or 1 end
   if step == 0 then error("arange: argument 'step' expected a nonzero number, got 0", 2) end
   local n = math.ceil((stop - start) / step)
-  if n < 1 then
-    error(string.format("arange: the range from %s to %s by %s holds no elements (tensors have at least one)",
+  if n < 0 then -- as PyTorch; an empty range (arange(0), arange(2, 2)) is an empty tensor
+    error(string.format("arange: the range from %s to %s runs against the step %s",
                         tostring(start), tostring(stop), tostring(step)), 2)
   end
   local dtype, device = dt.parse(opts, 'arange')

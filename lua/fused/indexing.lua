@@ -22,6 +22,9 @@ local M = {}
 -- i counted from 1 along dim (of t's), negative from the end (-1 the last); level as error's,
 -- seen from the caller of dim_index.
 local function dim_index(t, dim, i, level)
+  if t.ndim == 0 then -- as PyTorch: a 0-d tensor has no dim to index
+    error("fused.Tensor: a 0-d tensor cannot be indexed; read its element with t:item()", level + 1)
+  end
   local size = tonumber(t.sizes[dim - 1])
   if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
     error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (expected 1..%d, "

@@ -191,15 +191,8 @@ local function parse_header(path, header, major)
   for _, n in ipairs(shape) do
     if n < 0 then fail(path, 'shape %s holds a negative size', text) end
   end
-  if #shape == 0 or #shape > MAX_DIMS then
-    fail(path, 'shape %s has %d dims: fused tensors have 1 to %d (0-d arrays are not supported)',
-         text, #shape, MAX_DIMS)
-  end
-  for _, n in ipairs(shape) do
-    if n == 0 then
-      fail(path, 'shape %s holds no elements: fused tensors have sizes >= 1 (zero-size arrays '
-           .. 'are not supported)', text)
-    end
+  if #shape > MAX_DIMS then -- () is a 0-d array, a size 0 an empty one: fused has both
+    fail(path, 'shape %s has %d dims: fused tensors have 0 to %d', text, #shape, MAX_DIMS)
   end
   return dtype, shape
 end

@@ -44,6 +44,8 @@ local function kept(size, cut)
 end
 
 local function render(t)
+  if t:numel() == 0 then return '[]' end
+  if t:dim() == 0 then return formatter({ t:item() }, t.dtype)(t:item()):match('^%s*(.-)$') end
   local shape, data = t:shape(), t:totable()
   local cut = t:numel() > SUMMARIZE
   local values = {}
@@ -87,7 +89,8 @@ local function render(t)
   return table.concat(lines, '\n')
 end
 
+-- A 0-d tensor's size is (), as Python writes its shape; an empty one's has a 0 (0x3).
 tensor.metatable.__tostring = function(t)
   return string.format('%s\n[fused.Tensor %s %s of size %s]', render(t), t.dtype, t.device,
-                       table.concat(t:shape(), 'x'))
+                       t:dim() == 0 and '()' or table.concat(t:shape(), 'x'))
 end

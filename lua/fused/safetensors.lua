@@ -104,7 +104,8 @@ function M.save(path, named, metadata)
     local host = named[name]:to('cpu'):contiguous()
     local bytes = host:numel() * dt.sizes[host.scalar_type]
     hosts[i] = host
-    header[name] = { dtype = dt.safetensors_codes[host.scalar_type], shape = host:shape(),
+    header[name] = { dtype = dt.safetensors_codes[host.scalar_type],
+                     shape = setmetatable(host:shape(), json.array), -- [] for a 0-d tensor
                      data_offsets = { offset, offset + bytes } }
     offset = offset + bytes
   end
@@ -128,7 +129,7 @@ end
 -- {dtype, shape, data_offsets} (other fields ignored) with sizes and offsets written as
 -- non-negative integers, and tensors covering the data after the header exactly, back to back.
 -- fused adds its own limits: the dtypes of its table only (fused.h's FUSED_DTYPES), bools as bytes 0
--- and 1, 1 to 8 dims of size >= 1 (a 0-d tensor loads as one element), no repeated names.
+-- and 1, 0 to 8 dims (shape [] a 0-d tensor, a size 0 an empty one), no repeated names.
 
 local MAX_HEADER = 100000000
 local known_dtypes = { BOOL = 1, U8 = 1, I8 = 1, F8_E5M2 = 1, F8_E4M3 = 1, I16 = 1, U16 = 1,
@@ -201,10 +202,6 @@ local function parse_entry(path, name, entry, data_len)
   end
   local numel = 1
   for _, n in ipairs(shape) do
-    if n == 0 then
-      bad('shape %s holds no elements: fused tensors have sizes >= 1 (zero-size tensors are '
-          .. 'not supported)', show(shape))
-    end
     numel = numel * n
   end
   local bytes = numel * (half and 2 or dt.sizes[dtype])
@@ -219,7 +216,7 @@ local function parse_entry(path, name, entry, data_len)
   end
   -- A 0-d tensor holds one value; ours have at least one dim.
   return { name = name, dtype = dtype, half = half,
-           shape = #shape > 0 and { unpack(shape) } or { 1 }, first = first, last = last }
+           shape = { unpack(shape) }, first = first, last = last }
 end
 
 -- The data part is the tensors back to back: no overlap, no gap, nothing after.

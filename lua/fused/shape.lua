@@ -23,11 +23,12 @@ end
 function Tensor.narrow(t, dim, start, length)
   dim = argcheck.check_dim(t, dim, 'narrow')
   local size = tonumber(t.sizes[dim - 1])
-  if type(start) ~= 'number' or start < 1 or start > size or start ~= math.floor(start) then
-    error(string.format("narrow: argument 'start' expected 1..%d, got %s", size, tostring(start)), 2)
+  -- start may be size + 1 when length is 0: an empty narrow at the end, as PyTorch's.
+  if type(start) ~= 'number' or start < 1 or start > size + 1 or start ~= math.floor(start) then
+    error(string.format("narrow: argument 'start' expected 1..%d, got %s", size + 1, tostring(start)), 2)
   end
-  if type(length) ~= 'number' or length < 1 or start + length - 1 > size or length ~= math.floor(length) then
-    error(string.format("narrow: argument 'length' expected 1..%d (start %d, size %d), got %s",
+  if type(length) ~= 'number' or length < 0 or start + length - 1 > size or length ~= math.floor(length) then
+    error(string.format("narrow: argument 'length' expected 0..%d (start %d, size %d), got %s",
                         size - start + 1, start, size, tostring(length)), 2)
   end
   copy_layout(t)
@@ -62,6 +63,10 @@ function Tensor.chunk(t, n, dim)
   local size = tonumber(t.sizes[dim - 1])
   local step = math.ceil(size / n)
   local pieces = {}
+  if size == 0 then -- n empty pieces, as torch.chunk (a step of 0 would not advance)
+    for i = 1, n do pieces[i] = t:narrow(dim, 1, 0) end
+    return pieces
+  end
   for start = 1, size, step do
     pieces[#pieces + 1] = t:narrow(dim, start, math.min(step, size - start + 1))
   end
@@ -100,7 +105,7 @@ local function reshaped(fn, t, shape, ...)
     resolved[i] = shape[i]
   end
   if infer then
-    if known < 1 or t:numel() % known ~= 0 then
+    if known < 1 or t:numel() % known ~= 0 then -- as PyTorch, -1 is ambiguous beside a 0
       blame(string.format("%s: argument 'shape' %s cannot hold %d elements whatever its -1", fn,
                           argcheck.show_list(shape), t:numel()))
     end
@@ -116,7 +121,7 @@ local function reshaped(fn, t, shape, ...)
   local stride = 1
   for d = ndim - 1, 0, -1 do
     strides_buf[d] = stride
-    stride = stride * sizes[d]
+    stride = stride * math.max(tonumber(sizes[d]), 1) -- PyTorch's strides beside a size 0
   end
   return make_view(t, ndim, sizes, strides_buf, 0)
 end
@@ -160,12 +165,12 @@ function Tensor.unsqueeze(t, dim)
   return make_view(t, n + 1, sizes_buf, strides_buf, 0)
 end
 
--- t:squeeze(): without its dims of size 1 (one is kept if all are); t:squeeze(dim): without
+-- t:squeeze(): without its dims of size 1 (0-d if all are, as PyTorch); t:squeeze(dim): without
 -- dim if its size is 1, else t.
 function Tensor.squeeze(t, dim)
   if dim ~= nil then
     dim = argcheck.check_dim(t, dim, 'squeeze')
-    if t.sizes[dim - 1] ~= 1 or t.ndim == 1 then return t end
+    if t.sizes[dim - 1] ~= 1 then return t end
   end
   local n = 0
   for d = 0, t.ndim - 1 do
@@ -174,8 +179,7 @@ function Tensor.squeeze(t, dim)
       n = n + 1
     end
   end
-  if n == 0 then sizes_buf[0], strides_buf[0], n = 1, 1, 1 end
-  return make_view(t, n, sizes_buf, strides_buf, 0)
+  return make_view(t, n, sizes_buf, strides_buf, 0) -- n 0: all dims were 1, 0-d as PyTorch's
 end
 
 -- t:permute(2, 1, 3) or t:permute({2, 1, 3}): dim d of the result is dim dims[d] of t.
@@ -212,7 +216,7 @@ function Tensor.expand(t, ...)
     local want, d = shape[i], i - lead - 1 -- d: t's dim, 0-based, negative for a new one
     local size = d >= 0 and tonumber(t.sizes[d]) or 1
     if want == -1 and d >= 0 then want = size end
-    if type(want) ~= 'number' or want < 1 or want ~= math.floor(want) or (size ~= 1 and want ~= size) then
+    if type(want) ~= 'number' or want < 0 or want ~= math.floor(want) or (size ~= 1 and want ~= size) then
       error(string.format("expand: argument 'sizes' %s does not fit shape %s: size %s at position %d "
                           .. "(only a size 1 repeats)", argcheck.show_list(shape),
                           argcheck.show_list(t:shape()), tostring(want), i), 2)
@@ -225,6 +229,7 @@ end
 
 -- t:flatten(start_dim, end_dim): dims start..end (default all) merged into one.
 function Tensor.flatten(t, start_dim, end_dim)
+  if t.ndim == 0 and start_dim == nil and end_dim == nil then return t:reshape(1) end -- as PyTorch
   start_dim = argcheck.check_dim(t, start_dim or 1, 'flatten', 'start_dim')
   end_dim = argcheck.check_dim(t, end_dim or -1, 'flatten', 'end_dim')
   if start_dim > end_dim then
@@ -254,17 +259,18 @@ function Tensor.split(t, split_size, dim)
     end
     sizes = {}
     for start = 1, size, split_size do sizes[#sizes + 1] = math.min(split_size, size - start + 1) end
+    if size == 0 then sizes[1] = 0 end -- one empty piece, as PyTorch's
   else
     local n = type(split_size) == 'table' and argcheck.sequence_length(split_size)
     local total = 0
     for i = 1, n or 0 do
       local s = split_size[i]
-      if type(s) ~= 'number' or s < 1 or s ~= math.floor(s) then n = nil; break end
+      if type(s) ~= 'number' or s < 0 or s ~= math.floor(s) then n = nil; break end
       total = total + s
     end
     if not n or n == 0 or total ~= size then
-      error(string.format("split: argument 'split_size' expected a positive integer or positive "
-                          .. "sizes adding up to %d (the size of dim %d), got %s", size, dim,
+      error(string.format("split: argument 'split_size' expected a positive integer or sizes "
+                          .. "(0 or more) adding up to %d (the size of dim %d), got %s", size, dim,
                           type(split_size) == 'table' and argcheck.show_list(split_size)
                           or type_name(split_size)), 2)
     end

@@ -265,6 +265,7 @@ function Tensor.totable(t)
   local host = t:to('cpu'):contiguous()
   local ctype, at, shape = dt.ctypes[host.scalar_type], 0, host:shape()
   local read = element_reader(host.scalar_type)
+  if #shape == 0 then return read(ffi.cast(ctype, host.data)[0]) end -- 0-d: the element, as PyTorch's tolist
   -- build casts host.data itself, so that host (an upvalue) lives as long as the pointer.
   local function build(d)
     local p, r = ffi.cast(ctype, host.data), {}

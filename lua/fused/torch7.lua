@@ -24,9 +24,9 @@ local function constructor(class, dtype)
       return factory.zeros(sizes, opts)
     end
     if type(first) == 'table' and not more then return factory.tensor(first, opts) end
+    if first == nil then return factory.zeros({ 0 }, opts) end -- Torch7's empty tensor
     error(string.format("%s: argument 'sizes' expected sizes (numbers or a fused.Size) or a Lua table of values, "
-                        .. "got %s", class, first == nil and 'nothing (a tensor cannot be empty)'
-                        or argcheck.type_name(first) .. (more and ' and more' or '')), 2)
+                        .. "got %s", class, argcheck.type_name(first) .. (more and ' and more' or '')), 2)
   end
 end
 

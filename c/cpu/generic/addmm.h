@@ -14,6 +14,7 @@ static const scalar_t *gemm_operand(const fused_tensor *t, enum CBLAS_TRANSPOSE 
 static int addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *a,
                  const fused_tensor *b, double beta, double alpha) {
   const int64_t m = out->sizes[0], n = out->sizes[1], k = a->sizes[1];
+  if (m == 0 || n == 0) return 0; /* nothing to write; k == 0 leaves BLAS to write beta * y */
   scalar_t *y = (scalar_t *)out->data;
   double gemm_beta = 0;
   if (bias && bias->ndim == 1) {

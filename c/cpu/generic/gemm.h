@@ -46,7 +46,7 @@ static void cpu_transpose(scalar_t *dst, int64_t ld_dst, const scalar_t *src, in
  * fresh malloc memory handed to BLAS before the loops that fill it, and stops warning that it
  * may be read uninitialised. */
 __attribute__((noinline)) static scalar_t *cpu_scratch(const char *fn, int64_t n) {
-  scalar_t *p = malloc((size_t)n * sizeof(scalar_t));
+  scalar_t *p = malloc((size_t)(n > 0 ? n : 1) * sizeof(scalar_t)); /* malloc(0) may be NULL */
   if (!p) fused_error("%s: out of memory for %lld elements of scratch", fn, (long long)n);
   return p;
 }

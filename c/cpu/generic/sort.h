@@ -43,8 +43,9 @@ static int sort_dim(fused_tensor *values, fused_tensor *indices, const fused_ten
   const scalar_t *x = (const scalar_t *)in->data;
   scalar_t *v = (scalar_t *)values->data;
   int64_t *at = (int64_t *)indices->data;
-  scalar_t *key = malloc((size_t)len * sizeof *key);
-  int64_t *pos = malloc((size_t)len * sizeof *pos), *tmp = malloc((size_t)len * sizeof *tmp);
+  const size_t n = (size_t)(len > 0 ? len : 1); /* malloc(0) may be NULL: not out of memory */
+  scalar_t *key = malloc(n * sizeof *key);
+  int64_t *pos = malloc(n * sizeof *pos), *tmp = malloc(n * sizeof *tmp);
   if (!key || !pos || !tmp) {
     free(key);
     free(pos);

@@ -15,12 +15,16 @@ function M.cat(list, dim, opts)
     error("cat: argument 'tensors' expected a non-empty list of tensors, got "
           .. (type(list) == 'table' and argcheck.show_list(list) or argcheck.type_name(list)), 2)
   end
-  local inputs = cat_inputs(n)
   local keep = {} -- the contiguous copies must live through the call
-  for i, t in ipairs(list) do
-    keep[i] = out_.contiguous(expect(t, 'cat', 'tensors[' .. i .. ']'))
-    inputs[i - 1] = keep[i]
+  for i, t in ipairs(list) do keep[i] = out_.contiguous(expect(t, 'cat', 'tensors[' .. i .. ']')) end
+  -- A 1-D tensor of size 0 (fused.tensor({})) joins any other as nothing, as in PyTorch.
+  local parts = {}
+  for _, t in ipairs(keep) do
+    if not (t.ndim == 1 and t.sizes[0] == 0) then parts[#parts + 1] = t end
   end
+  if #parts > 0 then keep, n = parts, #parts end
+  local inputs = cat_inputs(n)
+  for i = 1, n do inputs[i - 1] = keep[i] end
   local first = keep[1]
   dim = argcheck.check_dim(first, dim or 1, 'cat')
   for d = 0, first.ndim - 1 do sizes[d] = first.sizes[d] end

@@ -32,10 +32,7 @@ function M.masked_select(t, mask)
   expect_mask(mask, 'masked_select')
   local shape = broadcast.shape('masked_select', { 'input', 'mask' }, { t, mask }, 2)
   t, mask = contiguous(broadcast.expand(t, shape)), contiguous(broadcast.expand(mask, shape))
-  local n = tensor.count_true(mask)
-  if n == 0 then
-    error("masked_select: the mask has no true element, and a tensor cannot be empty", 2)
-  end
+  local n = tensor.count_true(mask) -- 0 gives an empty tensor, as PyTorch
   local out = factory.empty({ n }, { dtype = t.dtype, device = t.device })
   check(C.fused_masked_select(out, t, mask))
   return out

@@ -70,10 +70,20 @@ local function extremum(fn, c_fn, t, dim, outs)
   return finish(values, v), finish(indices, i)
 end
 
+-- The max (min, argmax, argmin) of all of an empty t is undefined, as in PyTorch.
+local function expect_elements(t, fn)
+  if t:numel() == 0 then
+    error(string.format("%s: argument 'input' expected a tensor with elements, got an empty one of "
+                        .. "shape {%s}: the %s of no elements is undefined (give a dim whose size is not 0)",
+                        fn, table.concat(t:shape(), ', '), fn), 3)
+  end
+  return t
+end
+
 local function extremum_op(fn, c_fn)
   return function(t, dim, opts)
     t = contiguous(expect(t, fn, 'input'))
-    if dim == nil then return (extremum(fn, c_fn, t:view(-1), 1)):item() end
+    if dim == nil then return (extremum(fn, c_fn, expect_elements(t, fn):view(-1), 1)):item() end
     return extremum(fn, c_fn, t, dim, out_.option(opts, fn))
   end
 end
@@ -83,7 +93,7 @@ M.min = extremum_op('min', C.fused_min_dim)
 local function arg_op(fn, c_fn)
   return function(t, dim, opts)
     t = contiguous(expect(t, fn, 'input'))
-    if dim == nil then return select(2, extremum(fn, c_fn, t:view(-1), 1)):item() end
+    if dim == nil then return select(2, extremum(fn, c_fn, expect_elements(t, fn):view(-1), 1)):item() end
     local o = out_.option(opts, fn)
     return select(2, extremum(fn, c_fn, t, dim, o and { nil, o }))
   end
@@ -91,9 +101,10 @@ end
 M.argmax = arg_op('argmax', C.fused_max_dim)
 M.argmin = arg_op('argmin', C.fused_min_dim)
 
--- Unbiased (n - 1): NaN for one element, as PyTorch.
+-- Unbiased (n - 1): NaN for one element or none, as PyTorch.
 function M.var(t, dim, opts)
   expect(t, 'var', 'input')
+  if dim == nil and t:numel() == 0 then return 0 / 0 end
   if dim == nil then
     local d = t - M.mean(t)
     return M.sum(d:mul_(d)) / (t:numel() - 1)

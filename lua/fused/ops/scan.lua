@@ -80,8 +80,8 @@ function M.topk(t, k, dim, largest, sorted)
   end
   dim = argcheck.check_dim(t, dim == nil and -1 or dim, 'topk')
   local size = t:size(dim)
-  if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > size then
-    error(string.format("topk: argument 'k' expected an integer in 1..%d (the size of dim %d), "
+  if type(k) ~= 'number' or k ~= math.floor(k) or k < 0 or k > size then
+    error(string.format("topk: argument 'k' expected an integer in 0..%d (the size of dim %d), "
                         .. "got %s", size, dim, type(k) == 'number' and tostring(k)
                         or argcheck.type_name(k)), 2)
   end

@@ -2,8 +2,8 @@
 -- broadcast), t:masked_fill(mask, value) and masked_fill_, t:index_select(dim, index) and
 -- t:gather(dim, index), the indices int64 tensors (or Lua lists) counted from 1; t:nonzero(),
 -- the positions of t's nonzero elements (NaN is one) as the rows of an N x ndim int64 tensor,
--- counted from 1 (the CPU's only so far; no nonzero at all is an error: fused has no empty
--- tensors). {out = t} last.
+-- counted from 1 (the CPU's only so far; no nonzero element gives 0 x ndim, as PyTorch).
+-- {out = t} last.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
@@ -103,9 +103,6 @@ local count = ffi.new('int64_t[1]')
 function M.nonzero(t, opts)
   t = contiguous(expect(t, 'nonzero', 'input'))
   check(C.fused_count_nonzero(count, t))
-  if count[0] == 0 then
-    error("nonzero: found no nonzero element, and fused has no empty tensors to return", 2)
-  end
   sizes[0], sizes[1] = count[0], t.ndim
   local out = out_.result('nonzero', out_.option(opts, 'nonzero'), 2, sizes, dt.dtypes.int64,
                           t.device_type)

@@ -1,8 +1,8 @@
 -- Softmax, log-softmax and logsumexp along dim (1-based; negative counts from the end), stable
 -- for any input (each column's max is subtracted before exp: inputs of +-1000 give finite
 -- results), float32 and float64, on both devices. softmax and log_softmax keep the input's
--- shape; logsumexp drops dim unless keepdim, as PyTorch (a 1-D input keeps one element:
--- tensors have at least one dim). Their
+-- shape; logsumexp drops dim unless keepdim, as PyTorch (a 1-D input keeps one element, as
+-- fused's reductions of a 1-D tensor along a dim do). Their
 -- backward, from what forward returned, as d_tanh is tanh's:
 --   softmax_backward(grad_output, output, dim)       y = softmax(x): y * (g - sum(g * y))
 --   log_softmax_backward(grad_output, output, dim)   y = log_softmax(x): g - exp(y) * sum(g)

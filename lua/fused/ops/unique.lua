@@ -29,7 +29,7 @@ function M.unique(t, opts)
   local n = t:numel()
   local values, order = scan.sort(t:reshape(-1), 1)
   -- starts[k] is 1 where a run of equal sorted values begins
-  local starts = factory.ones({ 1 }, { dtype = 'int64' })
+  local starts = factory.ones({ math.min(n, 1) }, { dtype = 'int64' }) -- none for an empty t
   if n > 1 then
     local differs = values:narrow(1, 2, n - 1):ne(values:narrow(1, 1, n - 1))
     starts = cat({ starts, differs:to('int64') }, 1)
@@ -43,7 +43,7 @@ function M.unique(t, opts)
   end
   if opts.return_counts then
     local m = first:numel()
-    local ends = factory.full({ 1 }, n + 1, { dtype = 'int64' })
+    local ends = factory.full({ math.min(m, 1) }, n + 1, { dtype = 'int64' })
     if m > 1 then ends = cat({ first:narrow(1, 2, m - 1), ends }, 1) end
     result[#result + 1] = ends - first
   end

@@ -135,7 +135,7 @@ function M.from_coo(rows, cols, values, size, opts)
 end
 
 -- fused.sparse.from_dense(A): the nonzero entries of a 2-D floating tensor, on its device and
--- of its dtype. An all-zero A keeps one explicit zero (tensors have at least one element).
+-- of its dtype. An all-zero A keeps one explicit zero (values is never empty).
 function M.from_dense(A)
   local fn = 'sparse.from_dense'
   argcheck.expect(A, fn, 'A')
