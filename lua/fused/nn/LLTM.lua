@@ -52,7 +52,8 @@ end
 function LLTM:run_layer(k, x, h0, c0, lengths, reverse, out)
   local w, b = layer(self, k, x)
   local _, _, ctx = functional.lltm_seq_forward(x, w, b, h0, c0,
-    { lengths = lengths, reverse = reverse, out = { out[1], out[3], out[4], out[2] } })
+    { lengths = lengths, reverse = reverse, out = { out[1], out[3], out[4], out[2] },
+      compute = self.compute })
   return ctx
 end
 
