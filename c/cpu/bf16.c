@@ -26,10 +26,37 @@ static inline float float_of(bf16 b) {
   return f;
 }
 
+/* The float32 bits of each element rounded as bf16_of rounds, written with masks rather than
+ * branches so that the compiler vectorises it (scalar, the fallback's rounding passes took a
+ * fifth of a (16, 32, 128) training step). */
+typedef uint32_t __attribute__((may_alias)) float_bits;
+static inline void round_row(float_bits *d, const float_bits *s, int64_t n) {
+  for (int64_t j = 0; j < n; j++) {
+    const uint32_t u = s[j];
+    const uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu : 0;
+    const uint32_t sub = (u & 0x7f800000u) == 0 ? 0xffffffffu : 0;
+    const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1)) & 0xffff0000u;
+    const uint32_t q = (u | 0x400000u) & 0xffff0000u, z = u & 0x80000000u;
+    d[j] = (nan & q) | (~nan & ((sub & z) | (~sub & r)));
+  }
+}
+
+static inline void round_rows(float *dst, int64_t ld_dst, const float *src, int64_t ld_src,
+                              int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; r++)
+    round_row((float_bits *)(dst + r * ld_dst), (const float_bits *)(src + r * ld_src), cols);
+}
+
+__attribute__((target("avx2"))) static void round_rows_avx2(float *dst, int64_t ld_dst,
+                                                            const float *src, int64_t ld_src,
+                                                            int64_t rows, int64_t cols) {
+  round_rows(dst, ld_dst, src, ld_src, rows, cols);
+}
+
 void cpu_bf16_round(float *dst, int64_t ld_dst, const float *src, int64_t ld_src, int64_t rows,
                     int64_t cols) {
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t j = 0; j < cols; j++) dst[r * ld_dst + j] = float_of(bf16_of(src[r * ld_src + j]));
+  if (__builtin_cpu_supports("avx2")) round_rows_avx2(dst, ld_dst, src, ld_src, rows, cols);
+  else round_rows(dst, ld_dst, src, ld_src, rows, cols);
 }
 
 int64_t cpu_bf16_packed_size(int64_t k, int64_t n) { return (n + 31) / 32 * ((k + 1) / 2) * 64; }

@@ -392,41 +392,44 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
   return 0;
 }
 
-/* The products after backward's loop on rounded operands: d_g holds every step's rounded
- * recurrent gate gradients (rows ldg apart), d_gi the input ones (d_g itself where the cell
- * shares their blocks); xs, h_prev and w_ih are rounded here. */
+/* The native path's products after backward's loop: d_g holds every step's bf16 recurrent
+ * gate gradients (rows ldg apart), d_gi the input ones (d_g itself where the cell shares their
+ * blocks); xs, h_prev and w_ih are converted here. */
 static int rnn_backward_products_bf16(int64_t TB, int64_t GH, int64_t In, int64_t H,
-                                      const void *d_gi, const void *d_g, int64_t ldg,
+                                      const bf16 *d_gi, const bf16 *d_g, int64_t ldg,
                                       const fused_tensor *xs, const scalar_t *h_prev, int64_t ld,
-                                      const fused_tensor *w_ih, int32_t accumulate, bool native,
+                                      const fused_tensor *w_ih, int32_t accumulate,
                                       fused_tensor *d_xs, fused_tensor *d_w_ih,
                                       fused_tensor *d_w_hh) {
   const char *fn = "rnn_backward";
-  const int64_t ldx = rnn_bf16_ld(In, native), ldh = rnn_bf16_ld(H, native);
-  scalar_t *w = cpu_scratch(fn, GH * In + TB * (ldx + ldh));
-  if (!w) return -1;
-  void *x_r = w + GH * In, *h_r = rnn_bf16_row(x_r, TB, ldx, native);
-  rnn_bf16_rows(w, In, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In, native);
-  rnn_bf16_rows(x_r, ldx, (const scalar_t *)xs->data, In, TB, In, native);
-  rnn_bf16_rows(h_r, ldh, h_prev, ld, TB, H, native);
-  scalar_t *dx = (scalar_t *)d_xs->data, *dwi = (scalar_t *)d_w_ih->data;
-  scalar_t *dwh = (scalar_t *)d_w_hh->data;
-  int status = 0;
-  if (native) {
-    status = cpu_bf16_gemm(fn, false, false, TB, In, GH, d_gi, ldg, (const bf16 *)w, In, 0, dx,
-                           In) ||
-             cpu_bf16_gemm(fn, true, false, GH, In, TB, d_gi, ldg, x_r, ldx, accumulate, dwi,
-                           d_w_ih->strides[0]) ||
-             cpu_bf16_gemm(fn, true, false, GH, H, TB, d_g, ldg, h_r, ldh, accumulate, dwh,
-                           d_w_hh->strides[0]);
-  } else {
-    rnn_gemm(CblasNoTrans, TB, In, GH, d_gi, ldg, w, In, 0, dx, In);
-    status = rnn_weight_grad(TB, GH, In, d_gi, ldg, x_r, ldx, accumulate, dwi,
-                             d_w_ih->strides[0]) ||
-             rnn_weight_grad(TB, GH, H, d_g, ldg, h_r, ldh, accumulate, dwh, d_w_hh->strides[0]);
-  }
+  bf16 *w = malloc((size_t)(GH * In + TB * (In + H)) * sizeof(bf16));
+  if (!w) return fused_error("%s: out of memory for bfloat16 operands", fn);
+  bf16 *x_r = w + GH * In, *h_r = x_r + TB * In;
+  cpu_bf16_convert(w, In, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
+  cpu_bf16_convert(x_r, In, (const scalar_t *)xs->data, In, TB, In);
+  cpu_bf16_convert(h_r, H, h_prev, ld, TB, H);
+  const int status =
+      cpu_bf16_gemm(fn, false, false, TB, In, GH, d_gi, ldg, w, In, 0, (scalar_t *)d_xs->data,
+                    In) ||
+      cpu_bf16_gemm(fn, true, false, GH, In, TB, d_gi, ldg, x_r, In, accumulate,
+                    (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
+      cpu_bf16_gemm(fn, true, false, GH, H, TB, d_g, ldg, h_r, H, accumulate,
+                    (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
   free(w);
   return status ? -1 : 0;
+}
+
+/* The fallback's rounding of step p->t's rows [r0, r1) once the pass has run and the bias sums
+ * have read them: the gate gradients and h_prev are only multiplied from then on, so they are
+ * rounded where they lie in saved (which backward overwrites anyway), and the float32 path's
+ * products then read them. */
+static void rnn_round_step(const rnn_step *p, int64_t r0, int64_t r1, scalar_t *st) {
+  const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld;
+  scalar_t *rows = st + r0 * ld;
+  cpu_bf16_round(rows + p->L.d_hh * H, ld, rows + p->L.d_hh * H, ld, r1 - r0, GH);
+  if (p->L.d_ih != p->L.d_hh)
+    cpu_bf16_round(rows + p->L.d_ih * H, ld, rows + p->L.d_ih * H, ld, r1 - r0, GH);
+  cpu_bf16_round(rows + p->L.h_prev * H, ld, rows + p->L.h_prev * H, ld, r1 - r0, H);
 }
 
 /* d_h0 (and d_c0) carry the gradients at the state from d_hn (d_cn) back to the first step. */
@@ -453,19 +456,17 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
   const bool hh_apart = d_b_hh && L.d_hh != L.d_ih, blocks_apart = L.d_hh != L.d_ih;
   const int64_t sums_n = (hh_apart ? 2 : 1) * GH;
-  const int64_t packed_bf = cpu_bf16_packed_size(GH, H) / 2 + 1;
-  int64_t packed = once ? 0 : packed_gemm_size(GH, H);
-  if (native) packed = packed_bf;
-  /* bf: every step's rounded recurrent gate gradients (rows ldg apart), and the input ones
-   * where the cell keeps them apart (the GRU). */
+  const int64_t packed = native ? cpu_bf16_packed_size(GH, H) / 2 + 1
+                                : once ? 0 : packed_gemm_size(GH, H);
+  /* The native path: every step's bf16 recurrent gate gradients (rows ldg apart), and the
+   * input ones where the cell keeps them apart (the GRU), in float32 elements. */
   const int64_t ldg = rnn_bf16_ld(GH, native);
-  const int64_t rounded = bf ? (blocks_apart ? 2 : 1) * T * B * ldg : 0;
+  const int64_t converted = native ? ((blocks_apart ? 2 : 1) * T * B * ldg + 1) / 2 : 0;
   scalar_t *buf = cpu_scratch("rnn_backward",
-                              B * (GH + H) + packed + threads * sums_n + rounded);
+                              B * (GH + H) + packed + threads * sums_n + converted);
   if (!buf) return -1;
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
-  void *d_g = sums + threads * sums_n;
-  void *d_gi = blocks_apart ? rnn_bf16_row(d_g, T * B, ldg, native) : d_g;
+  bf16 *d_g = (bf16 *)(sums + threads * sums_n), *d_gi = d_g + (blocks_apart ? T * B * ldg : 0);
   const scalar_t *wh = (const scalar_t *)w_hh->data;
   if (native) {
     cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], GH, H, false);
@@ -487,18 +488,20 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
       rnn_bias_rows(&p, r0, r1, st, hh_apart, d_b);
-      if (bf) {
+      if (native) {
         /* A padded row's gate gradients are zero: no gathering. */
-        void *g = rnn_bf16_row(d_g, t * B + r0, ldg, native);
-        rnn_bf16_rows(g, ldg, st + r0 * ld + L.d_hh * H, ld, r1 - r0, GH, native);
-        if (native)
-          cpu_bf16_packed_gemm(r1 - r0, H, GH, g, ldg, (const bf16 *)w_hh_packed, true,
-                               dh + r0 * H, H);
-        else
-          packed_gemm(r1 - r0, H, GH, g, ldg, 1, w_hh_packed, true, dh + r0 * H, H);
-      } else if (!once) {
-        rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
+        bf16 *g = d_g + (t * B + r0) * ldg;
+        cpu_bf16_convert(g, ldg, st + r0 * ld + L.d_hh * H, ld, r1 - r0, GH);
+        if (blocks_apart)
+          cpu_bf16_convert(d_gi + (t * B + r0) * ldg, ldg, st + r0 * ld + L.d_ih * H, ld,
+                           r1 - r0, GH);
+        cpu_bf16_packed_gemm(r1 - r0, H, GH, g, ldg, (const bf16 *)w_hh_packed, true,
+                             dh + r0 * H, H);
+        continue;
       }
+      if (bf) rnn_round_step(&p, r0, r1, st);
+      if (!once)
+        rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
@@ -508,21 +511,30 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   if (d_b_hh)
     rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, GH, sums_n,
                  accumulate);
-  if (bf) {
-    if (blocks_apart) rnn_bf16_rows(d_gi, ldg, d_ih, ld, T * B, GH, native);
+  if (native) {
     const int status = rnn_backward_products_bf16(T * B, GH, In, H, d_gi, d_g, ldg, xs,
-                                                  s + L.h_prev * H, ld, w_ih, accumulate, native,
-                                                  d_xs, d_w_ih, d_w_hh);
+                                                  s + L.h_prev * H, ld, w_ih, accumulate, d_xs,
+                                                  d_w_ih, d_w_hh);
     free(buf);
     return status;
   }
   free(buf);
-  rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data, w_ih->strides[0],
-           0, (scalar_t *)d_xs->data, In);
-  if (rnn_weight_grad(T * B, GH, In, d_ih, ld, (const scalar_t *)xs->data, In, accumulate,
-                      (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
+  /* The fallback rounds xs and w_ih into copies; saved's blocks were rounded in the loop. */
+  const scalar_t *x = (const scalar_t *)xs->data, *wi = (const scalar_t *)w_ih->data;
+  int64_t ldwi = w_ih->strides[0];
+  scalar_t *copies = NULL;
+  if (bf) {
+    if (!(copies = cpu_scratch("rnn_backward", T * B * In + GH * In))) return -1;
+    cpu_bf16_round(copies, In, x, In, T * B, In);
+    cpu_bf16_round(copies + T * B * In, In, wi, ldwi, GH, In);
+    x = copies, wi = copies + T * B * In, ldwi = In;
+  }
+  rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, wi, ldwi, 0, (scalar_t *)d_xs->data, In);
+  const int status =
+      rnn_weight_grad(T * B, GH, In, d_ih, ld, x, In, accumulate, (scalar_t *)d_w_ih->data,
+                      d_w_ih->strides[0]) ||
       rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
-                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]))
-    return -1;
-  return 0;
+                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+  free(copies);
+  return status ? -1 : 0;
 }
