@@ -1,7 +1,8 @@
 /* The sequence engine on CUDA (fused_rnn_forward/backward in fused.h): the CPU's algorithm
  * (c/cpu/generic/rnn.h) with cuBLAS for the GEMMs and one kernel per step each way over the
  * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. Compiled, not
- * yet run on a GPU (docs/cells.md). */
+ * yet run on a GPU (docs/cells.md). compute is always FUSED_COMPUTE_DEFAULT here: the API
+ * refuses bfloat16 compute on CUDA so far (c/core/check.c). */
 #include "column_sums.cuh"
 #include "common.cuh"
 #include "../c/maths/cells.h"

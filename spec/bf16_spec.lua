@@ -8,10 +8,12 @@
 -- in the pre-activations, and over a few steps of a contracting recurrence the errors of the
 -- steps add: a result of T ≤ 10 steps and its gradients stay within 2^-6 (4u) relative error
 -- (L2) of the float32 run, and above 2^-16 (the products really are rounded). The cases below
--- give at most 3.5e-3 (about u: the errors of the roundings mostly cancel), a margin of 4.5. One step from given states is exact: its products are
--- float32 products of the rounded operands, so it equals float32 on inputs rounded
--- beforehand (the state given rounded, since the pointwise maths reads it in float32) up to the float32 accumulation order (1e-5). The two paths (AVX512_BF16 and the
--- float32 fallback) multiply the same rounded numbers and differ only in that order.
+-- give at most 3.5e-3 (about u: the roundings' errors mostly cancel), a margin of 4.5.
+-- One step from given states is exact: its products are float32 products of the rounded
+-- operands, so it equals float32 on inputs rounded beforehand (the state given rounded, since
+-- the pointwise maths reads it in float32) up to the float32 accumulation order (1e-5). The
+-- two paths (AVX512_BF16 and the float32 fallback) multiply the same rounded numbers and differ
+-- only in that order.
 local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
@@ -57,8 +59,8 @@ end
 
 local CASES = {
   { 'one layer', 8, 16, {}, 6, 5 },
-  { 'odd sizes, two layers, both directions, ragged', 5, 7, { num_layers = 2, bidirectional = true }, 4, 6,
-    { 6, 2, 5, 1 } },
+  { 'odd sizes, two layers, both directions, ragged', 5, 7,
+    { num_layers = 2, bidirectional = true }, 4, 6, { 6, 2, 5, 1 } },
 }
 
 describe("compute = 'bfloat16'", function()
