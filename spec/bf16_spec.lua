@@ -104,6 +104,22 @@ describe("compute = 'bfloat16'", function()
     end
   end
 
+  it('two threads (batch rows split, 19 rows, ragged) give one thread\'s results', function()
+    local before = fused.get_num_threads()
+    for _, class in ipairs({ 'LSTM', 'GRU', 'LLTM' }) do
+      fused.manual_seed(5)
+      local xs, lengths = fused.randn({ 7, 19, 6 }), {}
+      for b = 1, 19 do lengths[b] = b % 7 + 1 end
+      local o = { compute = 'bfloat16', bidirectional = true }
+      fused.set_num_threads(1)
+      local one = run(class, 6, 10, o, xs, lengths)
+      fused.set_num_threads(2)
+      local two = run(class, 6, 10, o, xs, lengths)
+      fused.set_num_threads(before)
+      for i = 1, #one do helper.assert_close(two[i], one[i], ORDER_BOUND, class .. ' result ' .. i) end
+    end
+  end)
+
   it('one step equals float32 on operands rounded beforehand', function()
     local F = fused.functional
     for _, cell in ipairs({ { 'lstm', 4 }, { 'gru', 3 } }) do
