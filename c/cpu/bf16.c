@@ -61,20 +61,6 @@ void cpu_bf16_round(float *dst, int64_t ld_dst, const float *src, int64_t ld_src
 
 int64_t cpu_bf16_packed_size(int64_t k, int64_t n) { return (n + 31) / 32 * ((k + 1) / 2) * 64; }
 
-/* Panel j0 holds, for each pair p of k, 64 elements: column j's (B[2p][j], B[2p + 1][j]) for
- * j = 0..31, zero past k and n. */
-void cpu_bf16_pack(bf16 *bp, const float *b, int64_t ldb, int64_t k, int64_t n, bool transposed) {
-  const int64_t pairs = (k + 1) / 2;
-  for (int64_t j0 = 0; j0 < n; j0 += 32, bp += pairs * 64)
-    for (int64_t p = 0; p < pairs; p++)
-      for (int64_t j = 0; j < 32; j++)
-        for (int64_t e = 0; e < 2; e++) {
-          const int64_t kk = 2 * p + e, col = j0 + j;
-          bp[p * 64 + j * 2 + e] =
-              kk < k && col < n ? bf16_of(transposed ? b[col * ldb + kk] : b[kk * ldb + col]) : 0;
-        }
-}
-
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16")
 
@@ -89,6 +75,55 @@ void cpu_bf16_convert(bf16 *dst, int64_t ld_dst, const float *src, int64_t ld_sr
       _mm256_mask_storeu_epi16(d + j, m, (__m256i)v);
     }
     if ((cols & 1) && ld_dst > cols) d[cols] = 0; /* the pair a packed product reads */
+  }
+}
+
+/* Panel j0 holds, for each pair p of k, 64 elements: column j's (B[2p][j], B[2p + 1][j]) for
+ * j = 0..31, zero past k and n. Converted 32 elements at a time; B as it lies has the pair's
+ * two rows interleaved by a permutation of words, Bᵀ (b n×k) has each pair side by side in a
+ * row of b, stored as one 32-bit word. (Element by element, the packing took 6% of a
+ * (16, 32, 128) LSTM step.) */
+static inline __mmask16 first_lanes(int64_t n) {
+  return n >= 16 ? 0xffff : n <= 0 ? 0 : (__mmask16)((1u << n) - 1);
+}
+
+static inline __m512i converted(const float *row, int64_t n) {
+  const __m512 lo = _mm512_maskz_loadu_ps(first_lanes(n), row);
+  const __m512 hi = n > 16 ? _mm512_maskz_loadu_ps(first_lanes(n - 16), row + 16)
+                           : _mm512_setzero_ps();
+  return (__m512i)_mm512_cvtne2ps_pbh(hi, lo); /* words 0..15 from lo, 16..31 from hi */
+}
+
+void cpu_bf16_pack(bf16 *bp, const float *b, int64_t ldb, int64_t k, int64_t n, bool transposed) {
+  const int64_t pairs = (k + 1) / 2;
+  uint16_t lo_idx[32], hi_idx[32];
+  for (int j = 0; j < 16; j++) {
+    lo_idx[2 * j] = (uint16_t)j, lo_idx[2 * j + 1] = (uint16_t)(32 + j);
+    hi_idx[2 * j] = (uint16_t)(16 + j), hi_idx[2 * j + 1] = (uint16_t)(48 + j);
+  }
+  const __m512i lo_perm = _mm512_loadu_si512(lo_idx), hi_perm = _mm512_loadu_si512(hi_idx);
+  for (int64_t j0 = 0; j0 < n; j0 += 32, bp += pairs * 64) {
+    const int64_t cols = n - j0 < 32 ? n - j0 : 32;
+    if (transposed) {
+      if (cols < 32) memset(bp, 0, (size_t)(pairs * 64) * sizeof(bf16));
+      for (int64_t j = 0; j < cols; j++) {
+        const float *row = b + (j0 + j) * ldb;
+        for (int64_t kk = 0; kk < k; kk += 32) {
+          uint32_t w[16];
+          _mm512_storeu_si512(w, converted(row + kk, k - kk));
+          const int64_t np = (k - kk < 32 ? k - kk + 1 : 32) / 2;
+          for (int64_t q = 0; q < np; q++) memcpy(bp + (kk / 2 + q) * 64 + j * 2, &w[q], 4);
+        }
+      }
+      continue;
+    }
+    for (int64_t p = 0; p < pairs; p++) {
+      const __m512i r0 = converted(b + 2 * p * ldb + j0, cols);
+      const __m512i r1 = 2 * p + 1 < k ? converted(b + (2 * p + 1) * ldb + j0, cols)
+                                       : _mm512_setzero_si512();
+      _mm512_storeu_si512(bp + p * 64, _mm512_permutex2var_epi16(r0, lo_perm, r1));
+      _mm512_storeu_si512(bp + p * 64 + 32, _mm512_permutex2var_epi16(r0, hi_perm, r1));
+    }
   }
 }
 
