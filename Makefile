@@ -25,7 +25,12 @@ FUSED_LDFLAGS = -shared -fopenmp -Wl,-z,nodelete -Wl,-soname,libfused.so
 # since the system's default libopenblas.so.0 is the pthreads build. Elsewhere, the default.
 OPENBLAS_OPENMP ?= $(firstword $(wildcard /usr/lib/*/openblas-openmp))
 OPENBLAS_PATH = -L$(OPENBLAS_OPENMP) -Wl,-rpath,$(OPENBLAS_OPENMP)
-LIBS = $(if $(OPENBLAS_OPENMP),$(OPENBLAS_PATH)) -lopenblas -lm
+# oneDNN (Debian's libdnnl-dev, scripts/install-deps.sh) runs the sequence engine's bfloat16
+# products over all steps where the CPU has AVX512_BF16 (c/cpu/bf16.h); built without it
+# (no header), bfloat16 compute takes the float32 fallback everywhere.
+DNNL_HEADER ?= $(wildcard /usr/include/oneapi/dnnl/dnnl.h)
+FUSED_CFLAGS += $(if $(DNNL_HEADER),-DFUSED_HAVE_DNNL)
+LIBS = $(if $(OPENBLAS_OPENMP),$(OPENBLAS_PATH)) -lopenblas $(if $(DNNL_HEADER),-ldnnl) -lm
 NVCCFLAGS ?= -O3 -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
 NVCCFLAGS += -Xcompiler -fPIC,-Wall,-Wextra,-Wno-unused-parameter,-Werror=switch
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g
@@ -274,6 +279,11 @@ bench: deps all
 
 bench-seq: deps all
 	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
+
+# compute = 'bfloat16' against float32, one thread pinned to CPU 0, alternating (docs/cells.md).
+.PHONY: bench-bf16
+bench-bf16: deps all
+	$(LUA_ENV) taskset -c 0 $(LUAJIT) examples/bench_bf16.lua
 
 # fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
 .PHONY: bench-ext

@@ -154,6 +154,11 @@ int fused_set_cpu_capability(const char *name);
 const char *fused_cpu_capability(void);
 int32_t fused_cpu_vector_bits(void);
 const char *fused_cpu_capability_flags(void);
+/* How the sequence engine's bfloat16 products run now (FUSED_COMPUTE_BFLOAT16 below):
+ * "avx512_bf16" (oneDNN's matmul and a packed vdpbf16ps kernel; the avx512 kernels active, the
+ * CPU with AVX512_BF16, oneDNN linked) or "float32" (the same rounded operands through the
+ * float32 kernels). It follows fused_set_cpu_capability. */
+const char *fused_cpu_bf16_path(void);
 
 /* The OpenBLAS linked: its build line, the kernel family it runs on this CPU (Zen, Haswell,
  * SkylakeX, ...) and its threading (0 none, 1 pthreads, 2 OpenMP). */
@@ -340,6 +345,13 @@ void fused_manual_seed(uint64_t seed);
 int fused_uniform(fused_tensor *t, double low, double high);
 int fused_normal(fused_tensor *t, double mean, double std);
 
+/* How the sequence engine below multiplies (argument compute): FUSED_COMPUTE_DEFAULT in the
+ * tensors' dtype; FUSED_COMPUTE_BFLOAT16 (float32 CPU tensors only) rounds every product's
+ * operands to bfloat16 and accumulates in float32, PyTorch's CPU autocast rule, while the
+ * pointwise maths, states, saved activations and gradients stay float32 (fused_cpu_bf16_path
+ * says how the products run). Backward takes the forward's compute. */
+typedef enum { FUSED_COMPUTE_DEFAULT = 0, FUSED_COMPUTE_BFLOAT16 = 1 } fused_compute;
+
 /* The LLTM (the PyTorch C++/CUDA extension tutorial) over T steps, on the sequence engine
  * below (cell FUSED_CELL_LLTM, W's first H columns its recurrent weight, the last I its input
  * weight, b its only bias); its one-step cell (nn.LLTMCell) is a sequence of T = 1.
@@ -356,12 +368,13 @@ int fused_normal(fused_tensor *t, double mean, double std);
 int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_T,
                            fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                            const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b,
-                           const int64_t *lengths, int32_t reverse);
+                           const int64_t *lengths, int32_t reverse, int32_t compute);
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
                             fused_tensor *saved, const fused_tensor *xs, const fused_tensor *W,
-                            const int64_t *lengths, int32_t reverse, int32_t accumulate);
+                            const int64_t *lengths, int32_t reverse, int32_t accumulate,
+                            int32_t compute);
 
 /* The sequence engine: one recurrent cell of G gate blocks of H run over T steps in one
  * direction of one layer (docs/cells.md). The input projection of every step,
@@ -381,7 +394,8 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
  * sequence's state after its own last step. Backward writes d_xs, d_h0 (and d_c0) and adds
  * into the weight and bias gradients when accumulate is 1 (else overwrites them); d_hs, d_hn
  * and d_cn may be NULL (zero). It writes over saved, so it runs once per forward. Of the
- * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). */
+ * outputs, only c_n may be an input (c0 itself), d_h0 (d_hn) and d_c0 (d_cn). compute: see
+ * fused_compute above. */
 /* The built-in cells, X(enum, name, gates, saved, has_c, d_ih, d_hh, h_prev): the numbers of
  * their fused_cell_def below (c/maths/cell_layout.h explains them). Their steps are the
  * switches of c/cpu/generic/rnn.h and cuda/rnn.cu over c/maths/cells.h. */
@@ -398,13 +412,14 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
                       fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                       const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
                       const fused_tensor *b_ih, const fused_tensor *b_hh,
-                      const int64_t *lengths, int32_t reverse);
+                      const int64_t *lengths, int32_t reverse, int32_t compute);
 int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                        fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,
                        fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
                        const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
                        const fused_tensor *w_ih, const fused_tensor *w_hh,
-                       const int64_t *lengths, int32_t reverse, int32_t accumulate);
+                       const int64_t *lengths, int32_t reverse, int32_t accumulate,
+                       int32_t compute);
 /* A cell of the engine, as the built-in ones are described (docs/extending.md): G gate blocks,
  * S saved blocks per row (cell_layout.h explains d_ih, d_hh and h_prev), a cell state c or
  * not, and its pointwise steps over one batch row of one step in each dtype. forward: s is the

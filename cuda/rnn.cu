@@ -3,7 +3,8 @@
  * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. The step
  * kernels are c/fused_cell_cuda.h's, over a built-in cell's step or, compiled in its
  * extension, a registered cell's.
- * Compiled, not yet run on a GPU (docs/cells.md). */
+ * Compiled, not yet run on a GPU (docs/cells.md). compute is always FUSED_COMPUTE_DEFAULT
+ * here: the API refuses bfloat16 compute on CUDA so far (c/core/check.c). */
 #include "column_sums.cuh"
 #include "common.cuh"
 #include "../c/fused_cell_cuda.h"
@@ -106,7 +107,7 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
                      fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                      const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
                      const fused_tensor *b_ih, const fused_tensor *b_hh, const int64_t *lengths,
-                     int32_t reverse) {
+                     int32_t reverse, int32_t compute) {
   const char *fn = "rnn_forward";
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
@@ -141,7 +142,7 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
                       fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
                       const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
                       const fused_tensor *w_ih, const fused_tensor *w_hh, const int64_t *lengths,
-                      int32_t reverse, int32_t accumulate) {
+                      int32_t reverse, int32_t accumulate, int32_t compute) {
   const char *fn = "rnn_backward";
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];

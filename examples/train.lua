@@ -48,6 +48,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
     max = stream.MAX_SEED },
   { 'device', 'auto', { 'auto', 'cpu', 'cuda' }, 'device (auto: cuda when available)' },
   { 'dtype', 'float32', { 'float32', 'float64' }, 'floating-point type' },
+  { 'precision', 'float32', { 'float32', 'bf16' },
+    "the recurrent layer's products (bf16: bfloat16 operands, float32 sums; CPU, float32)" },
   { 'threads', 1, 'int', 'CPU threads (0: all cores; one is fastest at small sizes)', min = 0 },
   { 'eval-every', 100, 'int', 'steps between held-out evaluations', min = 1 },
   { 'checkpoint', false, 'output', 'save a checkpoint (safetensors) here at each evaluation' },
@@ -64,7 +66,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
 -- Options that define the model and its data: given with --resume or --sample, they must agree
 -- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
-                        'optim', 'clip', 'dropout', 'seed', 'dtype' }
+                        'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint.
 local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
 local OPTIMIZERS = { adam = 'Adam', adamw = 'AdamW', rmsprop = 'RMSprop', sgd = 'SGD' }
@@ -123,6 +125,10 @@ local function validate(opts)
   elseif opts.device == 'cuda' and not fused.cuda.is_available() then
     usage_error('--device cuda: no CUDA device: %s', fused.cuda.why())
   end
+  if opts.precision == 'bf16' and (opts.dtype ~= 'float32' or opts.device ~= 'cpu') then
+    usage_error('--precision bf16 needs --dtype float32 on the cpu, got %s on %s', opts.dtype,
+                opts.device)
+  end
   if opts.plot and not Log.have_gnuplot() then
     usage_error('--plot needs gnuplot, which is not installed (on Debian: apt-get install '
                 .. 'gnuplot-nox)')
@@ -139,7 +145,8 @@ local function build(opts)
   return task, SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
                                      hidden_size = opts.hidden, embedding_dim = opts.embed,
                                      dropout = opts.dropout, dtype = opts.dtype,
-                                     device = opts.device })
+                                     device = opts.device,
+                                     compute = opts.precision == 'bf16' and 'bfloat16' or nil })
 end
 
 -- --sample: the prime, then what the checkpoint's model writes after it.
@@ -171,9 +178,11 @@ local function train(opts, resumed, out, on_step, par)
 
   local n, T = 0, task.steps or task.seq_len
   for _, p in ipairs(params) do n = n + p:numel() end
-  out:write(string.format('%s task, %s cell (%d parameters), hidden %d, T %d, batch %d, %s on %s; '
-                          .. '%s lr %g, clip %g, dropout %g, seed %d\n', task.name, opts.cell, n,
-                          opts.hidden, T, opts.batch, opts.dtype, opts.device, opts.optim, opts.lr,
+  out:write(string.format('%s task, %s cell (%d parameters), hidden %d, T %d, batch %d, %s%s on '
+                          .. '%s; %s lr %g, clip %g, dropout %g, seed %d\n', task.name, opts.cell,
+                          n, opts.hidden, T, opts.batch, opts.dtype,
+                          opts.precision == 'bf16' and ' (bf16 products)' or '', opts.device,
+                          opts.optim, opts.lr,
                           opts.clip, opts.dropout, opts.seed))
   out:write(par:describe() or '')
   out:write(string.format('baseline (%s): %.4f %s\n', task.baseline_text, task.baseline,

@@ -8,6 +8,8 @@ PACKAGES="build-essential luajit libluajit-5.1-dev luarocks lua-busted libopenbl
 PACKAGES="$PACKAGES openmpi-bin libopenmpi-dev pkg-config"
 # libopenblas0-openmp: the OpenBLAS build that shares OpenMP's thread pool (the Makefile links it).
 PACKAGES="$PACKAGES libopenblas0-openmp"
+# libdnnl-dev: oneDNN, the bfloat16 products of compute = 'bfloat16' on AVX512_BF16 CPUs.
+PACKAGES="$PACKAGES libdnnl-dev"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

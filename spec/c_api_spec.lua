@@ -67,13 +67,13 @@ local CASES = {
   fused_lltm_seq_forward = {
     function()
       return { t(T, B, H), t(B, H), t(B, H), t(T, B, 5 * H), t(T, B, I), t(B, H), t(B, H),
-               t(3 * H, H + I), t(3 * H), ints(2, 1), 0 }
+               t(3 * H, H + I), t(3 * H), ints(2, 1), 0, 0 }
     end,
     null = { 'hs', 'h_T', 'c_T', 'saved', 'xs', 'h0', 'c0', 'W', 'b' } },
   fused_lltm_seq_backward = {
     function()
       return { t(T, B, I), t(B, H), t(B, H), t(3 * H, H + I), t(3 * H), t(T, B, H), t(B, H), t(B, H),
-               t(T, B, 5 * H), t(T, B, I), t(3 * H, H + I), ints(1, 2), 1, 0 }
+               t(T, B, 5 * H), t(T, B, I), t(3 * H, H + I), ints(1, 2), 1, 0, 0 }
     end,
     -- d_hs, d_hT and d_cT may be NULL (zero gradients), not released
     null = { 'd_xs', 'd_h0', 'd_c0', 'd_W', 'd_b', nil, nil, nil, 'saved', 'xs', 'W' },
@@ -82,14 +82,14 @@ local CASES = {
   fused_rnn_forward = {
     function()
       return { C.FUSED_CELL_LSTM, t(T, B, H), t(B, H), t(B, H), t(T, B, 7 * H), t(T, B, I), t(B, H),
-               t(B, H), t(4 * H, I), t(4 * H, H), t(4 * H), t(4 * H), ints(2, 1), 1 }
+               t(B, H), t(4 * H, I), t(4 * H, H), t(4 * H), t(4 * H), ints(2, 1), 1, 0 }
     end,
     null = { nil, 'hs', 'h_n', 'c_n', 'saved', 'xs', 'h0', 'c0', 'w_ih', 'w_hh', 'b_ih', 'b_hh' } },
   fused_rnn_backward = {
     function()
       return { C.FUSED_CELL_LSTM, t(T, B, I), t(B, H), t(B, H), t(4 * H, I), t(4 * H, H), t(4 * H),
                t(4 * H), t(T, B, H), t(B, H), t(B, H), t(T, B, 7 * H), t(T, B, I), t(4 * H, I),
-               t(4 * H, H), ints(2, 1), 0, 0 }
+               t(4 * H, H), ints(2, 1), 0, 0, 0 }
     end,
     -- d_hs, d_hn and d_cn may be NULL (zero gradients), not released
     null = { nil, 'd_xs', 'd_h0', 'd_c0', 'd_w_ih', 'd_w_hh', 'd_b_ih', 'd_b_hh', nil, nil, nil,
@@ -180,6 +180,7 @@ local BY_HAND = {
   'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
   'fused_rnn_register_cell_cuda', 'fused_rnn_cell_cuda',
   'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
+  'fused_cpu_bf16_path',
   'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
 }
 

@@ -248,12 +248,21 @@ describe('examples/train.lua', function()
       { { '--resume', path('plain.safetensors') }, "is not a training checkpoint of format 'fused-train/2'" },
       { { '--dtype=float16' }, "option '--dtype' expected one of float32, float64, got 'float16'" },
       { { '--dropout', '1' }, "option '--dropout' expected < 1, got 1" },
+      { { '--precision', 'bf16', '--dtype', 'float64' }, '--precision bf16 needs --dtype float32 on the cpu, got float64 on cpu' },
+      { { '--precision', 'fp8' }, "option '--precision' expected one of float32, bf16, got 'fp8'" },
     }) do
       local status, result, text = run(case[1])
       assert.are.equal(2, status, table.concat(case[1], ' '))
       assert.is_truthy(result.error:find(case[2], 1, true), result.error)
       assert.is_truthy(text:find('(--help lists the options)', 1, true))
     end
+  end)
+
+  it('trains with --precision bf16 (the recurrent layer computes in bfloat16)', function()
+    local status, result, text = run({ '--steps', '3', '--precision', 'bf16' })
+    assert.are.equal(0, status, text)
+    assert.is_truthy(text:find('float32 (bf16 products) on cpu', 1, true), text)
+    assert.is_truthy(result.heldout > 0)
   end)
 
   it('refuses to resume with model options that differ from the checkpoint', function()

@@ -267,3 +267,18 @@ int check_rows(const char *fn, const char *arg, const fused_tensor *t) {
                      format_shape(sizes, sizeof sizes, n, t->sizes),
                      format_shape(strides, sizeof strides, n, t->strides));
 }
+
+int check_compute(const char *fn, int32_t compute, const fused_tensor *xs) {
+  if (compute != FUSED_COMPUTE_DEFAULT && compute != FUSED_COMPUTE_BFLOAT16)
+    return fused_error("%s: argument 'compute' expected FUSED_COMPUTE_DEFAULT or "
+                       "FUSED_COMPUTE_BFLOAT16, got %d", fn, (int)compute);
+  if (compute == FUSED_COMPUTE_BFLOAT16 && xs->scalar_type != FUSED_FLOAT32)
+    return fused_error("%s: argument 'compute' bfloat16 expected float32 tensors, got 'xs' %s "
+                       "(bfloat16 products round float32 operands)", fn,
+                       dtype_name(xs->scalar_type));
+  if (compute == FUSED_COMPUTE_BFLOAT16 && xs->device_type != FUSED_CPU)
+    return fused_error("%s: argument 'compute' bfloat16 expected CPU tensors, got 'xs' on %s "
+                       "(bfloat16 products run on the CPU only so far)", fn,
+                       device_name(xs->device_type));
+  return 0;
+}

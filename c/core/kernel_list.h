@@ -121,13 +121,14 @@
                   fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,      \
                   const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh, \
                   const fused_tensor *b_ih, const fused_tensor *b_hh, const int64_t *lengths, \
-                  int32_t reverse))                                                         \
+                  int32_t reverse, int32_t compute))                                        \
   X(rnn_backward, (int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0, \
                    fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,        \
                    fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn, \
                    const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,   \
                    const fused_tensor *w_ih, const fused_tensor *w_hh,                      \
-                   const int64_t *lengths, int32_t reverse, int32_t accumulate))
+                   const int64_t *lengths, int32_t reverse, int32_t accumulate,         \
+                   int32_t compute))
 
 #define FUSED_KERNELS_SPARSE(X)                                                             \
   X(spmm, (fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,     \

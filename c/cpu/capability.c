@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/backend.h"
+#include "bf16.h"
 #include "../core/error.h"
 
 enum { CPU_AVX512, CPU_AVX2, CPU_DEFAULT, CPU_NUM_CAPABILITIES };
@@ -79,3 +80,15 @@ int fused_set_cpu_capability(const char *name) {
 const char *fused_cpu_capability(void) { return capabilities[active].name; }
 int32_t fused_cpu_vector_bits(void) { return capabilities[active].vector_bits; }
 const char *fused_cpu_capability_flags(void) { return capabilities[active].flags; }
+
+/* The native bfloat16 products need the avx512 path active (so that forcing avx2 or default
+ * takes the fallback, as it does for every vector kernel) and oneDNN. */
+bool cpu_bf16_native(void) {
+#ifdef FUSED_HAVE_DNNL
+  return active == CPU_AVX512 && __builtin_cpu_supports("avx512bf16");
+#else
+  return false;
+#endif
+}
+
+const char *fused_cpu_bf16_path(void) { return cpu_bf16_native() ? "avx512_bf16" : "float32"; }

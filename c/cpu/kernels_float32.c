@@ -6,4 +6,6 @@
 #define CELL_FORWARD forward_f32
 #define CELL_BACKWARD backward_f32
 #define CPU_KERNELS fused_cpu_float32_kernels
+/* The sequence engine's bfloat16 compute mode (c/cpu/bf16.h) is float32's. */
+#define CPU_BF16 1
 #include "generic/kernels.h"

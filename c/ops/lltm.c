@@ -88,10 +88,11 @@ static void split_weight(const fused_tensor *W, int64_t H, fused_tensor *w_ih, f
 int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_T,
                            fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                            const fused_tensor *c0, const fused_tensor *W, const fused_tensor *b,
-                           const int64_t *lengths, int32_t reverse) {
+                           const int64_t *lengths, int32_t reverse, int32_t compute) {
   const char *fn = "lltm_seq_forward";
   lltm_dims d;
   FUSED_TRY(check_inputs(fn, xs, "h0", h0, W, &d));
+  FUSED_TRY(check_compute(fn, compute, xs));
   FUSED_TRY(check_bias(fn, "b", b, xs, &d));
   const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
   FUSED_TRY(check_operand(fn, "c0", c0, xs, 2, state, 0, "as 'h0'"));
@@ -109,17 +110,19 @@ int fused_lltm_seq_forward(fused_tensor *hs, fused_tensor *h_T, fused_tensor *c_
   fused_tensor w_ih, w_hh;
   split_weight(W, d.H, &w_ih, &w_hh);
   FUSED_CALL_KERNEL(fn, "xs", xs, rnn_forward, FUSED_CELL_LLTM, hs, h_T, c_T, saved, xs, h0, c0,
-                    &w_ih, &w_hh, b, NULL, lengths, reverse != 0);
+                    &w_ih, &w_hh, b, NULL, lengths, reverse != 0, compute);
 }
 
 int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                             fused_tensor *d_W, fused_tensor *d_b, const fused_tensor *d_hs,
                             const fused_tensor *d_hT, const fused_tensor *d_cT,
                             fused_tensor *saved, const fused_tensor *xs, const fused_tensor *W,
-                            const int64_t *lengths, int32_t reverse, int32_t accumulate) {
+                            const int64_t *lengths, int32_t reverse, int32_t accumulate,
+                            int32_t compute) {
   const char *fn = "lltm_seq_backward";
   lltm_dims d;
   FUSED_TRY(check_inputs(fn, xs, "d_h0", d_h0, W, &d));
+  FUSED_TRY(check_compute(fn, compute, xs));
   const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
   if (d_hs) FUSED_TRY(check_operand(fn, "d_hs", d_hs, xs, 3, seq, 1, "T x B x H"));
   if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, 0, "as 'd_h0'"));
@@ -147,5 +150,5 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   split_weight(d_W, d.H, &d_w_ih, &d_w_hh);
   FUSED_CALL_KERNEL(fn, "xs", xs, rnn_backward, FUSED_CELL_LLTM, d_xs, d_h0, d_c0, &d_w_ih, &d_w_hh,
                     d_b, NULL, d_hs, d_hT, d_cT, saved, xs, &w_ih, &w_hh, lengths, reverse != 0,
-                    accumulate != 0);
+                    accumulate != 0, compute);
 }

@@ -117,10 +117,11 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
                       fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                       const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
                       const fused_tensor *b_ih, const fused_tensor *b_hh,
-                      const int64_t *lengths, int32_t reverse) {
+                      const int64_t *lengths, int32_t reverse, int32_t compute) {
   const char *fn = "rnn_forward";
   rnn_dims d;
   FUSED_TRY(check_problem(fn, cell, xs, "h0", h0, w_ih, w_hh, lengths, &d));
+  FUSED_TRY(check_compute(fn, compute, xs));
   FUSED_TRY(check_bias(fn, "b_ih", b_ih, xs, &d, 0));
   FUSED_TRY(check_bias(fn, "b_hh", b_hh, xs, &d, 1));
   FUSED_TRY(check_state_c(fn, "c0", c0, xs, &d, 0));
@@ -135,7 +136,7 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
                     {"b_ih", b_ih}, {"b_hh", b_hh}},
       2, 2));
   FUSED_CALL_KERNEL(fn, "xs", xs, rnn_forward, cell, hs, h_n, c_n, saved, xs, h0, c0, w_ih, w_hh,
-                    b_ih, b_hh, lengths, reverse != 0);
+                    b_ih, b_hh, lengths, reverse != 0, compute);
 }
 
 int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
@@ -143,10 +144,12 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
                        fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
                        const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
                        const fused_tensor *w_ih, const fused_tensor *w_hh,
-                       const int64_t *lengths, int32_t reverse, int32_t accumulate) {
+                       const int64_t *lengths, int32_t reverse, int32_t accumulate,
+                       int32_t compute) {
   const char *fn = "rnn_backward";
   rnn_dims d;
   FUSED_TRY(check_problem(fn, cell, xs, "d_h0", d_h0, w_ih, w_hh, lengths, &d));
+  FUSED_TRY(check_compute(fn, compute, xs));
   const int64_t state[2] = {d.B, d.H};
   if (d_hs) FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1,
                                  "T x B x H"));
@@ -175,5 +178,5 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
       0, 0));
   FUSED_CALL_KERNEL(fn, "xs", xs, rnn_backward, cell, d_xs, d_h0, d_c0, d_w_ih, d_w_hh, d_b_ih,
                     d_b_hh, d_hs, d_hn, d_cn, saved, xs, w_ih, w_hh, lengths, reverse != 0,
-                    accumulate != 0);
+                    accumulate != 0, compute);
 }

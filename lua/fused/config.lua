@@ -1,5 +1,6 @@
 -- fused.config(): what this process computes with, for banners and benchmark headers. A table
--- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading, cuda:
+-- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading, bf16:
+-- how compute = 'bfloat16' multiplies, 'avx512_bf16' or 'float32' (its fallback), cuda:
 -- whether a GPU answers, cuda_emulated: whether cuda tensors run on the CUDA emulator)
 -- that prints as one line.
 local ffi = require 'ffi'
@@ -18,8 +19,8 @@ end
 local line = {
   __tostring = function(c)
     return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
-      .. 'OpenBLAS %s kernels, %s | %s', c.version, c.cpu, c.cpu_capability,
-      c.vector_bits, c.threads, c.blas_core, c.blas_threading,
+      .. 'OpenBLAS %s kernels, %s | bf16 products: %s | %s', c.version, c.cpu, c.cpu_capability,
+      c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.bf16,
       c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
   end,
 }
@@ -35,6 +36,7 @@ return function()
     blas = ffi.string(C.fused_blas_config()),
     blas_core = ffi.string(C.fused_blas_core()),
     blas_threading = threading[C.fused_blas_threading()] or 'unknown',
+    bf16 = ffi.string(C.fused_cpu_bf16_path()),
     cuda = cuda.is_available(),
     cuda_emulated = cuda.is_emulated(),
   }, line)

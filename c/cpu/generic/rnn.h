@@ -18,6 +18,54 @@
 
 #include "../../maths/cells.h"
 
+/* compute = FUSED_COMPUTE_BFLOAT16 (float32 only: the API refuses it elsewhere): every product
+ * runs on operands rounded to bfloat16 (c/cpu/bf16.h), converted once per call for the weights
+ * and the products over all steps, per step for h_prev and the recurrent gate gradients. On
+ * the native path (bf16 storage) the products over all steps run on oneDNN and the per-step
+ * ones on bf16.h's packed kernel; on the fallback the rounded values stay float32 and run on
+ * the float32 path's kernels below, so both paths multiply the same numbers. The pointwise
+ * passes, the states, saved and every gradient stay float32. */
+#ifdef CPU_BF16
+#include "../bf16.h"
+#define rnn_bf16_native cpu_bf16_native
+#else
+/* float64 never gets FUSED_COMPUTE_BFLOAT16; these keep its instantiation compiling. */
+typedef uint16_t bf16;
+static inline bool rnn_bf16_native(void) { return false; }
+static inline void cpu_bf16_round(scalar_t *d, int64_t ldd, const scalar_t *s, int64_t lds,
+                                  int64_t rows, int64_t cols) {}
+static inline void cpu_bf16_convert(bf16 *d, int64_t ldd, const scalar_t *s, int64_t lds,
+                                    int64_t rows, int64_t cols) {}
+static inline int64_t cpu_bf16_packed_size(int64_t k, int64_t n) { return 0; }
+static inline void cpu_bf16_pack(bf16 *bp, const scalar_t *b, int64_t ldb, int64_t k, int64_t n,
+                                 bool transposed) {}
+static inline void cpu_bf16_packed_gemm(int64_t m, int64_t n, int64_t k, const bf16 *a,
+                                        int64_t lda, const bf16 *bp, bool add, scalar_t *c,
+                                        int64_t ldc) {}
+static inline int cpu_bf16_gemm(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                                const bf16 *a, int64_t lda, const bf16 *b, int64_t ldb,
+                                scalar_t beta, scalar_t *c, int64_t ldc) {
+  return -1;
+}
+#endif
+
+/* The row stride of rows of n rounded elements: bf16 rows keep an even stride, with the zero
+ * that a packed product reads after an odd n. */
+static inline int64_t rnn_bf16_ld(int64_t n, bool native) { return native ? n + (n & 1) : n; }
+
+/* rows×cols of src (ld_src) rounded into dst (rows ld apart, rnn_bf16_ld), as bf16 on the native
+ * path, else as float32. */
+static inline void rnn_bf16_rows(void *dst, int64_t ld, const scalar_t *src, int64_t ld_src,
+                                 int64_t rows, int64_t cols, bool native) {
+  if (native) cpu_bf16_convert((bf16 *)dst, ld, src, ld_src, rows, cols);
+  else cpu_bf16_round((scalar_t *)dst, ld, src, ld_src, rows, cols);
+}
+
+/* Row i of a buffer of rounded rows ld elements apart. */
+static inline void *rnn_bf16_row(void *buf, int64_t i, int64_t ld, bool native) {
+  return native ? (void *)((bf16 *)buf + i * ld) : (void *)((scalar_t *)buf + i * ld);
+}
+
 /* The arguments of one step's pass over the batch rows. */
 typedef struct {
   int32_t cell;
@@ -169,6 +217,25 @@ static void rnn_forward_product(const rnn_step *p, int64_t r0, int64_t r1, const
   packed_gemm(n, GH, H, buf, H, 1, w_hh_packed, false, gh, GH);
 }
 
+/* rnn_forward_product on rounded operands: the rows that run the step rounded into buf (rows
+ * rnn_bf16_ld(H) apart, always gathered), then the packed product of the path. */
+static void rnn_forward_product_bf16(const rnn_step *p, int64_t r0, int64_t r1,
+                                     const scalar_t *st, const void *w_hh_packed, bool native,
+                                     void *buf, scalar_t *gh) {
+  const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, ldb = rnn_bf16_ld(H, native);
+  const scalar_t *h_prev = st + p->L.h_prev * H;
+  int64_t n = 0;
+  for (int64_t r = r0; r < r1; r++)
+    if (rnn_active(p, r))
+      rnn_bf16_rows(rnn_bf16_row(buf, n++, ldb, native), ldb, h_prev + r * ld, ld, 1, H, native);
+  if (native)
+    cpu_bf16_packed_gemm(n, GH, H, (const bf16 *)buf, ldb, (const bf16 *)w_hh_packed, false, gh,
+                         GH);
+  else
+    packed_gemm(n, GH, H, (const scalar_t *)buf, ldb, 1, (const scalar_t *)w_hh_packed, false,
+                gh, GH);
+}
+
 /* dh += d_gates_hh·w_hh for rows [r0, r1) of step p->t; a padded row's d_gates_hh are zero,
  * so a ragged batch gathers the other rows into buf and adds their products from prod. */
 static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
@@ -225,29 +292,51 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
                        fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                        const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
                        const fused_tensor *b_ih, const fused_tensor *b_hh,
-                       const int64_t *lengths, int32_t reverse) {
+                       const int64_t *lengths, int32_t reverse, int32_t compute) {
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
+  const bool bf = compute == FUSED_COMPUTE_BFLOAT16, native = bf && rnn_bf16_native();
   /* One step (nn.LLTMCell runs T = 1) uses each weight once: both products are then
    * cpu_gemm_nt's, with no copy of a weight, and the region only runs the pointwise pass. */
-  const bool once = T == 1;
+  const bool once = T == 1 && !bf;
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
-  const int64_t relaid = once ? B * ((In > H ? In : H) + GH) : In * GH + packed_gemm_size(H, GH);
-  scalar_t *gh = cpu_scratch("rnn_forward", B * GH + B * H + relaid);
+  /* Scratch in float32 elements: gh, one step's h_prev rows (rounded: H + 1 apart), the relaid
+   * weights (rounded on the fallback; bf16, half the size, on the native path), bf's xs. */
+  const int64_t packed = packed_gemm_size(H, GH), packed_bf = cpu_bf16_packed_size(H, GH) / 2 + 1;
+  const int64_t relaid = once ? B * ((In > H ? In : H) + GH)
+                              : In * GH + (packed > packed_bf ? packed : packed_bf);
+  scalar_t *gh = cpu_scratch("rnn_forward", B * GH + B * (H + 1) + relaid + (bf ? T * B * In : 0));
   if (!gh) return -1;
-  scalar_t *buf = gh + B * GH, *wt = buf + B * H, *w_hh_packed = wt + In * GH;
+  scalar_t *buf = gh + B * GH, *wt = buf + B * (H + 1), *w_hh_packed = wt + In * GH;
+  scalar_t *xs_r = w_hh_packed + (packed > packed_bf ? packed : packed_bf);
   scalar_t *s = (scalar_t *)saved->data;
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
+  const scalar_t *x = (const scalar_t *)xs->data, *wi = (const scalar_t *)w_ih->data;
+  const scalar_t *wh = (const scalar_t *)w_hh->data;
   if (once) {
-    cpu_gemm_nt(B, GH, In, (const scalar_t *)xs->data, In, (const scalar_t *)w_ih->data,
-                w_ih->strides[0], s, ld, wt);
-    cpu_gemm_nt(B, GH, H, (const scalar_t *)h0->data, H, (const scalar_t *)w_hh->data,
-                w_hh->strides[0], gh, GH, wt);
+    cpu_gemm_nt(B, GH, In, x, In, wi, w_ih->strides[0], s, ld, wt);
+    cpu_gemm_nt(B, GH, H, (const scalar_t *)h0->data, H, wh, w_hh->strides[0], gh, GH, wt);
+  } else if (native) {
+    cpu_bf16_convert((bf16 *)wt, In, wi, w_ih->strides[0], GH, In);
+    cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], H, GH, true);
+    cpu_bf16_convert((bf16 *)xs_r, In, x, In, T * B, In);
+    if (cpu_bf16_gemm("rnn_forward", false, true, T * B, GH, In, (const bf16 *)xs_r, In,
+                      (const bf16 *)wt, In, 0, s, ld)) {
+      free(gh);
+      return -1;
+    }
   } else {
-    cpu_transpose(wt, GH, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
-    packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], H, GH, true);
-    rnn_gemm(CblasNoTrans, T * B, GH, In, (const scalar_t *)xs->data, In, wt, GH, 0, s, ld);
+    cpu_transpose(wt, GH, wi, w_ih->strides[0], GH, In);
+    packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], H, GH, true);
+    if (bf) {
+      /* Rounding commutes with relaying out: the relaid weights are rounded in place. */
+      cpu_bf16_round(wt, GH, wt, GH, In, GH);
+      cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+      cpu_bf16_round(xs_r, In, x, In, T * B, In);
+      x = xs_r;
+    }
+    rnn_gemm(CblasNoTrans, T * B, GH, In, x, In, wt, GH, 0, s, ld);
   }
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
@@ -261,7 +350,11 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
       p.t = t;
-      if (!once) rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
+      if (bf)
+        rnn_forward_product_bf16(&p, r0, r1, st, w_hh_packed, native, buf + r0 * (H + 1),
+                                 gh + r0 * GH);
+      else if (!once)
+        rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
       for (int64_t r = r0, i = r0; r < r1; r++)
         rnn_forward_row(&p, r, st, gh + (rnn_active(&p, r) ? i++ : i) * GH,
                         (const scalar_t *)b_ih->data,
@@ -300,17 +393,59 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
   return 0;
 }
 
+/* The native path's products after backward's loop: d_g holds every step's bf16 recurrent
+ * gate gradients (rows ldg apart), d_gi the input ones (d_g itself where the cell shares their
+ * blocks); xs, h_prev and w_ih are converted here. */
+static int rnn_backward_products_bf16(int64_t TB, int64_t GH, int64_t In, int64_t H,
+                                      const bf16 *d_gi, const bf16 *d_g, int64_t ldg,
+                                      const fused_tensor *xs, const scalar_t *h_prev, int64_t ld,
+                                      const fused_tensor *w_ih, int32_t accumulate,
+                                      fused_tensor *d_xs, fused_tensor *d_w_ih,
+                                      fused_tensor *d_w_hh) {
+  const char *fn = "rnn_backward";
+  bf16 *w = malloc((size_t)(GH * In + TB * (In + H)) * sizeof(bf16));
+  if (!w) return fused_error("%s: out of memory for bfloat16 operands", fn);
+  bf16 *x_r = w + GH * In, *h_r = x_r + TB * In;
+  cpu_bf16_convert(w, In, (const scalar_t *)w_ih->data, w_ih->strides[0], GH, In);
+  cpu_bf16_convert(x_r, In, (const scalar_t *)xs->data, In, TB, In);
+  cpu_bf16_convert(h_r, H, h_prev, ld, TB, H);
+  const int status =
+      cpu_bf16_gemm(fn, false, false, TB, In, GH, d_gi, ldg, w, In, 0, (scalar_t *)d_xs->data,
+                    In) ||
+      cpu_bf16_gemm(fn, true, false, GH, In, TB, d_gi, ldg, x_r, In, accumulate,
+                    (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
+      cpu_bf16_gemm(fn, true, false, GH, H, TB, d_g, ldg, h_r, H, accumulate,
+                    (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+  free(w);
+  return status ? -1 : 0;
+}
+
+/* The fallback's rounding of step p->t's rows [r0, r1) once the pass has run and the bias sums
+ * have read them: the gate gradients and h_prev are only multiplied from then on, so they are
+ * rounded where they lie in saved (which backward overwrites anyway), and the float32 path's
+ * products then read them. */
+static void rnn_round_step(const rnn_step *p, int64_t r0, int64_t r1, scalar_t *st) {
+  const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld;
+  scalar_t *rows = st + r0 * ld;
+  cpu_bf16_round(rows + p->L.d_hh * H, ld, rows + p->L.d_hh * H, ld, r1 - r0, GH);
+  if (p->L.d_ih != p->L.d_hh)
+    cpu_bf16_round(rows + p->L.d_ih * H, ld, rows + p->L.d_ih * H, ld, r1 - r0, GH);
+  cpu_bf16_round(rows + p->L.h_prev * H, ld, rows + p->L.h_prev * H, ld, r1 - r0, H);
+}
+
 /* d_h0 (and d_c0) carry the gradients at the state from d_hn (d_cn) back to the first step. */
 static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor *d_c0,
                         fused_tensor *d_w_ih, fused_tensor *d_w_hh, fused_tensor *d_b_ih,
                         fused_tensor *d_b_hh, const fused_tensor *d_hs, const fused_tensor *d_hn,
                         const fused_tensor *d_cn, fused_tensor *saved, const fused_tensor *xs,
                         const fused_tensor *w_ih, const fused_tensor *w_hh,
-                        const int64_t *lengths, int32_t reverse, int32_t accumulate) {
+                        const int64_t *lengths, int32_t reverse, int32_t accumulate,
+                        int32_t compute) {
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
   const size_t state = (size_t)(B * H) * sizeof(scalar_t);
+  const bool bf = compute == FUSED_COMPUTE_BFLOAT16, native = bf && rnn_bf16_native();
   scalar_t *s = (scalar_t *)saved->data, *dh = (scalar_t *)d_h0->data;
   scalar_t *dc = d_c0 ? (scalar_t *)d_c0->data : NULL;
   if (!d_hn) memset(dh, 0, state);
@@ -318,15 +453,28 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   if (dc && !d_cn) memset(dc, 0, state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
   /* One step's recurrent product runs on BLAS after the loop, on w_hh as it lies. */
-  const bool once = T == 1;
+  const bool once = T == 1 && !bf;
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
-  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih;
-  const int64_t sums_n = (hh_apart ? 2 : 1) * GH, packed = once ? 0 : packed_gemm_size(GH, H);
-  scalar_t *buf = cpu_scratch("rnn_backward", B * (GH + H) + packed + threads * sums_n);
+  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih, blocks_apart = L.d_hh != L.d_ih;
+  const int64_t sums_n = (hh_apart ? 2 : 1) * GH;
+  const int64_t packed = native ? cpu_bf16_packed_size(GH, H) / 2 + 1
+                                : once ? 0 : packed_gemm_size(GH, H);
+  /* The native path: every step's bf16 recurrent gate gradients (rows ldg apart), and the
+   * input ones where the cell keeps them apart (the GRU), in float32 elements. */
+  const int64_t ldg = rnn_bf16_ld(GH, native);
+  const int64_t converted = native ? ((blocks_apart ? 2 : 1) * T * B * ldg + 1) / 2 : 0;
+  scalar_t *buf = cpu_scratch("rnn_backward",
+                              B * (GH + H) + packed + threads * sums_n + converted);
   if (!buf) return -1;
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
-  if (!once)
-    packed_gemm_pack(w_hh_packed, (const scalar_t *)w_hh->data, w_hh->strides[0], GH, H, false);
+  bf16 *d_g = (bf16 *)(sums + threads * sums_n), *d_gi = d_g + (blocks_apart ? T * B * ldg : 0);
+  const scalar_t *wh = (const scalar_t *)w_hh->data;
+  if (native) {
+    cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], GH, H, false);
+  } else if (!once) {
+    packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], GH, H, false);
+    if (bf) cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+  }
   memset(sums, 0, (size_t)(threads * sums_n) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
   {
@@ -341,25 +489,53 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
         rnn_backward_row(&p, r, st, d_hs ? (const scalar_t *)d_hs->data + t * B * ld_dhs : NULL,
                          ld_dhs, dh, dc);
       rnn_bias_rows(&p, r0, r1, st, hh_apart, d_b);
+      if (native) {
+        /* A padded row's gate gradients are zero: no gathering. */
+        bf16 *g = d_g + (t * B + r0) * ldg;
+        cpu_bf16_convert(g, ldg, st + r0 * ld + L.d_hh * H, ld, r1 - r0, GH);
+        if (blocks_apart)
+          cpu_bf16_convert(d_gi + (t * B + r0) * ldg, ldg, st + r0 * ld + L.d_ih * H, ld,
+                           r1 - r0, GH);
+        cpu_bf16_packed_gemm(r1 - r0, H, GH, g, ldg, (const bf16 *)w_hh_packed, true,
+                             dh + r0 * H, H);
+        continue;
+      }
+      if (bf) rnn_round_step(&p, r0, r1, st);
       if (!once)
         rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
   if (once)
-    cpu_gemm(CblasNoTrans, CblasNoTrans, B, H, GH, d_hh, ld, (const scalar_t *)w_hh->data,
-             w_hh->strides[0], 1, dh, H);
+    cpu_gemm(CblasNoTrans, CblasNoTrans, B, H, GH, d_hh, ld, wh, w_hh->strides[0], 1, dh, H);
   rnn_bias_sum((scalar_t *)d_b_ih->data, sums, threads, GH, sums_n, accumulate);
   if (d_b_hh)
     rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, GH, sums_n,
                  accumulate);
+  if (native) {
+    const int status = rnn_backward_products_bf16(T * B, GH, In, H, d_gi, d_g, ldg, xs,
+                                                  s + L.h_prev * H, ld, w_ih, accumulate, d_xs,
+                                                  d_w_ih, d_w_hh);
+    free(buf);
+    return status;
+  }
   free(buf);
-  rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, (const scalar_t *)w_ih->data, w_ih->strides[0],
-           0, (scalar_t *)d_xs->data, In);
-  if (rnn_weight_grad(T * B, GH, In, d_ih, ld, (const scalar_t *)xs->data, In, accumulate,
-                      (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
+  /* The fallback rounds xs and w_ih into copies; saved's blocks were rounded in the loop. */
+  const scalar_t *x = (const scalar_t *)xs->data, *wi = (const scalar_t *)w_ih->data;
+  int64_t ldwi = w_ih->strides[0];
+  scalar_t *copies = NULL;
+  if (bf) {
+    if (!(copies = cpu_scratch("rnn_backward", T * B * In + GH * In))) return -1;
+    cpu_bf16_round(copies, In, x, In, T * B, In);
+    cpu_bf16_round(copies + T * B * In, In, wi, ldwi, GH, In);
+    x = copies, wi = copies + T * B * In, ldwi = In;
+  }
+  rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, wi, ldwi, 0, (scalar_t *)d_xs->data, In);
+  const int status =
+      rnn_weight_grad(T * B, GH, In, d_ih, ld, x, In, accumulate, (scalar_t *)d_w_ih->data,
+                      d_w_ih->strides[0]) ||
       rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
-                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]))
-    return -1;
-  return 0;
+                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+  free(copies);
+  return status ? -1 : 0;
 }

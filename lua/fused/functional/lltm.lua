@@ -74,7 +74,8 @@ function M.lltm_forward(x, W, b, h, c, opts)
   ctx.saved = result(fn, ctx.saved, 3, sizes, x.scalar_type, x.device_type)
   ctx.xs = as_step(ctx.xs, x, fn, 'x')
   ctx.hs = as_step(ctx.hs, new_h, fn, 'new_h')
-  if C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0)
+  if C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0,
+                               C.FUSED_COMPUTE_DEFAULT)
      ~= 0 then
     raise_as(fn, FORWARD_NAMES)
   end
@@ -100,7 +101,8 @@ local function cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, accumulate, o_x,
   check(C.fused_copy(ctx.work, ctx.saved))
   ctx.d_xs = as_step(ctx.d_xs, d_x, fn, 'd_x')
   if C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, nil, grad_h, grad_c, ctx.work,
-                               ctx.xs, ctx.W, nil, 0, accumulate) ~= 0 then
+                               ctx.xs, ctx.W, nil, 0, accumulate,
+                               C.FUSED_COMPUTE_DEFAULT) ~= 0 then
     raise_as(fn, BACKWARD_NAMES)
   end
   return d_x, d_h, d_c
@@ -133,8 +135,9 @@ end
 -- saved activations, so it runs once per forward; d_hT and d_cT may be nil (zero).
 function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
   local fn = 'lltm_seq_forward'
-  local o = outs(opts, fn, { 'out', 'lengths', 'reverse' })
+  local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute' })
   opts = opts or NO_OUT
+  local compute = args.compute(opts.compute, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
   expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c0, fn, 'c0')
@@ -148,7 +151,9 @@ function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn)
   local reverse = opts.reverse and 1 or 0
-  check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse))
+  check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse,
+                                 compute))
+  ctx.compute = compute
   ctx.xs, ctx.h0, ctx.W, ctx.consumed = xs, h0, W, false
   ctx.lengths, ctx.reverse = lengths, reverse
   return hs, c_T, ctx
@@ -164,7 +169,8 @@ local function seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, accumulate, o_x
   local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
   local d_c0 = like(fn, o_c0, ctx.h0)
   check(C.fused_lltm_seq_backward(d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT, ctx.saved,
-                                  ctx.xs, ctx.W, ctx.lengths, ctx.reverse, accumulate))
+                                  ctx.xs, ctx.W, ctx.lengths, ctx.reverse, accumulate,
+                                  ctx.compute))
   ctx.consumed = true
   return d_xs, d_h0, d_c0
 end

@@ -3,14 +3,17 @@
 -- one layer in one direction (nn.LSTM, nn.GRU and nn.LLTM stack them; docs/cells.md).
 --
 --   local hs, h_n, c_n, ctx = fused.functional.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh,
---                                                          h0, c0, {lengths =, reverse =})
+--                                                          h0, c0, {lengths =, reverse =,
+--                                                                   compute =})
 --   local d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0 =
 --     fused.functional.rnn_backward(ctx, d_hs, d_hn, d_cn)
 --
 -- xs T×B×I; h0 (and c0, for the LSTM and LLTM; nil for the GRU) B×H; w_ih G·H×I, w_hh G·H×H,
 -- b_ih and b_hh G·H (the LLTM: b_hh nil) in PyTorch's gate order. hs T×B×H is zero at the
 -- padded steps of a ragged batch; h_n and c_n are each sequence's state after its own last
--- step. lengths: a list of B step counts; reverse: steps from T down to 1. d_hs, d_hn and d_cn
+-- step. lengths: a list of B step counts; reverse: steps from T down to 1; compute: nil or
+-- 'bfloat16' (the products on bfloat16-rounded operands, float32 accumulation; backward takes
+-- forward's, args.compute). d_hs, d_hn and d_cn
 -- may be nil (zero). rnn_backward_accumulate ADDS the weight and bias gradients into the
 -- tensors of `grads` ({d_w_ih, d_w_hh, d_b_ih, d_b_hh}) and returns d_xs, d_h0, d_c0. Backward
 -- writes over ctx's saved activations, so it runs once per forward. {out = {...}} as in
@@ -48,8 +51,9 @@ end
 
 function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
   local fn = 'rnn_forward'
-  local o = outs(opts, fn, { 'out', 'lengths', 'reverse' })
+  local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute' })
   local id = cell_id(cell, fn)
+  local compute = args.compute(opts and opts.compute, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
   expect(w_ih, fn, 'w_ih'); expect(w_hh, fn, 'w_hh'); expect(b_ih, fn, 'b_ih')
@@ -69,7 +73,8 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
   ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn)
   ctx.reverse = opts and opts.reverse and 1 or 0
   check(C.fused_rnn_forward(id, hs, h_n, c_n, ctx.saved, xs, h0, c0, w_ih, w_hh, b_ih, b_hh,
-                            ctx.lengths, ctx.reverse))
+                            ctx.lengths, ctx.reverse, compute))
+  ctx.compute = compute
   ctx.cell, ctx.xs, ctx.h0, ctx.w_ih, ctx.w_hh, ctx.b_hh = id, xs, h0, w_ih, w_hh, b_hh
   ctx.has_c, ctx.consumed = c0 ~= nil, false
   return hs, h_n, c_n, ctx
@@ -90,7 +95,7 @@ local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0
   local d_c0 = ctx.has_c and like(fn, o_c0, ctx.h0) or nil
   check(C.fused_rnn_backward(ctx.cell, d_xs, d_h0, d_c0, grads[1], grads[2], grads[3], grads[4],
                              d_hs, d_hn, d_cn, ctx.saved, ctx.xs, ctx.w_ih, ctx.w_hh, ctx.lengths,
-                             ctx.reverse, accumulate))
+                             ctx.reverse, accumulate, ctx.compute))
   ctx.consumed = true
   return d_xs, d_h0, d_c0
 end

@@ -4,7 +4,7 @@
 -- half of gradWeight. Stacked and bidirectional layers and ragged batches as nn.LSTM's.
 --
 --   local rnn = fused.nn.LLTM(input_size, hidden_size, {num_layers =, bidirectional =,
---     batch_first =, dropout =, bias =, dtype =, device =})  -- RNNBase's options
+--     batch_first =, dropout =, bias =, dtype =, device =, compute =})  -- RNNBase's options
 --   local hs, h_T, c_T = rnn:forward(xs, h0, c0, {lengths = lengths}) -- h0, c0 nil = 0
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hT, d_cT)  -- d_hT, d_cT nil = 0
 --
@@ -50,7 +50,8 @@ end
 function LLTM:run_layer(k, x, h0, c0, lengths, reverse, out)
   local w, b = layer(self, k, x)
   local _, _, ctx = functional.lltm_seq_forward(x, w, b, h0, c0,
-    { lengths = lengths, reverse = reverse, out = { out[1], out[3], out[4], out[2] } })
+    { lengths = lengths, reverse = reverse, out = { out[1], out[3], out[4], out[2] },
+      compute = self.compute })
   return ctx
 end
 

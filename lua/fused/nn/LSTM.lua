@@ -1,7 +1,7 @@
 -- PyTorch's nn.LSTM on the cell engine: stacked, optionally bidirectional, ragged batches.
 --
 --   local lstm = fused.nn.LSTM(input_size, hidden_size, {num_layers =, bidirectional =,
---     batch_first =, dropout =, bias =, dtype =, device =})  -- RNNBase's options
+--     batch_first =, dropout =, bias =, dtype =, device =, compute =})  -- RNNBase's options
 --   local hs, h_n, c_n = lstm:forward(xs, h0, c0, {lengths = lengths}) -- h0, c0 nil = zeros
 --   local d_xs, d_h0, d_c0 = lstm:backward(d_hs, d_hn, d_cn) -- d_hn, d_cn nil = zeros
 --

@@ -17,6 +17,7 @@ local argcheck = require 'fused.check'
 local lengths_ = require 'fused.functional.lengths'
 local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
+local compute_option = require 'fused.nn.compute'
 
 local expect = argcheck.expect
 local RNNBase = Module:extend('RNNBase')
@@ -24,10 +25,11 @@ local RNNBase = Module:extend('RNNBase')
 -- opts: num_layers (1), bidirectional (false), batch_first (false: xs T×B×I, hs T×B×D·H; true:
 -- B×T×I and B×T×D·H, the states stay (L·D)×B×H, as PyTorch's), dropout (0: the probability of
 -- dropping an element of a layer's output before the next layer, in training mode only), bias
--- (true; false: no bias parameters, has_bias false), dtype, device.
+-- (true; false: no bias parameters, has_bias false), dtype, device, compute (nil; 'bfloat16':
+-- the products on bfloat16 operands, nn/compute.lua).
 function RNNBase:__init(input_size, hidden_size, opts)
   opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'batch_first', 'dropout',
-                                           'bias', 'dtype', 'device' })
+                                           'bias', 'dtype', 'device', 'compute' })
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
   local num_layers = opts.num_layers or 1
@@ -47,6 +49,7 @@ function RNNBase:__init(input_size, hidden_size, opts)
                         self.__name, tostring(p)), 3)
   end
   local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
+  self.compute = compute_option(opts.compute, self.__name, topts)
   self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
   self.bidirectional = opts.bidirectional or false
   self.batch_first, self.dropout, self.has_bias = opts.batch_first or false, p, opts.bias ~= false
@@ -73,12 +76,13 @@ end
 -- tostring: 'fused.nn.LSTM(input_size=32, hidden_size=128, num_layers=2, bidirectional=true)',
 -- the options after the sizes only when they are not the defaults, in PyTorch's order.
 function RNNBase:extra_repr()
-  return string.format('(input_size=%d, hidden_size=%d%s%s%s%s%s)', self.input_size,
+  return string.format('(input_size=%d, hidden_size=%d%s%s%s%s%s', self.input_size,
                        self.hidden_size, self.num_layers > 1 and ', num_layers=' .. self.num_layers or '',
                        self.has_bias and '' or ', bias=false',
                        self.batch_first and ', batch_first=true' or '',
                        self.dropout > 0 and ', dropout=' .. self.dropout or '',
                        self.bidirectional and ', bidirectional=true' or '')
+    .. (self.compute and ", compute='" .. self.compute .. "')" or ')')
 end
 
 -- The states of every layer and direction: (L·D)×B×H; B×H is taken when L·D is 1.

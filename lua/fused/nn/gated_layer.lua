@@ -39,7 +39,7 @@ end
 function M.run_layer(self, k, x, h0, c0, lengths, reverse, out)
   local p = layer(self, k, x)
   local _, _, _, ctx = functional.rnn_forward(self.cell, x, p[1], p[2], p[3], p[4], h0, c0,
-    { lengths = lengths, reverse = reverse, out = out })
+    { lengths = lengths, reverse = reverse, out = out, compute = self.compute })
   return ctx
 end
 

@@ -5,10 +5,12 @@
 -- 'head.bias'.
 --
 --   local model = SequenceModel(task, {cell = 'lltm', num_layers = 1, hidden_size = 64,
---                                      embedding_dim = 32, dropout = 0, dtype =, device =})
+--                                      embedding_dim = 32, dropout = 0, dtype =, device =,
+--                                      compute =})
 --
 -- cell: 'lltm', 'lstm' or 'gru' (nn.LLTM, nn.LSTM, nn.GRU, whose parameters are then
--- 'rnn.weight_ih_l0', ...); the head reads the last layer.
+-- 'rnn.weight_ih_l0', ...); the head reads the last layer. compute: the recurrent layer's
+-- (nil, or 'bfloat16': docs/cells.md).
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward); dropout
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
@@ -31,7 +33,7 @@ function SequenceModel:__init(task, opts)
   end
   local class = ({ lltm = 'LLTM', lstm = 'LSTM', gru = 'GRU' })[opts.cell]
   self.rnn = nn[class](input_size, H, { num_layers = opts.num_layers, dtype = opts.dtype,
-                                        device = opts.device })
+                                        device = opts.device, compute = opts.compute })
   if opts.cell == 'lltm' then
     -- Input gates start mostly shut (bias -3): the LLTM has no forget gate, so its cell state
     -- only adds up; shut gates keep it from drifting over long sequences until the gates learn
