@@ -95,6 +95,10 @@ int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
   if (!fused_dtype_info_of(t->scalar_type)->is_floating)
     return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
                        fn, arg, dtype_name(t->scalar_type));
+  /* A floating dtype the CPU stores but does not compute in (bfloat16, float16). */
+  if (!has_kernel(fused_cpu_device.kernels[t->scalar_type], "unary"))
+    return fused_error("%s: %s tensors do not compute yet; convert with :float()", fn,
+                       dtype_name(t->scalar_type));
   return fused_error("%s: not implemented on the %s device yet", fn,
                      fused_device_ops_for(fn, t->device_type)->name);
 }

@@ -15,6 +15,12 @@
 #include "../parallel.h"
 #include "../strided.h"
 
+/* A number (a double, an int64) as scalar_t: C's conversion, or the dtype's own (the 16-bit
+ * types, whose values fused_value reads). */
+#ifndef SCALAR_OF
+#define SCALAR_OF(v) ((scalar_t)(v))
+#endif
+
 #include "convert.h"
 #include "compare.h"
 #include "select.h"
