@@ -13,6 +13,8 @@ local M = {
   -- ('FloatTensor').
   dtype_names = {}, ctypes = {}, sizes = {}, is_floating = {}, npy_descrs = {},
   safetensors_codes = {}, torch7_classes = {}, through = {},
+  -- By number: whether it is a floating dtype that computes (float32, float64).
+  computes_floating = {},
   -- By file code: the dtype's number.
   npy_dtypes = {}, safetensors_dtypes = {},
   -- By name: the device's number; by number, its name.
@@ -33,11 +35,22 @@ for id = 0, C.FUSED_NUM_DTYPES - 1 do
   -- A dtype stored as its bits (a C struct: bfloat16, float16) is read and written by Lua
   -- through float32, which holds each of its values exactly.
   if tostring(M.ctypes[id]):find('struct') then M.through[id] = M.dtypes.float32 end
+  M.computes_floating[id] = M.is_floating[id] and not M.through[id]
 end
 
 for id = 0, C.FUSED_NUM_DEVICES - 1 do
   local name = ffi.string(C.fused_device_name(id))
   M.devices[name], M.device_names[id] = id, name
+end
+
+-- "float32 or float64": the floating dtypes that compute (all but those stored as bits), as C's
+-- fused_floating_names says them.
+function M.floating_names()
+  local names = {}
+  for id = 0, C.FUSED_NUM_DTYPES - 1 do
+    if M.computes_floating[id] then names[#names + 1] = M.dtype_names[id] end
+  end
+  return table.concat(names, ', ', 1, #names - 1) .. ' or ' .. names[#names]
 end
 
 -- "'a', 'b' or 'c'" for messages: a by-number table's entries (from 0) in number order, each
