@@ -105,6 +105,21 @@ for _, device in ipairs(devices) do
         assert.are.equal(dtype, w.dtype)
         assert.are.same({ 1, 2.5, 0, 0 }, w:totable())
         assert.are.same({ -3, 1 }, t:index_select(1, { 3, 1 }):totable())
+        local c = fused.cat({ t:narrow(1, 1, 2), t:narrow(1, 3, 1) }, 1)
+        assert.are.equal(dtype, c.dtype)
+        assert.are.same({ 1, 2.5, -3 }, c:totable())
+        assert.are.same({ { 1, 2.5 }, { 1, 2.5 } }, fused.stack({ t:narrow(1, 1, 2), t:narrow(1, 1, 2) }, 1):totable())
+        if device == 'cpu' then -- masked_select is the CPU's only, for every dtype
+          assert.are.same({ 2.5 }, t:narrow(1, 1, 3):masked_select(fused.tensor({ false, true, false })):totable())
+        end
+      end)
+
+      it(dtype .. ' fills with random numbers drawn in float64 and rounded once', function()
+        fused.manual_seed(3)
+        local t = fused.empty({ 1000 }, { dtype = dtype, device = device }):uniform_(-1, 1)
+        fused.manual_seed(3)
+        local d = fused.empty({ 1000 }, { device = device, dtype = 'float64' }):uniform_(-1, 1)
+        assert.are.same(d:to(dtype):totable(), t:totable())
       end)
 
       it(dtype .. ' arithmetic says to convert, and mixed with float32 computes in float32', function()

@@ -22,14 +22,16 @@
   X(compare_scalar, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,         \
                      double scalar))
 
-/* Selection by a bool condition or by int64 indices counted from 1 (select.h, select.cu). */
+/* Selection by a bool condition or by int64 indices counted from 1, and concatenation
+ * (select.h, select.cu). */
 #define FUSED_KERNELS_SELECT(X)                                                             \
   X(where, (fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,             \
             const fused_tensor *b))                                                         \
   X(index_select, (fused_tensor *out, const fused_tensor *in, int32_t dim,                  \
                    const fused_tensor *index))                                              \
   X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
-             const fused_tensor *index))
+             const fused_tensor *index))                                                    \
+  X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
 
 /* Indexing by a mask or by indices that write (index.h), every dtype, the CPU's only (in
  * FUSED_KERNELS_CPU_ONLY_ANY_DTYPE below). */
@@ -56,8 +58,7 @@
             const fused_tensor *b, double beta, double alpha))
 
 #define FUSED_KERNELS_REDUCE(X)                                                             \
-  X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                      \
-  X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
+  X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))
 
 /* Reductions along a dim besides the sum (reduce_dim.h, reduce_dim.cu); indices may be NULL. */
 #define FUSED_KERNELS_REDUCE_DIM(X)                                                         \
