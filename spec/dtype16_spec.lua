@@ -81,6 +81,16 @@ for _, device in ipairs(devices) do
         assert.are.same({ 1, 0, 1 }, fused.tensor({ true, false, true }, { device = device }):to(dtype):totable())
       end)
 
+      it(dtype .. ' from float64 rounds once, as NumPy does (PyTorch goes through float32)', function()
+        -- Just above a tie of the 16-bit format, by less than float32 holds: NumPy's
+        -- float16(1 + 2^-11 + 2^-30) is 0x3c01; PyTorch 1.13 rounds to float32 first, lands on
+        -- the tie and gives 0x3c00 (0x3f80 for bfloat16, whose tie is at 1 + 2^-8).
+        local tie = dtype == 'bfloat16' and 2 ^ -8 or 2 ^ -11
+        local t = fused.tensor({ 1 + tie + 2 ^ -30, 1 + tie, -(1 + 3 * tie) }, { dtype = 'float64', device = device })
+        local want = dtype == 'bfloat16' and { 0x3f81, 0x3f80, 0xbf82 } or { 0x3c01, 0x3c00, 0xbc02 }
+        assert_same_bits(want, bits(t:to(dtype), 16), dtype)
+      end)
+
       it(dtype .. ' factories, item, totable, indexing and copies between devices', function()
         local z = fused.zeros({ 2, 3 }, { dtype = dtype, device = device })
         assert.are.same({ { 0, 0, 0 }, { 0, 0, 0 } }, z:totable())
