@@ -101,6 +101,11 @@ for _, device in ipairs(devices) do
         assert.are.equal(tenth, t[2][2])
         assert.are.same(t:totable(), t:to('cpu'):to(device):totable())
         assert.are.equal(dtype, t:cpu().dtype)
+        assert.has_error(function() t:fill_(dtype == 'float16' and 65520 or 3.4e38) end,
+                         "fill_: argument 'value' expected a number within " .. dtype .. "'s range, got "
+                         .. (dtype == 'float16' and '65520' or '3.4e+38'))
+        t:fill_(1 / 0) -- an infinity is one of its values
+        assert.are.equal(math.huge, t[1][1])
         t:fill_(0.1)
         assert.are.same({ tenth, tenth }, t[1]:totable())
         local full = fused.full({ 2 }, 1 / 3, { dtype = dtype, device = device })
