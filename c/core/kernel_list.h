@@ -9,8 +9,7 @@
  * int64 runs their maths exactly, and the API refuses the ops whose maths is not exact (unary
  * ops other than neg, abs, sign and rounding, division). The CPU_ONLY ones are the CPU's for
  * the dtypes that compute, the CPU_ONLY_ANY_DTYPE ones the CPU's for every dtype. The others
- * are float32 and float64 only. A table leaves a
- * kernel it lacks NULL. */
+ * are float32 and float64 only. A table leaves a kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
