@@ -74,6 +74,7 @@ describe('npy', function()
       { 'float64', '<f8', { 1.5, -2 }, '\0\0\0\0\0\0\248\63' .. '\0\0\0\0\0\0\0\192' },
       { 'int64', '<i8', { 9007199254740993LL, -1 }, '\1\0\0\0\0\0\32\0' .. string.rep('\255', 8) },
       { 'bool', '|b1', { true, false }, '\1\0' },
+      { 'float16', '<f2', { 1.5, -2 }, '\0\62\0\192' },
     }
     for _, f in ipairs(files) do
       local bytes = npy("{'descr': '" .. f[2] .. "', 'fortran_order': False, 'shape': (2,), }", f[4])
