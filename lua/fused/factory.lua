@@ -128,10 +128,11 @@ end
 
 -- A host tensor of n values (value(i) for i = 0..n-1), moved to device.
 local function computed(n, dtype, device, value)
-  local t = M.empty({ n }, { dtype = dt.dtype_names[dtype] })
-  local p = ffi.cast(dt.ctypes[dtype], t.data)
+  local host_dtype = dt.through[dtype] and dt.dtypes.float64 or dtype -- bits: rounded once
+  local t = M.empty({ n }, { dtype = dt.dtype_names[host_dtype] })
+  local p = ffi.cast(dt.ctypes[host_dtype], t.data)
   for i = 0, n - 1 do p[i] = value(i) end
-  return t:to(dt.device_names[device])
+  return t:to(dt.dtype_names[dtype], dt.device_names[device])
 end
 
 local function is_integer(x) return x == math.floor(x) end
