@@ -51,14 +51,24 @@ enum { FUSED_MAX_DIMS = 8 };
 #define FUSED_ENUM_ROW(id, ...) id,
 #define FUSED_COUNT_ROW(...) +1
 
-/* The dtypes, in value order: X(enum, C type, name, npy descr, safetensors code, floating,
- * Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element pointer is
- * the C type's ("float*"). */
+/* The 16-bit floating types are stored as their bits (C has no portable type for them; the
+ * conversions, rounded to nearest even, are c/maths/convert.h's). They store, convert, fill,
+ * compare and select, and do not compute yet. */
+typedef struct fused_bfloat16 { uint16_t bits; } fused_bfloat16;
+typedef struct fused_float16 { uint16_t bits; } fused_float16;
+
+/* The dtypes, in value order: X(enum, C type, name, npy descr (NULL: none), safetensors code,
+ * floating, Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element
+ * pointer is the C type's ("float*"). */
 #define FUSED_DTYPES(X)                                                                    \
   X(FUSED_FLOAT32, float, float32, "<f4", "F32", 1, FloatTensor, MPI_FLOAT, ncclFloat32)     \
   X(FUSED_FLOAT64, double, float64, "<f8", "F64", 1, DoubleTensor, MPI_DOUBLE, ncclFloat64)  \
   X(FUSED_INT64, int64_t, int64, "<i8", "I64", 0, LongTensor, MPI_INT64_T, ncclInt64)        \
-  X(FUSED_BOOL, bool, bool, "|b1", "BOOL", 0, BoolTensor, MPI_C_BOOL, ncclUint8)
+  X(FUSED_BOOL, bool, bool, "|b1", "BOOL", 0, BoolTensor, MPI_C_BOOL, ncclUint8)           \
+  X(FUSED_BFLOAT16, fused_bfloat16, bfloat16, NULL, "BF16", 1, BFloat16Tensor, MPI_UINT16_T, \
+    ncclBfloat16)                                                                            \
+  X(FUSED_FLOAT16, fused_float16, float16, "<f2", "F16", 1, HalfTensor, MPI_UINT16_T,       \
+    ncclFloat16)
 typedef enum { FUSED_DTYPES(FUSED_ENUM_ROW) } fused_dtype;
 enum { FUSED_NUM_DTYPES = 0 FUSED_DTYPES(FUSED_COUNT_ROW) };
 

@@ -130,9 +130,11 @@ FUSED_KERNELS(FUSED_CUDA_DECLARE)
 #define FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) \
   FUSED_CUDA_INSTANTIATE_FLOATING(name, params) FUSED_CUDA_INSTANTIATE(name, params, int64_t)
 /* Every C type of fused.h's FUSED_DTYPES (a macro cannot walk that list for each kernel). */
-static_assert(FUSED_NUM_DTYPES == 4, "a new dtype: add its C type to FUSED_CUDA_INSTANTIATE_ALL");
-#define FUSED_CUDA_INSTANTIATE_ALL(name, params) \
-  FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) FUSED_CUDA_INSTANTIATE(name, params, bool)
+static_assert(FUSED_NUM_DTYPES == 6, "a new dtype: add its C type to FUSED_CUDA_INSTANTIATE_ALL");
+#define FUSED_CUDA_INSTANTIATE_ALL(name, params)                                         \
+  FUSED_CUDA_INSTANTIATE_ARITHMETIC(name, params) FUSED_CUDA_INSTANTIATE(name, params, bool) \
+  FUSED_CUDA_INSTANTIATE(name, params, fused_bfloat16)                                   \
+  FUSED_CUDA_INSTANTIATE(name, params, fused_float16)
 
 /* copy.cu: the device's copy (within the device, or between it and the host). */
 int cuda_copy(fused_tensor *dst, const fused_tensor *src);

@@ -3,6 +3,7 @@
  * stride 0) or a scalar. */
 #include "common.cuh"
 #include "../c/maths/compare.h"
+#include "../c/maths/convert.h"
 
 template <typename T>
 __global__ void fill_kernel(T *t, Layout layout, T value, int64_t n) {
@@ -12,24 +13,25 @@ __global__ void fill_kernel(T *t, Layout layout, T value, int64_t n) {
 template <typename T> int cuda_fill(fused_tensor *t, double value) {
   const int64_t n = fused_tensor_numel(t);
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, fill_kernel<T>)((T *)t->data, layout_of(t),
-                                                             (T)value, n);
+                                                             fused_convert<T>(value), n);
   return cuda_done("fill");
 }
 
 template <typename T>
 __global__ void compare_kernel(fused_compare_op op, bool *y, const T *a, const T *b, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[i], b[i]);
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, fused_value(a[i]), fused_value(b[i]));
 }
 
 template <typename T>
 __global__ void compare_strided_kernel(fused_compare_op op, bool *y, const T *a, Layout la,
                                        const T *b, Layout lb, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[offset_of(la, i)], b[offset_of(lb, i)]);
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, fused_value(a[offset_of(la, i)]),
+                                          fused_value(b[offset_of(lb, i)]));
 }
 
 template <typename T>
 __global__ void compare_scalar_kernel(fused_compare_op op, bool *y, const T *a, T s, int64_t n) {
-  GRID_STRIDE(i, n) y[i] = apply_compare(op, a[i], s);
+  GRID_STRIDE(i, n) y[i] = apply_compare(op, fused_value(a[i]), fused_value(s));
 }
 
 template <typename T>
@@ -51,7 +53,7 @@ int cuda_compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tens
                         double scalar) {
   const int64_t n = fused_tensor_numel(out);
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, compare_scalar_kernel<T>)(
-      op, (bool *)out->data, (const T *)a->data, (T)scalar, n);
+      op, (bool *)out->data, (const T *)a->data, fused_convert<T>(scalar), n);
   return cuda_done("compare_scalar");
 }
 

@@ -10,18 +10,20 @@
 /* A floating value becomes an int64 only when it fits (maths/convert.h): the first linear
  * index that does not is kept in *first_bad (ULLONG_MAX when none). */
 template <typename D, typename S>
-constexpr bool checks_fits = std::is_same<D, int64_t>::value && std::is_floating_point<S>::value;
+constexpr bool checks_fits =
+    std::is_same<D, int64_t>::value &&
+    (std::is_floating_point<S>::value || !std::is_same<decltype(fused_value(S())), S>::value);
 
 template <typename D, typename S>
 __global__ void convert_kernel(D *dst, Layout dst_layout, const S *src, Layout src_layout,
                                int64_t n, unsigned long long *first_bad) {
   GRID_STRIDE(i, n) {
     const S v = src[offset_of(src_layout, i)];
-    if (checks_fits<D, S> && !fits_int64((double)v)) {
+    if (checks_fits<D, S> && !fits_int64((double)fused_value(v))) {
       atomicMin(first_bad, (unsigned long long)i);
       continue;
     }
-    dst[offset_of(dst_layout, i)] = (D)v;
+    dst[offset_of(dst_layout, i)] = fused_convert<D>(v);
   }
 }
 
@@ -51,7 +53,7 @@ static int launch_convert(fused_tensor *dst, const fused_tensor *src) {
   FUSED_TRY(cuda_check("copy", cudaMemcpy(&v, (const S *)src->data +
                                                   offset_of(src_layout, (int64_t)first_bad),
                                           sizeof v, cudaMemcpyDeviceToHost)));
-  return convert_error((double)v, (int64_t)first_bad + 1);
+  return convert_error((double)fused_value(v), (int64_t)first_bad + 1);
 }
 
 template <typename T> int cuda_convert(fused_tensor *dst, const fused_tensor *src) {

@@ -1,4 +1,4 @@
-/* Sum along a dim and concatenation, on contiguous tensors seen as [outer, len, inner]. Sums
+/* Sum along a dim, on contiguous tensors seen as [outer, len, inner]. Sums
  * add in a fixed order (no atomics), so the same input gives the same bits on every run. */
 #include "common.cuh"
 
@@ -39,24 +39,6 @@ template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in
     FUSED_LAUNCH(blocks_for(outer * inner), THREADS, 0, cuda_stream, sum_columns_kernel<T>)(
         (T *)out->data, (const T *)in->data, outer, len, inner);
   return cuda_done("sum");
-}
-
-/* Each input is a block of rows in out: one 2-D copy per input. */
-template <typename T>
-int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
-  int64_t outer, inner;
-  outer_dim_inner(out, dim, &outer, &inner);
-  const size_t out_row = (size_t)(out->sizes[dim] * inner) * sizeof(T);
-  size_t at = 0;
-  for (int32_t k = 0; k < n; k++) {
-    const size_t row = (size_t)(inputs[k]->sizes[dim] * inner) * sizeof(T);
-    if (row == 0 || outer == 0) continue; /* an empty input, or out */
-    FUSED_TRY(cuda_check("cat", cudaMemcpy2DAsync(out->data + at, out_row, inputs[k]->data, row,
-                                                  row, (size_t)outer, cudaMemcpyDeviceToDevice,
-                                                  cuda_stream)));
-    at += row;
-  }
-  return cuda_done("cat");
 }
 
 FUSED_KERNELS_REDUCE(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

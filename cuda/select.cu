@@ -62,4 +62,22 @@ int cuda_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
   return pick<T>("gather", out, in, dim, index, true);
 }
 
+/* Each input is a block of rows in out: one 2-D copy per input. */
+template <typename T>
+int cuda_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(out, dim, &outer, &inner);
+  const size_t out_row = (size_t)(out->sizes[dim] * inner) * sizeof(T);
+  size_t at = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const size_t row = (size_t)(inputs[k]->sizes[dim] * inner) * sizeof(T);
+    if (row == 0 || outer == 0) continue; /* an empty input, or out */
+    FUSED_TRY(cuda_check("cat", cudaMemcpy2DAsync(out->data + at, out_row, inputs[k]->data, row,
+                                                  row, (size_t)outer, cudaMemcpyDeviceToDevice,
+                                                  cuda_stream)));
+    at += row;
+  }
+  return cuda_done("cat");
+}
+
 FUSED_KERNELS_SELECT(FUSED_CUDA_INSTANTIATE_ALL)

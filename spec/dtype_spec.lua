@@ -6,7 +6,7 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local C, check, err = fused.C, require('fused.lib').check, helper.assert_error
 
-local DTYPES = { 'float32', 'float64', 'int64', 'bool' }
+local DTYPES = { 'float32', 'float64', 'int64', 'bool', 'bfloat16', 'float16' }
 
 local function values(t) return t:to('float64'):totable() end
 
@@ -22,14 +22,16 @@ describe('dtype table', function()
     local want = {
       { 'float32', 4, '<f4', 'F32', 1 }, { 'float64', 8, '<f8', 'F64', 1 },
       { 'int64', 8, '<i8', 'I64', 0 }, { 'bool', 1, '|b1', 'BOOL', 0 },
+      { 'bfloat16', 2, nil, 'BF16', 1 }, { 'float16', 2, '<f2', 'F16', 1 },
     }
     for i, w in ipairs(want) do
       local info = C.fused_dtype_info_of(i - 1)
-      assert.are.same(w, { ffi.string(info.name), info.size, ffi.string(info.npy_descr),
+      assert.are.same(w, { ffi.string(info.name), info.size,
+                           info.npy_descr ~= nil and ffi.string(info.npy_descr) or nil,
                            ffi.string(info.safetensors), info.is_floating })
       assert.are.equal(w[2], tonumber(C.fused_dtype_size(i - 1)))
     end
-    assert.is_true(C.fused_dtype_info_of(4) == nil)
+    assert.is_true(C.fused_dtype_info_of(6) == nil)
     assert.is_true(C.fused_dtype_info_of(-1) == nil)
   end)
 
@@ -37,11 +39,12 @@ describe('dtype table', function()
     local dt = require 'fused.dtype'
     for id = 0, C.FUSED_NUM_DTYPES - 1 do
       local info, name = C.fused_dtype_info_of(id), DTYPES[id + 1]
-      assert.are.same({ name, id, info.size, info.is_floating == 1, ffi.string(info.npy_descr),
+      local npy = info.npy_descr ~= nil and ffi.string(info.npy_descr) or nil -- bfloat16: none
+      assert.are.same({ name, id, info.size, info.is_floating == 1, npy,
                         ffi.string(info.safetensors), id, id, name },
                       { dt.dtype_names[id], dt.dtypes[name], dt.sizes[id], dt.is_floating[id],
                         dt.npy_descrs[id], dt.safetensors_codes[id],
-                        dt.npy_dtypes[ffi.string(info.npy_descr)],
+                        npy and dt.npy_dtypes[npy] or id,
                         dt.safetensors_dtypes[ffi.string(info.safetensors)], fused[name] })
       -- The pointer type steps by the element size.
       assert.are.equal(info.size, tonumber(ffi.cast('intptr_t', ffi.cast(dt.ctypes[id], 0) + 1)), name)
@@ -51,9 +54,9 @@ describe('dtype table', function()
 
   it('lists every dtype in the errors that name them', function()
     err(function() fused.zeros({ 1 }, { dtype = 'int32' }) end,
-        "zeros: option 'dtype' expected 'float32', 'float64', 'int64' or 'bool', got 'int32'")
+        "zeros: option 'dtype' expected 'float32', 'float64', 'int64', 'bool', 'bfloat16' or 'float16', got 'int32'")
     err(function() fused.zeros({ 1 }):to('int32') end,
-        "to: argument 1 expected 'float32', 'float64', 'int64', 'bool', 'cpu', 'cuda' or nil, got 'int32'")
+        "to: argument 1 expected 'float32', 'float64', 'int64', 'bool', 'bfloat16', 'float16', 'cpu', 'cuda' or nil, got 'int32'")
   end)
 end)
 

@@ -62,7 +62,7 @@ describe('bad input', function()
     assert.are.equal('float64', a:to('float64', nil).dtype)
     assert.are.equal('float64', a:to('cpu', 'float64').dtype)
     assert.are.equal(a, a:to(nil, nil))
-    err(function() a:to(nil, 'float16') end, 'to', 'argument 2', "got 'float16'")
+    err(function() a:to(nil, 'float8') end, 'to', 'argument 2', "got 'float8'")
     err(function() a:to('float64', 'float32') end, 'to', 'two dtypes')
     err(function() a:to('cpu', 'cuda') end, 'to', 'two devices')
     err(function() a:to({ dtype = 'float64' }) end, 'to', 'argument 1', 'got table')
@@ -72,7 +72,7 @@ describe('bad input', function()
     err(function() fused.zeros({ 2 }, { dtype = 'int8' }) end, 'zeros', "'dtype'", 'int8')
     err(function() fused.zeros({ 2 }, { device = 'tpu' }) end, 'zeros', "'device'", 'tpu')
     err(function() fused.zeros({ 2 }, 'float64') end, 'zeros', "'opts'", 'string')
-    err(function() a:to('float16') end, 'to', 'float16')
+    err(function() a:to('float8') end, 'to', 'float8')
     err(function() fused.zeros({ 2 }, { dtype = false }) end, 'zeros', "'dtype'", 'got false')
     err(function() fused.zeros({ 2 }, { dtype = 1 }) end, 'zeros', "'dtype'", 'got 1')
   end)
@@ -172,11 +172,11 @@ describe('bad input', function()
       function() return a:add_(a64) end,
       function() return fused.tensor({ { 1 }, { 2, 3 } }) end,
       function() return fused.tensor({ { { 1 }, { 'x' } } }) end,
-      function() return a:to(nil, 'float16') end,
+      function() return a:to(nil, 'float8') end,
       function() return fused.zeros({ 2 }, { dtyp = 'float64' }) end,
       function() return fused.nn.Linear(2, 3, { biass = false }) end,
       function() return fused.nn.LLTM(2, 3, { dtype = 'int8' }) end,
-      function() return fused.nn.Linear(2, 3):to('float16') end,
+      function() return fused.nn.Linear(2, 3):to('float8') end,
       function() return fused.optim.SGD({ a }, { a }, { lr = 'x' }) end,
       function() return fused.optim.SGD({ a }, { a64 }) end,
       function() return fused.nn.MSELoss():forward(a, a64) end,

@@ -70,7 +70,8 @@ local PROBES = {
 -- Tensor methods without arguments: probed called on something that is not a tensor.
 local NO_ARGUMENTS = {}
 for name in ([[clone contiguous cpu cuda dim double float is_contiguous numel shape t totable
-               zero zero_ item stride sum_squares bool long nDimension nElement nonzero]]):gmatch('%S+') do
+               zero zero_ item stride sum_squares bool long nDimension nElement nonzero bfloat16
+               half]]):gmatch('%S+') do
   NO_ARGUMENTS[name] = true
 end
 

@@ -237,7 +237,7 @@ describe('fused.save and fused.load', function()
 
     it('a dtype that is not one, or that fused does not hold', function()
       load_error('f8', file('{"a":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[0,2]}}', '12'),
-                 'tensor "a": unsupported dtype "F8_E4M3" (expected "F32", "F64", "I64", "BOOL", "F16" or "BF16")')
+                 'tensor "a": unsupported dtype "F8_E4M3" (expected "F32", "F64", "I64", "BOOL", "BF16" or "F16")')
       load_error('bool-2', file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
                                 .. '"m":{"dtype":"BOOL","shape":[3],"data_offsets":[4,7]}}', f32(1) .. '\0\1\7'),
                  'tensor "m": bool element 3 is the byte 7: expected 0 or 1')
@@ -296,11 +296,11 @@ describe('half-precision checkpoints', function()
     end
   end
 
-  it('load F16 and BF16 as float32, exactly: subnormals, -0, infinities and NaN included', function()
+  it('load F16 and BF16 as float16 and bfloat16, exactly: subnormals, -0, infinities and NaN included', function()
     local t, meta = fused.load(made)
     assert.truthy(meta.made_by:find('^torch '))
     for _, name in ipairs({ 'f16', 'bf16', 'f16_matrix', 'bf16_matrix' }) do
-      assert.are.equal('float32', t[name].dtype, name)
+      assert.are.equal(name:find('^bf') and 'bfloat16' or 'float16', t[name].dtype, name)
       assert.are.same(t[name .. '_value']:shape(), t[name]:shape(), name)
       if name:find('matrix') then
         assert.are.same({ 3, 4 }, t[name]:shape())
@@ -324,9 +324,21 @@ describe('half-precision checkpoints', function()
     os.remove(p)
   end)
 
+  it('save float16 and bfloat16 as F16 and BF16, the same bytes as PyTorch wrote', function()
+    local t = fused.load(made)
+    local p = os.tmpname()
+    fused.save(p, { f16 = t.f16, bf16 = helper.has_cuda() and t.bf16:cuda() or t.bf16 })
+    local back = fused.load(p)
+    os.remove(p)
+    assert.are.equal('float16', back.f16.dtype)
+    assert.are.equal('bfloat16', back.bf16.dtype)
+    assert.are.equal(helper.bytes(t.f16), helper.bytes(back.f16))
+    assert.are.equal(helper.bytes(t.bf16), helper.bytes(back.bf16))
+  end)
+
   it('reject a dtype option that is not a floating dtype, naming it', function()
     helper.assert_error(function() fused.load(made, { dtype = 'int64' }) end,
-                        "load: option 'dtype' expected a floating dtype ('float32' or 'float64'), got 'int64'")
+                        "load: option 'dtype' expected a floating dtype ('float32', 'float64', 'bfloat16' or 'float16'), got 'int64'")
     helper.assert_error(function() fused.load(made, { dtyp = 'float32' }) end, "load: unknown option 'dtyp'")
   end)
 end)

@@ -193,6 +193,14 @@ int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dt
   if (dtype == FUSED_BOOL && value != 0 && value != 1)
     return fused_error("%s: argument '%s' expected 0, 1, true or false for a bool tensor, got %s",
                        fn, arg, got);
+  /* A finite number that would round to an infinity, as PyTorch refuses it ("cannot be
+   * converted to type at::Half without overflow"). */
+  const double rounded = dtype == FUSED_FLOAT16    ? fused_float16_value(fused_float16_of(value))
+                         : dtype == FUSED_BFLOAT16 ? fused_bfloat16_value(fused_bfloat16_of(value))
+                                                   : value;
+  if (value - value == 0 && rounded - rounded != 0)
+    return fused_error("%s: argument '%s' expected a number within %s's range, got %s", fn, arg,
+                       fused_dtype_info_of(dtype)->name, got);
   return 0;
 }
 

@@ -70,6 +70,13 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
 int check_compute(const char *fn, int32_t compute, const fused_tensor *xs);
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
 const char *dtype_name(int32_t dtype);
+/* Whether a dtype computes: the CPU has its arithmetic (the 16-bit floats store only). */
+int fused_dtype_computes(int32_t dtype);
+/* "float32 or float64": the floating dtypes that compute, from the dtype table and the kernel
+ * tables, for the messages that name them (so that a new dtype needs no edit there). */
+const char *fused_floating_names(void);
+/* t's dtype is floating, or an error naming fused_floating_names. */
+int check_floating(const char *fn, const char *arg, const fused_tensor *t);
 const char *device_name(int32_t device);
 
 #ifdef __cplusplus

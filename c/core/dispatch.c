@@ -82,6 +82,33 @@ static bool has_kernel(const fused_kernels *k, const char *kernel) {
   return false;
 }
 
+int fused_dtype_computes(int32_t dtype) {
+  return dtype >= 0 && dtype < FUSED_NUM_DTYPES && fused_cpu_device.kernels[dtype] &&
+         fused_cpu_device.kernels[dtype]->unary != NULL;
+}
+
+const char *fused_floating_names(void) {
+  static char names[256]; /* the same text whoever writes it first */
+  if (names[0]) return names;
+  const char *list[FUSED_NUM_DTYPES];
+  int n = 0;
+  for (int32_t d = 0; d < FUSED_NUM_DTYPES; d++)
+    if (fused_dtype_info_of(d)->is_floating && fused_dtype_computes(d))
+      list[n++] = fused_dtype_info_of(d)->name;
+  char text[sizeof names] = "";
+  for (int k = 0; k < n; k++)
+    snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s",
+             k == 0 ? "" : k == n - 1 ? " or " : ", ", list[k]);
+  memcpy(names, text, sizeof names);
+  return names;
+}
+
+int check_floating(const char *fn, const char *arg, const fused_tensor *t) {
+  if (fused_dtype_info_of(t->scalar_type)->is_floating) return 0;
+  return fused_error("%s: argument '%s' expected a floating dtype (%s), got %s", fn, arg,
+                     fused_floating_names(), dtype_name(t->scalar_type));
+}
+
 int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
                          const char *kernel) {
   for (size_t k = 0; k < sizeof number_kernels / sizeof *number_kernels; k++)
@@ -92,9 +119,11 @@ int fused_missing_kernel(const char *fn, const char *arg, const fused_tensor *t,
   if (t->device_type != FUSED_CPU && has_kernel(fused_cpu_device.kernels[t->scalar_type], kernel))
     return fused_error("%s: not implemented for %s tensors yet; call :to('cpu') first", fn,
                        device_name(t->device_type));
-  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
-    return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
-                       fn, arg, dtype_name(t->scalar_type));
+  FUSED_TRY(check_floating(fn, arg, t));
+  /* A floating dtype the CPU stores but does not compute in (bfloat16, float16). */
+  if (!fused_dtype_computes(t->scalar_type))
+    return fused_error("%s: %s tensors do not compute yet; convert with :float()", fn,
+                       dtype_name(t->scalar_type));
   return fused_error("%s: not implemented on the %s device yet", fn,
                      fused_device_ops_for(fn, t->device_type)->name);
 }

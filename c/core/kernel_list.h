@@ -5,11 +5,11 @@
  * (cuda/<group>.cu); the groups are those files (COPY: convert.h on the CPU, copy.cu on CUDA).
  * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
- * Lua op layer computes bool as int64): int64 runs their maths exactly, and the API refuses
- * the ops whose maths is not exact (unary ops other than neg, abs, sign and rounding,
- * division). The CPU_ONLY ones are the CPU's for every dtype but bool, the CPU_ONLY_ANY_DTYPE
- * ones the CPU's for every dtype. The others are float32 and float64 only. A table leaves a
- * kernel it lacks NULL. */
+ * Lua op layer computes bool as int64) and the 16-bit floats' (which do not compute yet):
+ * int64 runs their maths exactly, and the API refuses the ops whose maths is not exact (unary
+ * ops other than neg, abs, sign and rounding, division). The CPU_ONLY ones are the CPU's for
+ * the dtypes that compute, the CPU_ONLY_ANY_DTYPE ones the CPU's for every dtype. The others
+ * are float32 and float64 only. A table leaves a kernel it lacks NULL. */
 #ifndef FUSED_KERNEL_LIST_H
 #define FUSED_KERNEL_LIST_H
 
@@ -22,14 +22,16 @@
   X(compare_scalar, (fused_compare_op op, fused_tensor *out, const fused_tensor *a,         \
                      double scalar))
 
-/* Selection by a bool condition or by int64 indices counted from 1 (select.h, select.cu). */
+/* Selection by a bool condition or by int64 indices counted from 1, and concatenation
+ * (select.h, select.cu). */
 #define FUSED_KERNELS_SELECT(X)                                                             \
   X(where, (fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,             \
             const fused_tensor *b))                                                         \
   X(index_select, (fused_tensor *out, const fused_tensor *in, int32_t dim,                  \
                    const fused_tensor *index))                                              \
   X(gather, (fused_tensor *out, const fused_tensor *in, int32_t dim,                        \
-             const fused_tensor *index))
+             const fused_tensor *index))                                                    \
+  X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
 
 /* Indexing by a mask or by indices that write (index.h), every dtype, the CPU's only (in
  * FUSED_KERNELS_CPU_ONLY_ANY_DTYPE below). */
@@ -56,8 +58,7 @@
             const fused_tensor *b, double beta, double alpha))
 
 #define FUSED_KERNELS_REDUCE(X)                                                             \
-  X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))                      \
-  X(cat, (fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim))
+  X(sum_dim, (fused_tensor *out, const fused_tensor *in, int32_t dim))
 
 /* Reductions along a dim besides the sum (reduce_dim.h, reduce_dim.cu); indices may be NULL. */
 #define FUSED_KERNELS_REDUCE_DIM(X)                                                         \

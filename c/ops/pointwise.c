@@ -28,9 +28,7 @@ const fused_binary_op_info *fused_binary_op_info_of(int32_t op) {
  * and the binary ops but division, which the Lua layer computes in float32 (true division, as
  * PyTorch's). */
 static int check_exact(const char *fn, const char *arg, const fused_tensor *t, int exact) {
-  if (exact || fused_dtype_info_of(t->scalar_type)->is_floating) return 0;
-  return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
-                     fn, arg, dtype_name(t->scalar_type));
+  return exact ? 0 : check_floating(fn, arg, t);
 }
 
 static int check_operand(const char *fn, const char *arg, const fused_tensor *t,

@@ -89,9 +89,7 @@ static double normal_sample(double mean, double std) {
  * another dtype goes through a host tensor of its own dtype. */
 static int fill_random(const char *fn, fused_tensor *t, sampler draw, double a, double b) {
   FUSED_TRY(check_output(fn, "t", t));
-  if (!fused_dtype_info_of(t->scalar_type)->is_floating)
-    return fused_error("%s: argument 't' expected a floating dtype (float32 or float64), got %s",
-                       fn, dtype_name(t->scalar_type));
+  FUSED_TRY(check_floating(fn, "t", t));
   if (t->device_type != FUSED_CPU || t->scalar_type != FUSED_FLOAT64 ||
       !fused_tensor_is_contiguous(t)) {
     const int32_t host_dtype = t->device_type == FUSED_CPU ? FUSED_FLOAT64 : t->scalar_type;

@@ -12,9 +12,7 @@ static int check_vector(const char *fn, const char *arg, const fused_tensor *t, 
                         int32_t dtype) {
   FUSED_TRY(check_tensor(fn, arg, t));
   if (dtype >= 0) FUSED_TRY(check_dtype(fn, arg, t, dtype));
-  else if (!fused_dtype_info_of(t->scalar_type)->is_floating)
-    return fused_error("%s: argument '%s' expected a floating dtype (float32 or float64), got %s",
-                       fn, arg, dtype_name(t->scalar_type));
+  else FUSED_TRY(check_floating(fn, arg, t));
   if (n >= 0) FUSED_TRY(check_shape(fn, arg, t, 1, &n));
   else FUSED_TRY(check_ndim(fn, arg, t, 1));
   return check_contiguous(fn, arg, t);

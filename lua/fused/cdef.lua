@@ -7,11 +7,16 @@ enum { FUSED_MAX_DIMS = 8 };
  * from those functions at load. Each table over a list asserts its count (static_assert), so a row added
  * without filling one fails to compile. A list's enum holds its rows, and its count is apart
  * (FUSED_NUM_...), so that a switch over the enum lacks no case (-Werror=switch). */
-/* The dtypes, in value order: X(enum, C type, name, npy descr, safetensors code, floating,
- * Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element pointer is
- * the C type's ("float*"). */
-typedef enum { FUSED_FLOAT32, FUSED_FLOAT64, FUSED_INT64, FUSED_BOOL, } fused_dtype;
-enum { FUSED_NUM_DTYPES = 0 +1 +1 +1 +1 };
+/* The 16-bit floating types are stored as their bits (C has no portable type for them; the
+ * conversions, rounded to nearest even, are c/maths/convert.h's). They store, convert, fill,
+ * compare and select, and do not compute yet. */
+typedef struct fused_bfloat16 { uint16_t bits; } fused_bfloat16;
+typedef struct fused_float16 { uint16_t bits; } fused_float16;
+/* The dtypes, in value order: X(enum, C type, name, npy descr (NULL: none), safetensors code,
+ * floating, Torch7 class, MPI type, NCCL type). bool is one byte holding 0 or 1. Lua's element
+ * pointer is the C type's ("float*"). */
+typedef enum { FUSED_FLOAT32, FUSED_FLOAT64, FUSED_INT64, FUSED_BOOL, FUSED_BFLOAT16, FUSED_FLOAT16, } fused_dtype;
+enum { FUSED_NUM_DTYPES = 0 +1 +1 +1 +1 +1 +1 };
 /* The devices: X(enum, name). */
 typedef enum { FUSED_CPU, FUSED_CUDA, } fused_device;
 enum { FUSED_NUM_DEVICES = 0 +1 +1 };

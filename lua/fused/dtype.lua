@@ -12,7 +12,9 @@ local M = {
   -- it, its .npy descr ('<f4'), its safetensors code ('F32') and its Torch7 class
   -- ('FloatTensor').
   dtype_names = {}, ctypes = {}, sizes = {}, is_floating = {}, npy_descrs = {},
-  safetensors_codes = {}, torch7_classes = {},
+  safetensors_codes = {}, torch7_classes = {}, through = {},
+  -- By number: whether it is a floating dtype that computes (float32, float64).
+  computes_floating = {},
   -- By file code: the dtype's number.
   npy_dtypes = {}, safetensors_dtypes = {},
   -- By name: the device's number; by number, its name.
@@ -21,14 +23,19 @@ local M = {
 
 for id = 0, C.FUSED_NUM_DTYPES - 1 do
   local info = C.fused_dtype_info_of(id)
-  local name, npy, code = ffi.string(info.name), ffi.string(info.npy_descr),
-    ffi.string(info.safetensors)
+  local name, code = ffi.string(info.name), ffi.string(info.safetensors)
+  local npy = info.npy_descr ~= nil and ffi.string(info.npy_descr) or nil -- bfloat16 has none
   M.dtypes[name], M.dtype_names[id] = id, name
   M.ctypes[id], M.sizes[id] = ffi.typeof(ffi.string(info.pointer_type)), info.size
   M.is_floating[id] = info.is_floating ~= 0
-  M.npy_descrs[id], M.npy_dtypes[npy] = npy, id
+  M.npy_descrs[id] = npy
+  if npy then M.npy_dtypes[npy] = id end
   M.safetensors_codes[id], M.safetensors_dtypes[code] = code, id
   M.torch7_classes[id] = ffi.string(info.torch7_class)
+  -- A dtype stored as its bits (a C struct: bfloat16, float16) is read and written by Lua
+  -- through float32, which holds each of its values exactly.
+  if tostring(M.ctypes[id]):find('struct') then M.through[id] = M.dtypes.float32 end
+  M.computes_floating[id] = M.is_floating[id] and not M.through[id]
 end
 
 for id = 0, C.FUSED_NUM_DEVICES - 1 do
@@ -36,11 +43,23 @@ for id = 0, C.FUSED_NUM_DEVICES - 1 do
   M.devices[name], M.device_names[id] = id, name
 end
 
+-- "float32 or float64": the floating dtypes that compute (all but those stored as bits), as C's
+-- fused_floating_names says them.
+function M.floating_names()
+  local names = {}
+  for id = 0, C.FUSED_NUM_DTYPES - 1 do
+    if M.computes_floating[id] then names[#names + 1] = M.dtype_names[id] end
+  end
+  return table.concat(names, ', ', 1, #names - 1) .. ' or ' .. names[#names]
+end
+
 -- "'a', 'b' or 'c'" for messages: a by-number table's entries (from 0) in number order, each
 -- between `quote`s, then any further items as given.
 function M.one_of(by_id, quote, ...)
   local items = {}
-  for id = 0, #by_id do items[#items + 1] = quote .. by_id[id] .. quote end
+  for id = 0, table.maxn(by_id) do -- a dtype without an entry (bfloat16's npy descr) is left out
+    if by_id[id] then items[#items + 1] = quote .. by_id[id] .. quote end
+  end
   for _, item in ipairs({ ... }) do items[#items + 1] = item end
   return table.concat(items, ', ', 1, #items - 1) .. ' or ' .. items[#items]
 end

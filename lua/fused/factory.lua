@@ -80,6 +80,8 @@ function M.tensor(data, opts)
   end
   if type(node) == 'boolean' and (opts == nil or opts.dtype == nil) then dtype = dt.dtypes.bool end
   local ndim, sizes = parse_shape(shape, 'tensor')
+  local stored = dtype -- a dtype of bits is written as float64, then rounded once to it
+  if dt.through[dtype] then dtype = dt.dtypes.float64 end
   local host = new(scalar and 0 or ndim, sizes, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
   local takes, expected = unpack(element_rules[dtype] or number_rule)
@@ -88,7 +90,7 @@ function M.tensor(data, opts)
     if d > #shape then
       if not takes(x) then
         error(string.format("tensor: argument 'data' expected %s at %s (dtype %s), got %s",
-                            expected, where, dt.dtype_names[dtype],
+                            expected, where, dt.dtype_names[stored],
                             type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
       end
       p[at] = x
@@ -107,7 +109,7 @@ function M.tensor(data, opts)
     for i = 1, n do walk(x[i], d + 1, where .. '[' .. i .. ']') end
   end
   walk(data, 1, 'data')
-  return device == dt.devices.cpu and host or host:to(dt.device_names[device])
+  return host:to(dt.dtype_names[stored], dt.device_names[device])
 end
 
 -- The numbers among the arguments, then an optional options table last.
@@ -129,10 +131,11 @@ end
 
 -- A host tensor of n values (value(i) for i = 0..n-1), moved to device.
 local function computed(n, dtype, device, value)
-  local t = M.empty({ n }, { dtype = dt.dtype_names[dtype] })
-  local p = ffi.cast(dt.ctypes[dtype], t.data)
+  local host_dtype = dt.through[dtype] and dt.dtypes.float64 or dtype -- bits: rounded once
+  local t = M.empty({ n }, { dtype = dt.dtype_names[host_dtype] })
+  local p = ffi.cast(dt.ctypes[host_dtype], t.data)
   for i = 0, n - 1 do p[i] = value(i) end
-  return t:to(dt.device_names[device])
+  return t:to(dt.dtype_names[dtype], dt.device_names[device])
 end
 
 local function is_integer(x) return x == math.floor(x) end

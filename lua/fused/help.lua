@@ -26,6 +26,8 @@ M.entries = {
   -- Dtypes
   ['fused.float32'] = "fused.float32: the dtype name 'float32' (the default), for {dtype = ...} and t:to()",
   ['fused.float64'] = "fused.float64: the dtype name 'float64', for {dtype = ...} and t:to()",
+  ['fused.bfloat16'] = "fused.bfloat16: the dtype name 'bfloat16' (stored and converted; computes after :float())",
+  ['fused.float16'] = "fused.float16: the dtype name 'float16' (stored and converted; computes after :float())",
   ['fused.int64'] = "fused.int64: the dtype name 'int64' (indices, class targets), for {dtype = ...} and t:to()",
   ['fused.bool'] = "fused.bool: the dtype name 'bool' (comparisons, masks), for {dtype = ...} and t:to()",
 
@@ -33,6 +35,8 @@ M.entries = {
   ['fused.Tensor'] = 'fused.Tensor: the tensor class (docs/tensors.md); fused.Tensor(2, 3) makes float32 zeros as Torch7 does; its methods are the ops of fused (t:add(b)) and these:',
   ['fused.FloatTensor'] = "fused.FloatTensor(sizes... | values): Torch7's constructor: float32 zeros of the sizes, or a tensor of the nested Lua list",
   ['fused.DoubleTensor'] = "fused.DoubleTensor(sizes... | values): Torch7's constructor, float64",
+  ['fused.BFloat16Tensor'] = "fused.BFloat16Tensor(sizes... | values): PyTorch's class name, bfloat16",
+  ['fused.HalfTensor'] = "fused.HalfTensor(sizes... | values): PyTorch's class name, float16",
   ['fused.LongTensor'] = "fused.LongTensor(sizes... | values): Torch7's constructor, int64",
   ['fused.BoolTensor'] = 'fused.BoolTensor(sizes... | values): the same, bool',
   ['fused.Size'] = 'fused.Size(list): the sizes of a tensor as t:size() gives them: a list that prints as fused.Size({2, 3})',
@@ -202,6 +206,8 @@ M.entries = {
   ['fused.Tensor.index_put_'] = 't:index_put_(indices, values, accumulate): fused.index_put_(t, indices, values, accumulate)',
   ['fused.Tensor.index_add_'] = 't:index_add_(dim, index, source): fused.index_add_(t, dim, index, source)',
   ['fused.Tensor.double'] = "t:double(): t:to('float64')",
+  ['fused.Tensor.bfloat16'] = "t:bfloat16(): t:to('bfloat16') (stored and converted; computes after :float())",
+  ['fused.Tensor.half'] = "t:half(): t:to('float16') (stored and converted; computes after :float())",
   ['fused.Tensor.cpu'] = "t:cpu(): t:to('cpu')",
   ['fused.Tensor.cuda'] = "t:cuda(): t:to('cuda')",
   ['fused.Tensor.contiguous'] = 't:contiguous(): t if contiguous, else a contiguous copy',

@@ -38,7 +38,9 @@ end
 local function index_get(t, i)
   i = dim_index(t, 1, i, 2)
   if t.ndim > 1 then return t:select(1, i) end
-  if t.device_type ~= dt.devices.cpu then return t:narrow(1, i, 1):item() end
+  if t.device_type ~= dt.devices.cpu or dt.through[t.scalar_type] then
+    return t:narrow(1, i, 1):item()
+  end
   return tensor.element(t, (i - 1) * t.strides[0])
 end
 

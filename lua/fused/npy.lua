@@ -263,6 +263,10 @@ function M.save_npy(path, t)
     error("save_npy: argument 'path' expected a string, got " .. type(path), 2)
   end
   argcheck.expect(t, 'save_npy', 't')
+  if not dt.npy_descrs[t.scalar_type] then
+    error(string.format("save_npy: argument 't' is a %s tensor, which .npy files cannot hold (NumPy "
+                        .. "has no %s); convert it first, e.g. with :float()", t.dtype, t.dtype), 2)
+  end
   local host = t:to('cpu'):contiguous()
   local shape = host:shape()
   local dict = string.format("{'descr': '%s', 'fortran_order': False, 'shape': (%s%s), }",

@@ -12,9 +12,9 @@
 -- copy, so a checkpoint made on a GPU loads on a CPU-only machine. metadata values must be
 -- strings (the format says so): encode anything else yourself (json.encode, tostring).
 -- fused.load(path) returns {name = tensor} (CPU tensors) and the metadata table ({} if none).
--- fused has no 16-bit dtype: "F16" and "BF16" tensors (PyTorch's half-precision checkpoints)
--- load as float32, exactly. fused.load(path, {dtype = 'float64'}) converts every floating
--- tensor to that dtype; integer and bool tensors stay as they are.
+-- "F16" and "BF16" tensors (PyTorch's half-precision checkpoints) load as float16 and
+-- bfloat16, bit for bit. fused.load(path, {dtype = 'float32'}) converts every floating tensor
+-- to that dtype; integer and bool tensors stay as they are.
 local ffi = require 'ffi'
 local json = require 'fused.json'
 local tensor = require 'fused.tensor'
@@ -26,35 +26,8 @@ local options = require 'fused.options'
 
 local M = {}
 
--- The codes fused reads, for messages: '"F32", "F64", "I64", "BOOL", "F16" or "BF16"'.
-local CODES = dt.one_of(dt.safetensors_codes, '"', '"F16"', '"BF16"')
-
--- The 16-bit floats, read into float32: each converts its element (a uint16) to a float32 in
--- the int32 view (BF16: the top half of a float32's bits) or the float view (F16: exact value).
-local pow2 = math.ldexp
-local HALF = {
-  BF16 = function(h, i32, _, i) i32[i] = bit.lshift(h, 16) end,
-  F16 = function(h, _, f32, i)
-    local sign = h >= 0x8000 and -1 or 1
-    local exp, mant = bit.band(bit.rshift(h, 10), 0x1f), bit.band(h, 0x3ff)
-    if exp == 0x1f then
-      f32[i] = mant == 0 and sign * math.huge or 0 / 0
-    elseif exp == 0 then -- zero and the subnormals: mant * 2^-24
-      f32[i] = sign * pow2(mant, -24)
-    else
-      f32[i] = sign * pow2(1024 + mant, exp - 25)
-    end
-  end,
-}
-
--- A float32 tensor of n elements whose storage holds n 16-bit floats in its upper half: widened
--- in place from the first element up, each write landing on bytes already read.
-local function widen_half(t, code)
-  local n, convert = t:numel(), HALF[code]
-  local u16 = ffi.cast('const uint16_t *', t.data)
-  local i32, f32 = ffi.cast('int32_t *', t.data), ffi.cast('float *', t.data)
-  for i = 0, n - 1 do convert(u16[n + i], i32, f32, i) end
-end
+-- The codes fused reads, for messages: '"F32", "F64", "I64", "BOOL", "BF16" or "F16"'.
+local CODES = dt.one_of(dt.safetensors_codes, '"')
 
 -- The file's numbers are little-endian: this code copies bytes as they are.
 assert(ffi.abi('le'), 'fused.safetensors: big-endian hosts are not supported')
@@ -180,8 +153,7 @@ local function parse_entry(path, name, entry, data_len)
   if type(entry.dtype) ~= 'string' or not known_dtypes[entry.dtype] then
     bad("'dtype' expected a safetensors dtype such as \"F32\", got %s", show(entry.dtype))
   end
-  local dtype, half = dt.safetensors_dtypes[entry.dtype], HALF[entry.dtype] and entry.dtype
-  if half then dtype = dt.dtypes.float32 end
+  local dtype = dt.safetensors_dtypes[entry.dtype]
   if not dtype then bad('unsupported dtype %s (expected %s)', show(entry.dtype), CODES) end
   local shape = entry.shape
   if not json.is_array(shape) then bad("'shape' expected a list of sizes, got %s", show(shape)) end
@@ -204,7 +176,7 @@ local function parse_entry(path, name, entry, data_len)
   for _, n in ipairs(shape) do
     numel = numel * n
   end
-  local bytes = numel * (half and 2 or dt.sizes[dtype])
+  local bytes = numel * dt.sizes[dtype]
   if last - first ~= bytes then
     bad('data_offsets %s hold %d bytes, but shape %s of %s needs %s', show(offsets),
         last - first, show(shape), entry.dtype,
@@ -214,9 +186,7 @@ local function parse_entry(path, name, entry, data_len)
     bad('data_offsets %s run past the end of the data (%d bytes): truncated file?', show(offsets),
         data_len)
   end
-  -- A 0-d tensor holds one value; ours have at least one dim.
-  return { name = name, dtype = dtype, half = half,
-           shape = { unpack(shape) }, first = first, last = last }
+  return { name = name, dtype = dtype, shape = { unpack(shape) }, first = first, last = last }
 end
 
 -- The data part is the tensors back to back: no overlap, no gap, nothing after.
@@ -313,13 +283,7 @@ function M.load(path, opts)
   local tensors = {}
   for _, e in ipairs(entries) do
     local t = factory.empty(e.shape, { dtype = dt.dtype_names[e.dtype] })
-    if e.half then
-      reader:read_into(ffi.cast('uint8_t *', t.data) + (e.last - e.first), data_start + e.first,
-                       e.last - e.first)
-      widen_half(t, e.half)
-    else
-      reader:read_into(t.data, data_start + e.first, e.last - e.first)
-    end
+    reader:read_into(t.data, data_start + e.first, e.last - e.first)
     -- A C bool holds 0 or 1; safetensors writes nothing else for one.
     local other = e.dtype == dt.dtypes.bool and file.first_non_bool(t.data, e.last - e.first)
     if other then

@@ -228,6 +228,8 @@ function Tensor.float(t) return t:to('float32') end
 function Tensor.double(t) return t:to('float64') end
 function Tensor.long(t) return t:to('int64') end
 function Tensor.bool(t) return t:to('bool') end
+function Tensor.bfloat16(t) return t:to('bfloat16') end
+function Tensor.half(t) return t:to('float16') end
 function Tensor.cpu(t) return t:to('cpu') end
 function Tensor.cuda(t) return t:to('cuda') end
 
@@ -263,6 +265,7 @@ end
 -- Nested Lua tables of the elements, read as element_reader says.
 function Tensor.totable(t)
   local host = t:to('cpu'):contiguous()
+  if dt.through[host.scalar_type] then host = host:to(dt.dtype_names[dt.through[host.scalar_type]]) end
   local ctype, at, shape = dt.ctypes[host.scalar_type], 0, host:shape()
   local read = element_reader(host.scalar_type)
   if #shape == 0 then return read(ffi.cast(ctype, host.data)[0]) end -- 0-d: the element, as PyTorch's tolist
@@ -287,7 +290,9 @@ function Tensor.item(t)
     error(string.format("item: expected a tensor of one element, got %d of size [%s]", t:numel(),
                         table.concat(t:shape(), ', ')), 2)
   end
-  return M.element(t:to('cpu'), 0)
+  local host = t:to('cpu')
+  if dt.through[host.scalar_type] then host = host:to(dt.dtype_names[dt.through[host.scalar_type]]) end
+  return M.element(host, 0)
 end
 
 -- The metatype ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 #include "../../maths/compare.h"
 
 static int fill(fused_tensor *t, double value) {
-  const scalar_t v = (scalar_t)value;
+  const scalar_t v = SCALAR_OF(value);
   strided_iter it;
   strided_iter_init(&it, t, NULL, NULL);
   if (fused_tensor_is_contiguous(t)) {
@@ -21,7 +21,7 @@ static int fill(fused_tensor *t, double value) {
 /* The op is a compile-time constant inside each case, so each loop vectorises. */
 #define COMPARE(OP, ...)                                           \
   case OP:                                                         \
-    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], b[i]); }); \
+    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, fused_value(a[i]), fused_value(b[i])); }); \
     break;
 
 /* A strided operand (a view, or a broadcast one with stride 0): row by row. */
@@ -30,14 +30,14 @@ static int fill(fused_tensor *t, double value) {
     do {                                                                                       \
       const scalar_t *ra = a + it.offset[0], *rb = b + it.offset[1];                           \
       const int64_t sa = it.inner_stride[0], sb = it.inner_stride[1];                          \
-      for (int64_t i = 0; i < it.inner; i++) y[i] = apply_compare(OP, ra[i * sa], rb[i * sb]); \
+      for (int64_t i = 0; i < it.inner; i++) y[i] = apply_compare(OP, fused_value(ra[i * sa]), fused_value(rb[i * sb])); \
       y += it.inner;                                                                           \
     } while (strided_iter_next(&it));                                                          \
     break;
 
 #define COMPARE_SCALAR(OP, ...)                                 \
   case OP:                                                      \
-    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, a[i], s); }); \
+    PARALLEL_FOR(n, i, { y[i] = apply_compare(OP, fused_value(a[i]), fused_value(s)); }); \
     break;
 
 static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *ta,
@@ -63,7 +63,7 @@ static int compare(fused_compare_op op, fused_tensor *out, const fused_tensor *t
 
 static int compare_scalar(fused_compare_op op, fused_tensor *out, const fused_tensor *ta,
                           double scalar) {
-  const scalar_t *a = (const scalar_t *)ta->data, s = (scalar_t)scalar;
+  const scalar_t *a = (const scalar_t *)ta->data, s = SCALAR_OF(scalar);
   bool *y = (bool *)out->data;
   const int64_t n = fused_tensor_numel(out);
   switch (op) {

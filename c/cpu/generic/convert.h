@@ -1,5 +1,5 @@
 /* dst = src converted to scalar_t (dst's dtype): src of any dtype on the CPU, any strides, one
- * shape. C's conversions, except that a floating value becomes an int64 only when it fits
+ * shape. C's conversions (the 16-bit types' are maths/convert.h's), except that a floating value becomes an int64 only when it fits
  * (maths/convert.h): the error names the first that does not, counted in row-major order. */
 #include "../../maths/convert.h"
 
@@ -11,9 +11,9 @@
       const SRC_T *s = (const SRC_T *)src->data + it.offset[1];                              \
       for (int64_t i = 0; i < it.inner; i++) {                                               \
         const SRC_T v = s[i * it.inner_stride[1]];                                           \
-        if (CONVERT_CHECKS_FITS(src_floating) && !fits_int64((double)v))                     \
-          return convert_error((double)v, position + i + 1);                                 \
-        d[i * it.inner_stride[0]] = (scalar_t)v;                                             \
+        if (CONVERT_CHECKS_FITS(src_floating) && !fits_int64((double)fused_value(v)))        \
+          return convert_error((double)fused_value(v), position + i + 1);                    \
+        d[i * it.inner_stride[0]] = SCALAR_OF(fused_value(v));                               \
       }                                                                                      \
     } while (0);                                                                             \
     break;

@@ -55,7 +55,8 @@ static int index_put(fused_tensor *t, const fused_tensor *const *indices, int32_
     for (int32_t d = 0; d < n_indices; d++)
       at += (((const int64_t *)indices[d]->data)[k] - 1) * t->strides[d];
     if (accumulate)
-      for (int64_t i = 0; i < inner; i++) y[at + i] += v[k * inner + i];
+      for (int64_t i = 0; i < inner; i++)
+        y[at + i] = SCALAR_OF(fused_value(y[at + i]) + fused_value(v[k * inner + i]));
     else
       memcpy(y + at, v + k * inner, (size_t)inner * sizeof(scalar_t));
   }
@@ -75,6 +76,8 @@ static int index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
   for (int64_t o = 0; o < outer; o++)
     for (int64_t k = 0; k < n; k++)
       for (int64_t i = 0; i < inner; i++)
-        y[(o * len + idx[k] - 1) * inner + i] += x[(o * n + k) * inner + i];
+        y[(o * len + idx[k] - 1) * inner + i] =
+            SCALAR_OF(fused_value(y[(o * len + idx[k] - 1) * inner + i]) +
+                      fused_value(x[(o * n + k) * inner + i]));
   return 0;
 }

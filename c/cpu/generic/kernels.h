@@ -1,8 +1,8 @@
 /* One source for every dtype: each file below is compiled once per dtype with scalar_t defined
  * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cblas_gemm).
  * Functions are static, so every instantiation keeps the plain names of kernel_list.h; only
- * the table is exported. int64 gets the ANY_DTYPE, INDEX and ARITHMETIC kernels, bool the
- * ANY_DTYPE and INDEX ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp
+ * the table is exported. int64 gets the ANY_DTYPE, INDEX and ARITHMETIC kernels, bool,
+ * bfloat16 and float16 the ANY_DTYPE and INDEX ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp
  * from the argument's type. */
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,6 +14,12 @@
 #include "../../core/error.h"
 #include "../parallel.h"
 #include "../strided.h"
+
+/* A number (a double, an int64) as scalar_t: C's conversion, or the dtype's own (the 16-bit
+ * types, whose values fused_value reads). */
+#ifndef SCALAR_OF
+#define SCALAR_OF(v) ((scalar_t)(v))
+#endif
 
 #include "convert.h"
 #include "compare.h"

@@ -6,7 +6,7 @@ static int nonzero(fused_tensor *out, int64_t *count, const fused_tensor *in) {
   int64_t found = 0;
   int64_t *rows = out ? (int64_t *)out->data : NULL;
   for (int64_t i = 0; i < n; i++) {
-    if (x[i] == 0) continue;
+    if (fused_value(x[i]) == 0) continue;
     if (rows) {
       int64_t rest = i;
       for (int32_t d = in->ndim - 1; d >= 0; d--) {

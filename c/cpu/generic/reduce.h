@@ -1,4 +1,4 @@
-/* Sum along a dim and concatenation, on contiguous tensors seen as [outer, dim, inner]. */
+/* Sum along a dim, on contiguous tensors seen as [outer, dim, inner]. */
 
 static int sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
   int64_t outer, inner;
@@ -19,22 +19,6 @@ static int sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
     for (int64_t i = 0; i < inner; i++) row[i] = 0;
     for (int64_t d = 0; d < len; d++)
       for (int64_t i = 0; i < inner; i++) row[i] += slab[d * inner + i];
-  }
-  return 0;
-}
-
-static int cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
-  int64_t outer, inner;
-  outer_dim_inner(out, dim, &outer, &inner);
-  scalar_t *y = (scalar_t *)out->data;
-  const int64_t out_row = out->sizes[dim] * inner;
-  int64_t at = 0;
-  for (int32_t k = 0; k < n; k++) {
-    const int64_t row = inputs[k]->sizes[dim] * inner;
-    const scalar_t *x = (const scalar_t *)inputs[k]->data;
-    for (int64_t o = 0; o < outer; o++)
-      memcpy(y + o * out_row + at, x + o * row, (size_t)row * sizeof(scalar_t));
-    at += row;
   }
   return 0;
 }

@@ -53,3 +53,20 @@ static int gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
     y[j] = x[(j / (n * inner) * len + idx[j] - 1) * inner + j % inner];
   return 0;
 }
+
+/* Concatenation along dim: each input a block of rows of out, [outer, dim, inner]. */
+static int cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
+  int64_t outer, inner;
+  outer_dim_inner(out, dim, &outer, &inner);
+  scalar_t *y = (scalar_t *)out->data;
+  const int64_t out_row = out->sizes[dim] * inner;
+  int64_t at = 0;
+  for (int32_t k = 0; k < n; k++) {
+    const int64_t row = inputs[k]->sizes[dim] * inner;
+    const scalar_t *x = (const scalar_t *)inputs[k]->data;
+    for (int64_t o = 0; o < outer; o++)
+      memcpy(y + o * out_row + at, x + o * row, (size_t)row * sizeof(scalar_t));
+    at += row;
+  }
+  return 0;
+}

@@ -18,6 +18,8 @@ bool mpi_type(ncclDataType_t type, MPI_Datatype *out) {
     case ncclInt64: *out = MPI_INT64_T; return true;
     case ncclFloat32: *out = MPI_FLOAT; return true;
     case ncclFloat64: *out = MPI_DOUBLE; return true;
+    /* moved as bits (broadcast): the sums refuse the 16-bit dtypes, which do not compute */
+    case ncclFloat16: case ncclBfloat16: *out = MPI_UINT16_T; return true;
   }
   return false;
 }

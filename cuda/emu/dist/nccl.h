@@ -16,7 +16,9 @@ enum ncclResult_t {
   ncclRemoteError = 6,
   ncclInProgress = 7,
 };
-enum ncclDataType_t { ncclUint8 = 1, ncclInt64 = 4, ncclFloat32 = 7, ncclFloat64 = 8 };
+enum ncclDataType_t {
+  ncclUint8 = 1, ncclInt64 = 4, ncclFloat16 = 6, ncclFloat32 = 7, ncclFloat64 = 8, ncclBfloat16 = 9
+};
 enum ncclRedOp_t { ncclSum = 0 };
 
 #define NCCL_UNIQUE_ID_BYTES 128

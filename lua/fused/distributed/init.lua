@@ -13,6 +13,7 @@
 -- stopped calling the collectives makes the others stop with a message naming the call.
 local backend = require 'fused.distributed.backend'
 local argcheck = require 'fused.check'
+local dt = require 'fused.dtype'
 
 local M = {}
 local comm -- {rank =, size =} once initialised
@@ -52,16 +53,15 @@ end
 function M.rank() return (M.init()) end
 function M.size() return select(2, M.init()) end
 
-local FLOATING = { float32 = true, float64 = true }
 
 local function check_tensor(fn, t, floating)
   if not argcheck.is_tensor(t) then
     error(string.format("distributed.%s: argument 't' expected a tensor, got %s", fn,
                         argcheck.type_name(t)), 3)
   end
-  if floating and not FLOATING[t.dtype] then
-    error(string.format("distributed.%s: argument 't' expected a float32 or float64 tensor, got %s",
-                        fn, t.dtype), 3)
+  if floating and not dt.computes_floating[t.scalar_type] then
+    error(string.format("distributed.%s: argument 't' expected a %s tensor, got %s", fn,
+                        dt.floating_names(), t.dtype), 3)
   end
   argcheck.expect_writable(t, 'distributed.' .. fn, 't') -- the collective writes t
 end

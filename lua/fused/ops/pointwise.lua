@@ -72,8 +72,10 @@ end
 
 local FLOAT32, FLOAT64, INT64 = dt.dtypes.float32, dt.dtypes.float64, dt.dtypes.int64
 local is_floating = dt.is_floating
--- PyTorch's order of dtypes: a wider kind wins, and float64 over float32.
-local rank = { [dt.dtypes.bool] = 0, [INT64] = 1, [FLOAT32] = 2, [FLOAT64] = 3 }
+-- PyTorch's order of dtypes: a wider kind wins (floating over integer over bool), then the
+-- wider dtype (float64 over float32 over bfloat16 and float16), from the dtype table.
+local rank = {}
+for id, size in pairs(dt.sizes) do rank[id] = (is_floating[id] and 16 or 0) + size end
 
 -- The dtype that op computes a (a tensor) with b (a tensor or a number) in.
 local function result_dtype(op, a, b)

@@ -63,9 +63,9 @@ end
 -- A list of numbers or a 1-D floating tensor, as float64 on the CPU.
 local function numbers(x, fn, arg)
   if argcheck.is_tensor(x) then
-    if x.dtype ~= 'float32' and x.dtype ~= 'float64' or x.ndim ~= 1 then
-      fail("%s: argument '%s' expected a 1-D float32 or float64 tensor or a list of numbers, got a %s tensor of %d dims",
-           fn, arg, x.dtype, x.ndim)
+    if not dt.computes_floating[x.scalar_type] or x.ndim ~= 1 then
+      fail("%s: argument '%s' expected a 1-D %s tensor or a list of numbers, got a %s tensor of %d dims",
+           fn, arg, dt.floating_names(), x.dtype, x.ndim)
     end
     return x:to('float64', 'cpu'):contiguous()
   end
@@ -139,9 +139,9 @@ end
 function M.from_dense(A)
   local fn = 'sparse.from_dense'
   argcheck.expect(A, fn, 'A')
-  if A.ndim ~= 2 or (A.dtype ~= 'float32' and A.dtype ~= 'float64') then
-    fail_here("%s: argument 'A' expected a 2-D float32 or float64 tensor, got a %s tensor of shape [%s]",
-         fn, A.dtype, table.concat(A:shape(), ', '))
+  if A.ndim ~= 2 or not dt.computes_floating[A.scalar_type] then
+    fail_here("%s: argument 'A' expected a 2-D %s tensor, got a %s tensor of shape [%s]",
+         fn, dt.floating_names(), A.dtype, table.concat(A:shape(), ', '))
   end
   local host = A:cpu():contiguous()
   local n_rows, n_cols = A:size(1), A:size(2)

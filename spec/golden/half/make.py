@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # PyTorch's float16 and bfloat16 values as a safetensors file (half.safetensors, beside this
-# script), with each one's exact value in float64: the reference of the half-precision loading
-# in spec/safetensors_spec.lua. Run from the repository root: spec/golden/half/make.py
+# script), with each one's exact value in float64: the reference of loading and saving F16 and
+# BF16 tensors as float16 and bfloat16 in spec/safetensors_spec.lua. Run from the repository root: spec/golden/half/make.py
 # (Debian's python3-torch 1.13; the file is written by hand, as the format lays it out).
 import json, os, struct
 import torch
