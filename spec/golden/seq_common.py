@@ -15,7 +15,8 @@ def names(cfg):
     return out
 
 
-def make(setname, lstm):
+def functions(lstm):
+    # (inputs(folder), compute(folder, tensors, dtype)) for golden.run and float32_error.py.
     states = ['h0', 'c0'] if lstm else ['h0']
     sums = ['s_h', 's_c'] if lstm else ['s_h']
 
@@ -51,4 +52,8 @@ def make(setname, lstm):
             res['d_' + n] = d[1 + len(st) + i]
         return res
 
-    golden.run(setname, inputs, compute)
+    return inputs, compute
+
+
+def make(setname, lstm):
+    golden.run(setname, *functions(lstm))

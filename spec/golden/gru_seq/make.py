@@ -6,5 +6,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import seq_common
 
+INPUTS, compute = seq_common.functions(lstm=False)
+
 if __name__ == '__main__':
     seq_common.make('gru_seq', lstm=False)
