@@ -3,4 +3,5 @@
 -- package.path, after LUA_PATH and an installed fused. A benchmark runs it first, by its own path:
 --   dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local root = debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. '../'
-package.path = package.path .. ';' .. root .. 'lua/?.lua;' .. root .. 'lua/?/init.lua;' .. root .. '?.lua'
+package.path = package.path .. ';' .. root .. 'lua/?.lua;' .. root .. 'lua/?/init.lua;'
+  .. root .. '?.lua'

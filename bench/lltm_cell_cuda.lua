@@ -3,8 +3,8 @@
 -- backward of new_h:sum() + new_c:sum() (grad_h = grad_c = ones), synchronise; many times
 -- after a warm-up; median and min µs of each, synchronisation included.
 -- Run: make bench, or luajit bench/lltm_cell_cuda.lua (scripts/gpu-check.sh runs it beside
--- python3 bench-shared/pytorch_lltm.py (a copy of ../shared/bench) --device cuda, in one device call). Without a device it says
--- why and exits 0.
+-- python3 bench-shared/pytorch_lltm.py --device cuda, bench-shared/ being a copy of
+-- ../shared/bench, in one device call). Without a device it says why and exits 0.
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 
