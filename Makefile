@@ -271,14 +271,14 @@ rock-check: all
 	scripts/rock-check.sh
 
 bench-ffi: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_ffi.lua
+	$(LUA_ENV) $(LUAJIT) bench/ffi_call.lua
 
 bench: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_lltm.lua
-	$(LUA_ENV) $(LUAJIT) examples/bench_lltm_cuda.lua
+	$(LUA_ENV) $(LUAJIT) bench/lltm_cell.lua
+	$(LUA_ENV) $(LUAJIT) bench/lltm_cell_cuda.lua
 
 bench-seq: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_seq.lua
+	$(LUA_ENV) $(LUAJIT) bench/sequence.lua
 
 # compute = 'bfloat16' against float32, one thread pinned to CPU 0, alternating (docs/cells.md).
 .PHONY: bench-bf16
@@ -288,24 +288,24 @@ bench-bf16: deps all
 # fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
 .PHONY: bench-ext
 bench-ext: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_ext.lua
+	$(LUA_ENV) $(LUAJIT) bench/extension.lua
 
 # Cells from fused.cell.define against the built-in LSTM, GRU and LLTM.
 .PHONY: bench-cell
 bench-cell: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_cell_define.lua
+	$(LUA_ENV) $(LUAJIT) bench/cell_define.lua
 
 # GraphConv, sparse against dense, against PyTorch where it is installed (docs/graph.md).
 .PHONY: bench-gc
 bench-gc: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_gc.lua
+	$(LUA_ENV) $(LUAJIT) bench/graph_conv.lua
 
 # Steps/s of data-parallel training on 1 and 2 processes, and how much of the allreduce
 # backward hides (docs/distributed.md).
 bench-dist: deps all
-	$(LUA_ENV) $(LUAJIT) examples/bench_dist.lua
+	$(LUA_ENV) $(LUAJIT) bench/distributed.lua
 	$(LUA_ENV) OMPI_MCA_plm_rsh_agent= mpirun --allow-run-as-root --oversubscribe --mca btl self,vader \
-	  -np 2 $(LUAJIT) examples/bench_dist.lua
+	  -np 2 $(LUAJIT) bench/distributed.lua
 
 # This checkout against BASE (a revision), alternating in one run: make bench-compare BASE=main
 # (THREADS=2 times two threads, DTYPE=float64 double).

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Times this checkout against another revision (default: main's first parent... any rev given)
 # in the same run: builds REV's library in a scratch worktree, then alternates
-# examples/bench_compare.lua between the two trees ROUNDS times, so that load on the machine
+# bench/compare.lua between the two trees ROUNDS times, so that load on the machine
 # falls on both alike. Prints each round and the best of each tree.
 # Usage: scripts/bench-compare.sh REV [ROUNDS]; THREADS=2 in the environment times two threads,
 # DTYPE=float64 double.
@@ -21,7 +21,7 @@ echo "base: $rev ($(git rev-parse --short "$rev")); head: $(git rev-parse --shor
 # made it 2-4% slower (default path, float64).
 run() { # tree
   (cd "$1" && LUA_PATH="lua/?.lua;lua/?/init.lua;$here/?.lua;;" FUSED_LIB="$1/build/libfused.so" FUSED_NO_CUDA=1 \
-     luajit "$here/examples/bench_compare.lua")
+     luajit "$here/bench/compare.lua")
 }
 for i in $(seq "$rounds"); do
   echo "base $(run "$here/$base")"

@@ -9,7 +9,7 @@
 #
 # That machine has nvcc, gcc and PyTorch but no LuaJIT, busted or OpenBLAS, and fetches
 # nothing: run scripts/gpu-kit.sh here first and carry build-gpu-kit. The PyTorch side needs
-# ../shared/bench copied to bench/ (with its ext/ folder) and carried too. All four stages can
+# ../shared/bench copied to bench-shared/ (with its ext/ folder) and carried too. All four stages can
 # outrun one 10-minute call: `build specs sanitizer` in one call and `bench` in the next (the
 # warm machine keeps build-gpu; do not carry build-gpu-kit twice into a build you keep).
 set -u
@@ -78,11 +78,11 @@ for stage in $stages; do
       done
       ;;
     bench)
-      step 'bench: fused and composed LLTM on the GPU' bench.log luajit examples/bench_lltm_cuda.lua
-      if [ -f bench/pytorch_lltm.py ]; then
-        step 'bench: PyTorch LLTM, tutorial protocol' bench.log python3 bench/pytorch_lltm.py --device cuda
+      step 'bench: fused and composed LLTM on the GPU' bench.log luajit bench/lltm_cell_cuda.lua
+      if [ -f bench-shared/pytorch_lltm.py ]; then
+        step 'bench: PyTorch LLTM, tutorial protocol' bench.log python3 bench-shared/pytorch_lltm.py --device cuda
       else
-        echo 'bench/pytorch_lltm.py is missing: copy ../shared/bench to bench/ and carry it' |
+        echo 'bench-shared/pytorch_lltm.py is missing: copy ../shared/bench to bench-shared/ and carry it' |
           tee -a "$OUT/summary.txt"
         failed=1
       fi

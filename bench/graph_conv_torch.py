@@ -1,4 +1,4 @@
-# PyTorch's rows for make bench-gc (examples/bench_gc.lua runs it where torch imports): a graph
+# PyTorch's rows for make bench-gc (bench/graph_conv.lua runs it where torch imports): a graph
 # convolution relu(A X W + b), forward and backward through autograd, with A sparse
 # (torch.sparse.mm(A, X @ W)) and dense (A @ X @ W, as written: (A @ X) @ W), on a random A of
 # the same size and number of entries. Arguments: N nnz F O threads(comma-separated) reps.

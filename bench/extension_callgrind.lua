@@ -3,7 +3,7 @@
 -- (examples/custom_cell/lltm.c), at (B, I, H) over T steps (default 100). Instruction counts do not swing with the load of
 -- a shared machine, as times do:
 --   LUA_PATH='lua/?.lua;lua/?/init.lua;;' OMP_NUM_THREADS=1 valgrind --tool=callgrind \
---     luajit examples/bench_ext_callgrind.lua user 16 32 128 20
+--     luajit bench/extension_callgrind.lua user 16 32 128 20
 --   callgrind_annotate --inclusive=yes callgrind.out.<pid>
 -- Run it once outside valgrind first, so that the user cell's build is cached.
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
@@ -13,7 +13,7 @@ local F = fused.functional
 local which, B, I, H = arg[1], tonumber(arg[2]), tonumber(arg[3]), tonumber(arg[4])
 local N, T = tonumber(arg[5] or 20), tonumber(arg[6] or 100)
 if (which ~= 'builtin' and which ~= 'user') or not (B and I and H and N and T) then
-  error('usage: luajit examples/bench_ext_callgrind.lua builtin|user B I H [N [T]]')
+  error('usage: luajit bench/extension_callgrind.lua builtin|user B I H [N [T]]')
 end
 fused.set_num_threads(1)
 local cell = which == 'user' and fused.ext.cell {

@@ -3,8 +3,9 @@
 -- T = 100, forward + backward; nn.LSTM and nn.GRU too), min µs, in DTYPE (an environment
 -- variable, float32 by default), on one thread or on THREADS (another). It uses only the module API both checkouts share, so the
 -- same file times either; the tree is chosen by LUA_PATH.
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 
 local threads = tonumber(os.getenv('THREADS') or 1)
 fused.set_num_threads(threads)

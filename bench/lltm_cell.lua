@@ -6,10 +6,11 @@
 -- 1024x1024x1024 sgemm measured in this run).
 -- Run: make bench (PyTorch's side: /usr/bin/python3 ../shared/bench/pytorch_lltm.py
 -- --device cpu --threads 1 --full-grad, in the same session).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 local C = fused.C
 
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 local best_of = bench.best_of
 
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 }, { 256, 1024, 1024 } }

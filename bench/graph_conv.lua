@@ -3,8 +3,9 @@
 -- torch.sparse.mm and dense A @ X @ W in the same run where python3 imports torch; then the
 -- 100,000-node graph with 1,000,000 edges, sparse, on one thread. Medians of REPS steps.
 package.path = './?.lua;' .. package.path
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 local graph = require 'fused.data.graph'
 
 local N, F, O, REPS = 10000, 128, 64, 5
@@ -52,7 +53,7 @@ collectgarbage()
 
 local torch = io.popen('python3 -c "import torch" 2>&1'):read('*a')
 if torch == '' then
-  local p = io.popen(string.format('python3 examples/bench_gc_torch.py %d %d %d %d 1,%d %d', N, A:nnz(), F, O, cores, REPS))
+  local p = io.popen(string.format('python3 bench/graph_conv_torch.py %d %d %d %d 1,%d %d', N, A:nnz(), F, O, cores, REPS))
   io.write(p:read('*a'))
   p:close()
 else

@@ -3,8 +3,9 @@
 -- the clock around fused.ext.load); and the LLTM as a user cell (examples/custom_cell/lltm.c)
 -- against the built-in one, training steps (forward + backward of Σ h_t), float32, T = 100,
 -- one thread, the two alternating in rounds. Run: make bench-ext (docs/extending.md).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 
 local function now_ms() return bench.now_us() * 1e-3 end
 local cache = os.tmpname()
@@ -18,7 +19,7 @@ os.execute('mkdir -p ' .. src .. ' && cp examples/custom_op/softplus.* ' .. src)
 local function timed_load()
   local p = io.popen(string.format([[LUA_PATH='lua/?.lua;lua/?/init.lua;;' luajit -e "
     local fused = require 'fused'
-    local b = require 'examples.bench_common'
+    local b = require 'bench.common'
     local t0 = b.now_us()
     local sources, cflags = {'%ssoftplus.h', '%ssoftplus.c'}, {}
     if fused.ext.has_cuda() then sources[3] = '%ssoftplus.cu' else cflags[1] = '-DSOFTPLUS_NO_CUDA' end

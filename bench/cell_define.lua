@@ -2,8 +2,9 @@
 -- examples/cells/ and nn's, training steps (forward + backward of Σ h_t) through
 -- fused.functional.rnn_forward/backward, float32, T = 50, one thread, the two alternating in
 -- rounds. Run: make bench-cell (docs/extending.md).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 local F = fused.functional
 local cache = os.tmpname()
 os.remove(cache)

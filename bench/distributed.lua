@@ -7,8 +7,9 @@
 -- gradients (11 MB) share one bucket, started when backward ends, so its wait is the whole
 -- allreduce; with 4 MB buckets the second layer's is started while the first layer's backward
 -- runs. overlap = 1 - wait(4 MB) / wait(25 MB).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 local Module = require 'fused.nn.Module'
 local dist = fused.distributed
 

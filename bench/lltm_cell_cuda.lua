@@ -2,9 +2,9 @@
 -- float32, with the PyTorch tutorial's protocol: time the forward call, synchronise; time the
 -- backward of new_h:sum() + new_c:sum() (grad_h = grad_c = ones), synchronise; many times
 -- after a warm-up; median and min µs of each, synchronisation included.
--- Run: make bench, or luajit examples/bench_lltm_cuda.lua (scripts/gpu-check.sh runs it beside
--- python3 bench/pytorch_lltm.py --device cuda, in one device call). Without a device it says
--- why and exits 0.
+-- Run: make bench, or luajit bench/lltm_cell_cuda.lua (scripts/gpu-check.sh runs it beside
+-- python3 bench-shared/pytorch_lltm.py --device cuda, bench-shared/ being a copy of
+-- ../shared/bench, in one device call). Without a device it says why and exits 0.
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 
@@ -13,7 +13,7 @@ if not fused.cuda.is_available() then
   os.exit(0)
 end
 
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 }, { 256, 1024, 1024 } }
 -- The PyTorch script's counts on the GPU.

@@ -1,5 +1,6 @@
 -- The cost of one small op through the FFI: add on 16 floats, with and without allocating the
 -- result, beside allocation alone. Run: make bench-ffi
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 local C = fused.C
 

@@ -1,6 +1,6 @@
 -- What the benchmark scripts share: a monotonic clock, median and min of samples, the best of
 -- repeated calls, and the sgemm rate that the compute limits are measured against.
--- Scripts load it with require 'examples.bench_common' from the checkout's root.
+-- Scripts load it with require 'bench.common' from the checkout's root.
 local ffi = require 'ffi'
 local fused = require 'fused'
 

@@ -6,9 +6,10 @@
 -- recurrent projections; backward: d_xs, d_w_ih, d_h, d_w_hh), at the rate of a 1024³ sgemm
 -- measured in this run. Run: make bench-seq; the LLTM against another revision's:
 -- make bench-compare BASE=rev (docs/cells.md has the numbers).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 local function now_ms() return bench.now_us() * 1e-3 end
 
 local T = 100
