@@ -48,14 +48,7 @@ local function run(class, I, H, opts, xs, lengths)
   return outs, m
 end
 
-local function under(path, f)
-  local before = fused.config().cpu_capability
-  fused.set_cpu_capability(path)
-  local results = { pcall(f) }
-  fused.set_cpu_capability(before)
-  assert(results[1], results[2])
-  return unpack(results, 2)
-end
+local under = helper.under_cpu_capability
 
 local CASES = {
   { 'one layer', 8, 16, {}, 6, 5 },

@@ -19,17 +19,7 @@ local function example(file)
   return def
 end
 
--- forward and backward of m (an nn.RNN) on xs, h0 (and c0): every output, input gradient and
--- parameter gradient, copied to the CPU.
-local function run(m, xs, h0, c0, lengths, d_hs)
-  local outs = m.has_c and { m:forward(xs, h0, c0, { lengths = lengths }) }
-               or { m:forward(xs, h0, { lengths = lengths }) }
-  local got = {}
-  for _, t in ipairs(outs) do got[#got + 1] = t:cpu():clone() end
-  for _, t in ipairs({ m:backward(d_hs) }) do got[#got + 1] = t:cpu():clone() end
-  for _, _, g in m:named_parameters() do got[#got + 1] = g:cpu():clone() end
-  return got
-end
+local run = helper.rnn_results
 
 describe('user cells on CUDA', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
@@ -175,35 +165,32 @@ describe('user cells on CUDA', function()
           .. 'docs/extending.md)')
     end)
 
-    gpu_it('a CUDA source that does not compile gives the compiler\'s message, naming the file', function()
-      local path = cache .. '.bad.cu'
+    -- The error of a forward on CUDA through an ext cell named name whose CUDA source is text.
+    local function cuda_source_error(name, text)
+      local path = cache .. '.' .. name .. '.cu'
       local f = io.open(path, 'w')
-      f:write('#include <fused_ext.h>\nFUSED_CELL_FORWARD(bad, { VEC_FOR(H, j, m, { vstore(out + j, no_such_thing, m); }) })\n')
+      f:write('#include <fused_ext.h>\n' .. text)
       f:close()
-      local cell = fused.ext.cell { name = 'bad_cuda', sources = { 'examples/custom_cell/mgu.c' },
+      local cell = fused.ext.cell { name = name, sources = { 'examples/custom_cell/mgu.c' },
         cuda_sources = { path }, step = 'mgu', gates = 2, state = 'h', saved = 6, d_ih = 3,
         cache_dir = cache .. '.d' }
       local m = fused.nn.RNN(3, 4, { cell = cell }):cuda()
       local ok, msg = pcall(m.forward, m, fused.randn({ 2, 2, 3 }):cuda(), fused.zeros({ 1, 2, 4 }):cuda())
       os.remove(path)
       assert.is_false(ok)
-      assert.is_truthy(tostring(msg):find('fused.ext.cell: compiling ' .. path .. ' failed', 1, true), msg)
-      assert.is_truthy(tostring(msg):find('no_such_thing', 1, true), msg)
+      return tostring(msg), path
+    end
+
+    gpu_it('a CUDA source that does not compile gives the compiler\'s message, naming the file', function()
+      local msg, path = cuda_source_error('bad_cuda',
+        'FUSED_CELL_FORWARD(bad, { VEC_FOR(H, j, m, { vstore(out + j, no_such_thing, m); }) })\n')
+      assert.is_truthy(msg:find('fused.ext.cell: compiling ' .. path .. ' failed', 1, true), msg)
+      assert.is_truthy(msg:find('no_such_thing', 1, true), msg)
     end)
 
     gpu_it('CUDA sources without the cell\'s steps name the missing function', function()
-      local path = cache .. '.empty.cu'
-      local f = io.open(path, 'w')
-      f:write('#include <fused_ext.h>\n')
-      f:close()
-      local cell = fused.ext.cell { name = 'nosteps_cuda', sources = { 'examples/custom_cell/mgu.c' },
-        cuda_sources = { path }, step = 'mgu', gates = 2, state = 'h', saved = 6, d_ih = 3,
-        cache_dir = cache .. '.d' }
-      local m = fused.nn.RNN(3, 4, { cell = cell }):cuda()
-      local ok, msg = pcall(m.forward, m, fused.randn({ 2, 2, 3 }):cuda(), fused.zeros({ 1, 2, 4 }):cuda())
-      os.remove(path)
-      assert.is_false(ok)
-      assert.is_truthy(tostring(msg):find("fused.ext.cell: nosteps_cuda's cuda_sources define no "
+      local msg = cuda_source_error('nosteps_cuda', '')
+      assert.is_truthy(msg:find("fused.ext.cell: nosteps_cuda's cuda_sources define no "
         .. 'mgu_cuda_forward_f32', 1, true), msg)
     end)
   end)

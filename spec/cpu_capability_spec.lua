@@ -17,15 +17,7 @@ local function runnable()
   return ok
 end
 
--- f() run under the given path, the path in force before restored whatever happens.
-local function under(path, f)
-  local before = fused.config().cpu_capability
-  fused.set_cpu_capability(path)
-  local results = { pcall(f) }
-  fused.set_cpu_capability(before)
-  assert(results[1], results[2])
-  return unpack(results, 2)
-end
+local under = helper.under_cpu_capability
 
 local function cell_results(case)
   local g = {}

@@ -9,16 +9,7 @@ local gpu_it = helper.gpu_it
 
 -- forward and backward of m on xs (lengths: a list or nil): every output, gradient and
 -- parameter gradient, in order, copied to the CPU.
-local function run(m, xs, lengths, d_hs)
-  local outs
-  if m.has_c then outs = { m:forward(xs, nil, nil, { lengths = lengths }) }
-  else outs = { m:forward(xs, nil, { lengths = lengths }) } end
-  local got = {}
-  for _, t in ipairs(outs) do got[#got + 1] = t:cpu():clone() end
-  for _, t in ipairs({ m:backward(d_hs) }) do got[#got + 1] = t:cpu():clone() end
-  for _, _, g in m:named_parameters() do got[#got + 1] = g:cpu():clone() end
-  return got
-end
+local function run(m, xs, lengths, d_hs) return helper.rnn_results(m, xs, nil, nil, lengths, d_hs) end
 
 describe('the cell engine on the GPU', function()
   for _, dtype in ipairs({ 'float64', 'float32' }) do

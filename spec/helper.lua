@@ -170,4 +170,27 @@ function helper.poke(t, field, value, index)
   ffi.cast(ctype, at)[index or 0] = value
 end
 
+-- f() run under the vector path `path` (fused.set_cpu_capability), the path in force before
+-- restored whatever happens; returns f's results.
+function helper.under_cpu_capability(path, f)
+  local before = fused.config().cpu_capability
+  fused.set_cpu_capability(path)
+  local results = { pcall(f) }
+  fused.set_cpu_capability(before)
+  assert(results[1], results[2])
+  return unpack(results, 2)
+end
+
+-- forward and backward of m (a recurrent layer) on xs with states h0 and c0 (nil: zeros):
+-- every output, input gradient and parameter gradient, copied to the CPU.
+function helper.rnn_results(m, xs, h0, c0, lengths, d_hs)
+  local outs = m.has_c and { m:forward(xs, h0, c0, { lengths = lengths }) }
+               or { m:forward(xs, h0, { lengths = lengths }) }
+  local got = {}
+  for _, t in ipairs(outs) do got[#got + 1] = t:cpu():clone() end
+  for _, t in ipairs({ m:backward(d_hs) }) do got[#got + 1] = t:cpu():clone() end
+  for _, _, g in m:named_parameters() do got[#got + 1] = g:cpu():clone() end
+  return got
+end
+
 return helper
