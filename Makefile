@@ -283,7 +283,7 @@ bench-seq: deps all
 # compute = 'bfloat16' against float32, one thread pinned to CPU 0, alternating (docs/cells.md).
 .PHONY: bench-bf16
 bench-bf16: deps all
-	$(LUA_ENV) taskset -c 0 $(LUAJIT) examples/bench_bf16.lua
+	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/bf16.lua
 
 # fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
 .PHONY: bench-ext

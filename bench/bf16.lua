@@ -5,8 +5,9 @@
 -- thread's speed within minutes: only ratios taken side by side mean anything). Then the same
 -- under the avx2 path (FUSED_CPU_CAPABILITY=avx2's), where bfloat16 takes its float32
 -- fallback. Run: make bench-bf16 (taskset -c 0 pins it; ROUNDS=n).
+dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
-local bench = require 'examples.bench_common'
+local bench = require 'bench.common'
 
 local T, ROUNDS = 100, tonumber(os.getenv('ROUNDS') or '') or 5
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 } }

@@ -2,9 +2,10 @@
 -- seeds in each precision, the same steps; prints each run's held-out MSE (over the task's
 -- held-out set after the last step), the bf16 run's relative difference to float32's, and that
 -- difference as a fraction of the task's baseline (1/6, what predicting the mean scores).
---   luajit examples/bf16_convergence.lua [more train.lua options: --cell lstm --steps 2000]
-package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path
-local train = dofile('examples/train.lua')
+--   luajit bench/bf16_convergence.lua [more train.lua options: --cell lstm --steps 2000]
+local here = debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$')
+dofile(here .. 'checkout.lua')
+local train = dofile(here .. '../examples/train.lua')
 local null = io.open('/dev/null', 'w')
 
 local extra = { ... }
