@@ -15,21 +15,18 @@ local M = {}
 function M.uniform(t, low, high) c_status(C.fused_uniform(t, low, high)) end
 function M.normal(t, mean, std) c_status(C.fused_normal(t, mean, std)) end
 
-function Tensor.uniform_(t, low, high)
-  expect_writable(t, 'uniform_', 'self')
-  low, high = low or 0, high or 1
-  expect_number(low, 'uniform_', 'low'); expect_number(high, 'uniform_', 'high')
-  M.uniform(t, low, high)
-  return t
+-- t:uniform_(low = 0, high = 1) and t:normal_(mean = 0, std = 1) draw into t in place.
+local function drawing(name, draw, a_name, a_default, b_name, b_default)
+  Tensor[name] = function(t, a, b)
+    expect_writable(t, name, 'self')
+    a, b = a or a_default, b or b_default
+    expect_number(a, name, a_name); expect_number(b, name, b_name)
+    draw(t, a, b)
+    return t
+  end
 end
-
-function Tensor.normal_(t, mean, std)
-  expect_writable(t, 'normal_', 'self')
-  mean, std = mean or 0, std or 1
-  expect_number(mean, 'normal_', 'mean'); expect_number(std, 'normal_', 'std')
-  M.normal(t, mean, std)
-  return t
-end
+drawing('uniform_', M.uniform, 'low', 0, 'high', 1)
+drawing('normal_', M.normal, 'mean', 0, 'std', 1)
 
 Tensor.uniform, Tensor.normal = Tensor.uniform_, Tensor.normal_
 
