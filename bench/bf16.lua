@@ -4,7 +4,10 @@
 -- after round; each figure is the min over the rounds (the other vCPU's load moves one
 -- thread's speed within minutes: only ratios taken side by side mean anything). Then the same
 -- under the avx2 path (FUSED_CPU_CAPABILITY=avx2's), where bfloat16 takes its float32
--- fallback. Run: make bench-bf16 (taskset -c 0 pins it; ROUNDS=n).
+-- fallback. PyTorch's nn.LSTM and nn.GRU, float32 against its CPU autocast, follow each size on
+-- the first path (bench/bf16_torch.py, with FUSED_TORCH_PYTHON or python3 where it imports
+-- torch), and fused's bf16 against autocast's. Run: make bench-bf16 (taskset -c 0 pins it;
+-- ROUNDS=n).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local fused = require 'fused'
 local bench = require 'bench.common'
@@ -33,11 +36,35 @@ local function race(mods, xs, ones)
   return best
 end
 
+local PYTHON = os.getenv('FUSED_TORCH_PYTHON') or 'python3'
+local torch = io.popen(PYTHON .. ' -c "import torch; print(torch.__version__)" 2>/dev/null'):read('*l')
+
+-- PyTorch's rows at one size: {cell = {f32 ms, bf16 ms, covered}}.
+local function torch_rows(B, I, H)
+  local p = io.popen(string.format('%s bench/bf16_torch.py %d %d %d %d %d', PYTHON, T, B, I, H,
+                                   ROUNDS))
+  local rows = {}
+  for line in p:lines() do
+    local cell, f, b, covered = line:match('^(%w+) (%S+) (%S+) (%w+)$')
+    if cell then rows[cell] = { tonumber(f), tonumber(b), covered == 'yes' } end
+  end
+  p:close()
+  return rows
+end
+
+local function row(path, class, B, I, H, f32_ms, bf16_ms, extra)
+  print(string.format('%-6s %-5s %4d %5d %5d  %10.2f %10.2f  %12.0f %12.0f  %5.2fx%s', path,
+                      class, B, I, H, f32_ms, bf16_ms, T * B / f32_ms * 1e3,
+                      T * B / bf16_ms * 1e3, f32_ms / bf16_ms, extra or ''))
+end
+
 fused.set_num_threads(1)
 bench.header(string.format("training step, compute = 'bfloat16' against float32, T = %d, "
                            .. "1 thread, min of %d alternating rounds", T, ROUNDS))
-print(string.format('%-6s %-5s %4s %5s %5s  %10s %10s  %12s %12s  %6s', 'path', 'cell', 'B', 'I',
-                    'H', 'f32 ms', 'bf16 ms', 'f32 tok/s', 'bf16 tok/s', 'ratio'))
+print(string.format('%-6s %-5s %4s %5s %5s  %10s %10s  %12s %12s  %6s', 'path', 'cell', 'B',
+                    'I', 'H', 'f32 ms', 'bf16 ms', 'f32 tok/s', 'bf16 tok/s', 'ratio'))
+print(torch and '# PyTorch ' .. torch .. ' (' .. PYTHON .. ')'
+      or '# PyTorch: absent (' .. PYTHON .. ' cannot import torch; FUSED_TORCH_PYTHON names another)')
 local paths = { fused.config().cpu_capability }
 if paths[1] ~= 'avx2' and pcall(fused.set_cpu_capability, 'avx2') then paths[2] = 'avx2' end
 for _, path in ipairs(paths) do
@@ -46,6 +73,7 @@ for _, path in ipairs(paths) do
                       fused.config().bf16, bench.sgemm_gflops()))
   for _, cfg in ipairs(CONFIGS) do
     local B, I, H = cfg[1], cfg[2], cfg[3]
+    local bf16_ms = {}
     for _, class in ipairs(CELLS) do
       fused.manual_seed(0)
       local f32 = fused.nn[class](I, H)
@@ -53,9 +81,18 @@ for _, path in ipairs(paths) do
       bf:load_state_dict(f32:state_dict())
       local xs, ones = fused.randn({ T, B, I }), fused.ones({ T, B, H })
       local ms = race({ f32, bf }, xs, ones)
-      print(string.format('%-6s %-5s %4d %5d %5d  %10.2f %10.2f  %12.0f %12.0f  %5.2fx', path,
-                          class, B, I, H, ms[1], ms[2], T * B / ms[1] * 1e3, T * B / ms[2] * 1e3,
-                          ms[1] / ms[2]))
+      row(path, class, B, I, H, ms[1], ms[2])
+      bf16_ms[class] = ms[2]
+    end
+    if torch and path == paths[1] then
+      local rows = torch_rows(B, I, H)
+      for _, class in ipairs(CELLS) do
+        local r = rows[class]
+        if r then
+          row('torch', class, B, I, H, r[1], r[2], string.format('  fused bf16 / autocast %.2fx%s',
+              r[2] / bf16_ms[class], r[3] and '' or ' (autocast changed nothing)'))
+        end
+      end
     end
   end
 end

@@ -1,28 +1,62 @@
--- Does --precision bf16 train as float32 does? examples/train.lua on the adding task for three
--- seeds in each precision, the same steps; prints each run's held-out MSE (over the task's
--- held-out set after the last step), the bf16 run's relative difference to float32's, and that
--- difference as a fraction of the task's baseline (1/6, what predicting the mean scores).
---   luajit bench/bf16_convergence.lua [more train.lua options: --cell lstm --steps 2000]
+-- Does --precision bf16 train as float32 does? examples/train.lua for three seeds, the same
+-- steps, in three ways: float32, bf16 products, and float64 (how far float32's own rounding
+-- moves a run). Prints each run's held-out loss after the last step, bf16's and float64's
+-- relative difference to float32, and bf16's difference as a fraction of the task's baseline.
+--   luajit bench/bf16_convergence.lua [train.lua options: --task text --cell lstm --steps 2000]
+-- --task text reads --data FILE, by default Debian's licence texts (/usr/share/common-licenses).
 local here = debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$')
 dofile(here .. 'checkout.lua')
+local fused = require 'fused'
 local train = dofile(here .. '../examples/train.lua')
 local null = io.open('/dev/null', 'w')
 
-local extra = { ... }
-print(string.format('# train.lua --task adding %s, seeds 1-3, held-out MSE after the last step',
-                    #extra > 0 and table.concat(extra, ' ') or '(defaults)'))
-print(string.format('%4s  %12s  %12s  %10s  %13s', 'seed', 'float32', 'bf16', 'bf16/f32-1',
-                    '|diff|/base'))
-for seed = 1, 3 do
-  local result = {}
-  for _, precision in ipairs({ 'float32', 'bf16' }) do
-    local argv = { '--task', 'adding', '--seed', tostring(seed), '--precision', precision }
-    for _, a in ipairs(extra) do argv[#argv + 1] = a end
-    local status, r = train.run(argv, { out = null, err = io.stderr })
-    assert(status == 0, 'train.lua failed: ' .. table.concat(argv, ' '))
-    result[precision] = r.heldout
+local LICENCES = { 'Apache-2.0', 'Artistic', 'BSD', 'CC0-1.0', 'GFDL-1.2', 'GFDL-1.3', 'GPL-1',
+                   'GPL-2', 'GPL-3', 'LGPL-2', 'LGPL-2.1', 'LGPL-3', 'MPL-1.1', 'MPL-2.0' }
+
+-- The licence texts in one temporary file (removed at the end): its path and size.
+local function licence_text()
+  local path = os.tmpname()
+  local out = assert(io.open(path, 'wb'))
+  for _, name in ipairs(LICENCES) do
+    local f = assert(io.open('/usr/share/common-licenses/' .. name, 'rb'))
+    out:write(f:read('*a'))
+    f:close()
   end
-  local f, b = result.float32, result.bf16
-  print(string.format('%4d  %12.6f  %12.6f  %+9.1f%%  %12.4f%%', seed, f, b, (b / f - 1) * 100,
-                      math.abs(b - f) * 6 * 100))
+  local bytes = out:seek('end')
+  out:close()
+  return path, bytes
 end
+
+local extra, given = { ... }, {}
+for _, a in ipairs(extra) do given[a] = true end
+if not given['--task'] then table.insert(extra, 1, 'adding') table.insert(extra, 1, '--task') end
+local shown, text = table.concat(extra, ' '), nil
+if given['text'] and not given['--data'] then
+  local bytes
+  text, bytes = licence_text()
+  extra[#extra + 1], extra[#extra + 2] = '--data', text
+  shown = shown .. ' --data (the licence texts, ' .. bytes .. ' bytes)'
+end
+
+local function run(seed, ...)
+  local argv = { '--seed', tostring(seed), ... }
+  for _, a in ipairs(extra) do argv[#argv + 1] = a end
+  local status, r = train.run(argv, { out = null, err = io.stderr })
+  assert(status == 0, 'train.lua failed: ' .. table.concat(argv, ' '))
+  return r
+end
+
+print(string.format('# train.lua %s, seeds 1-3, held-out loss after the last step (%s)',
+                    shown, fused.config().cpu_capability))
+print(string.format('%4s  %10s  %10s  %10s  %10s  %10s  %15s', 'seed', 'float32', 'bf16',
+                    'float64', 'bf16/f32-1', 'f64/f32-1', '|bf16-f32|/base'))
+for seed = 1, 3 do
+  local f = run(seed, '--precision', 'float32')
+  local b = run(seed, '--precision', 'bf16')
+  local d = run(seed, '--dtype', 'float64')
+  print(string.format('%4d  %10.6f  %10.6f  %10.6f  %+9.2f%%  %+9.2f%%  %14.4f%%', seed, f.heldout,
+                      b.heldout, d.heldout, (b.heldout / f.heldout - 1) * 100,
+                      (d.heldout / f.heldout - 1) * 100,
+                      math.abs(b.heldout - f.heldout) / f.baseline * 100))
+end
+if text then os.remove(text) end

@@ -41,6 +41,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'batch', 64, 'int', 'sequences per step', min = 1 },
   { 'steps', 1000, 'int', 'training steps', min = 1, max = stream.MAX_STEPS },
   { 'lr', 1e-2, 'number', 'learning rate', above = 0 },
+  { 'lr-decay', 'none', { 'none', 'cosine' },
+    "cosine: the learning rate falls from --lr to 0 over --steps (PyTorch's CosineAnnealingLR)" },
   { 'optim', 'adam', { 'adam', 'adamw', 'rmsprop', 'sgd' }, 'optimizer' },
   { 'clip', 1, 'number', 'clip the gradient norm to this (0: no clipping)', min = 0 },
   { 'dropout', 0, 'number', 'dropout probability on what the head reads', min = 0, below = 1 },
@@ -66,7 +68,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
 -- Options that define the model and its data: given with --resume or --sample, they must agree
 -- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
-                        'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
+                        'lr-decay', 'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint.
 local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
 local OPTIMIZERS = { adam = 'Adam', adamw = 'AdamW', rmsprop = 'RMSprop', sgd = 'SGD' }
@@ -103,6 +105,14 @@ local function load_states(opts, run, model, optimizer)
     if optimizer then optimizer:load_state_dict(run.optim) end
   end)
   if not ok then usage_error('--%s %s: %s', flag, opts[flag], (tostring(err):gsub('^.-:%d+: ', ''))) end
+end
+
+-- The learning rate of step (1 to --steps): --lr, or with --lr-decay cosine PyTorch's
+-- CosineAnnealingLR(T_max = --steps, eta_min = 0) stepped once per step; a function of the step
+-- alone, so a resumed run continues it.
+local function learning_rate(opts, step)
+  if opts['lr-decay'] == 'none' then return opts.lr end
+  return opts.lr * (1 + math.cos(math.pi * (step - 1) / opts.steps)) / 2
 end
 
 -- The checks that involve more than one option, or the machine.
@@ -179,10 +189,11 @@ local function train(opts, resumed, out, on_step, par)
   local n, T = 0, task.steps or task.seq_len
   for _, p in ipairs(params) do n = n + p:numel() end
   out:write(string.format('%s task, %s cell (%d parameters), hidden %d, T %d, batch %d, %s%s on '
-                          .. '%s; %s lr %g, clip %g, dropout %g, seed %d\n', task.name, opts.cell,
+                          .. '%s; %s lr %g%s, clip %g, dropout %g, seed %d\n', task.name, opts.cell,
                           n, opts.hidden, T, opts.batch, opts.dtype,
                           opts.precision == 'bf16' and ' (bf16 products)' or '', opts.device,
                           opts.optim, opts.lr,
+                          opts['lr-decay'] == 'none' and '' or ' (' .. opts['lr-decay'] .. ' decay)',
                           opts.clip, opts.dropout, opts.seed))
   out:write(par:describe() or '')
   out:write(string.format('baseline (%s): %.4f %s\n', task.baseline_text, task.baseline,
@@ -225,6 +236,7 @@ local function train(opts, resumed, out, on_step, par)
         return 1
       end
       if opts.clip > 0 then fused.optim.clip_grad_norm(grads, opts.clip) end
+      optimizer.lr = learning_rate(opts, step)
       optimizer:step()
       progress:stop()
       losses[step], last_step = loss, step
@@ -272,15 +284,16 @@ local function train(opts, resumed, out, on_step, par)
     if not opts.log then os.remove(log_path) end
     out:write(plotted and 'plot: ' or 'warning: gnuplot did not write ', opts.plot, '\n')
   end
-  return status, { losses = losses, heldout = heldout, step = last_step, seconds = seconds,
-                   checkpoint = saved }
+  return status, { losses = losses, heldout = heldout, baseline = task.baseline, step = last_step,
+                   seconds = seconds, checkpoint = saved }
 end
 
 -- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts
 -- (for the specs): out and err (files to print to, default io.stdout and io.stderr), on_step
 -- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by
--- a NaN loss, 2 usage error, 130 interrupted) and { losses = {[step] = loss}, heldout =, step
--- =, seconds =, checkpoint = (the latest saved, if any) } ({ error = } for a usage error).
+-- a NaN loss, 2 usage error, 130 interrupted) and { losses = {[step] = loss}, heldout =,
+-- baseline = (the task's), step =, seconds =, checkpoint = (the latest saved, if any) }
+-- ({ error = } for a usage error).
 function M.run(argv, run_opts)
   run_opts = run_opts or {}
   local out = run_opts.out or io.stdout

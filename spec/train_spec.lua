@@ -265,6 +265,18 @@ describe('examples/train.lua', function()
     assert.is_truthy(result.heldout > 0)
   end)
 
+  it('--lr-decay cosine starts at --lr and lowers it step by step', function()
+    -- SGD's step is lr·grad: the loss at step s is the same with either schedule up to the
+    -- first step taken at a lower rate (step 2's), and differs after it.
+    local args = { '--steps', '4', '--optim', 'sgd', '--lr', '0.5' }
+    local _, constant = run(args)
+    local status, cosine, text = run({ '--lr-decay', 'cosine', unpack(args) })
+    assert.are.equal(0, status, text)
+    assert.is_truthy(text:find('sgd lr 0.5 (cosine decay)', 1, true), text)
+    assert.are.same(losses_from(constant, 1, 2), losses_from(cosine, 1, 2))
+    assert.are_not.equal(constant.losses[3], cosine.losses[3])
+  end)
+
   it('refuses to resume with model options that differ from the checkpoint', function()
     run({ '--steps', '1', '--checkpoint', path('h.safetensors') })
     local status, result = run({ '--steps', '2', '--resume', path('h.safetensors'), '--hidden', '16' })
