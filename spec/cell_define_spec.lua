@@ -216,13 +216,7 @@ describe('fused.cell.define', function()
       for _, dtype in ipairs({ 'float64', 'float32' }) do
         it(string.format('%s as a definition matches PyTorch on %s in %s', class, case, dtype), function()
           local path = class:lower() .. '_seq/' .. case
-          local f = assert(io.open(helper.golden .. '/' .. path .. '/config.json', 'rb'))
-          local config = require('fused.json').decode(f:read('*a'))
-          f:close()
-          local g = setmetatable({}, { __index = function(t, name)
-            t[name] = helper.load_golden(path, name, dtype)
-            return t[name]
-          end })
+          local config, g = helper.golden_config(path), helper.golden_case(path, dtype)
           local cell = F.define(example(class:lower()))
           local m = fused.nn.RNN(config.input_size, config.hidden_size, { cell = cell,
             num_layers = config.num_layers, bidirectional = config.bidirectional, dtype = dtype })

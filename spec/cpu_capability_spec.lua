@@ -5,18 +5,7 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error
 
-local PATHS = { 'avx512', 'avx2', 'default' }
-
--- The paths this CPU runs, best first: the others are refused with a reason.
-local function runnable()
-  local before, ok = fused.config().cpu_capability, {}
-  for _, name in ipairs(PATHS) do
-    if pcall(fused.set_cpu_capability, name) then ok[#ok + 1] = name end
-  end
-  fused.set_cpu_capability(before)
-  return ok
-end
-
+local runnable = helper.runnable_cpu_paths
 local under = helper.under_cpu_capability
 
 local function cell_results(case)

@@ -58,10 +58,7 @@ describe('the cell engine on the GPU', function()
     for _, class in ipairs({ 'LSTM', 'GRU' }) do
       gpu_it(string.format('%s matches PyTorch on the lengths case in %s', class, dtype), function()
         local path = class:lower() .. '_seq/lengths'
-        local g = setmetatable({}, { __index = function(t, name)
-          t[name] = helper.load_golden(path, name, dtype):cuda()
-          return t[name]
-        end })
+        local g = helper.golden_case(path, dtype, 'cuda')
         local m = fused.nn[class](3, 6, { num_layers = 2, bidirectional = true, dtype = dtype })
         m:cuda()
         for name, p in m:named_parameters() do p:copy(g[name]) end

@@ -11,20 +11,37 @@ function helper.load_golden(case, name, dtype)
   return dtype and t:to(dtype) or t
 end
 
--- The bound for a golden tensor: 1e-10 in float64; in float32 max(1e-5, 4·e), e being PyTorch's
--- own float32 error on that case and tensor, so that a case deep in saturation is held to what
--- float32 can give whatever BLAS kernel sums it (golden/README.md).
-local pytorch_float32_error
-function helper.golden_tolerance(case, name, dtype)
-  if dtype == 'float64' then return 1e-10 end
-  assert(dtype == 'float32', 'golden_tolerance: dtype must be float32 or float64')
-  if not pytorch_float32_error then
-    local f = assert(io.open(helper.golden .. '/pytorch_float32_error.json', 'rb'))
-    pytorch_float32_error = require('fused.json').decode(f:read('*a'))
-    f:close()
+-- A golden case's tensors by name, each loaded (in dtype, on device: nil, the CPU) when first
+-- read.
+function helper.golden_case(case, dtype, device)
+  return setmetatable({}, { __index = function(t, name)
+    t[name] = helper.load_golden(case, name, dtype):to(device or 'cpu')
+    return t[name]
+  end })
+end
+
+-- A golden case's config.json (the sequence sets': sizes, layers, directions, lengths).
+function helper.golden_config(case)
+  return require('fused.json').decode(helper.read(helper.golden .. '/' .. case .. '/config.json'))
+end
+
+-- The bound for a golden tensor: 1e-10 in float64; in float32, and for compute = 'bfloat16',
+-- max(1e-5, 4·e), e being PyTorch's own error in that precision on that case and tensor
+-- (pytorch_<precision>_error.json; bfloat16's under CPU autocast), so that a case deep in
+-- saturation is held to what the precision can give whatever kernel sums it (golden/README.md
+-- gives the rules and the margins measured).
+local pytorch_error = {}
+function helper.golden_tolerance(case, name, precision)
+  if precision == 'float64' then return 1e-10 end
+  assert(precision == 'float32' or precision == 'bfloat16',
+         'golden_tolerance: precision must be float64, float32 or bfloat16')
+  if not pytorch_error[precision] then
+    local file = helper.golden .. '/pytorch_' .. precision .. '_error.json'
+    pytorch_error[precision] = require('fused.json').decode(helper.read(file))
   end
-  local e = assert(pytorch_float32_error[case] and pytorch_float32_error[case][name],
-                   'golden_tolerance: no PyTorch float32 error for ' .. case .. ' ' .. name)
+  local e = assert(pytorch_error[precision][case] and pytorch_error[precision][case][name],
+                   'golden_tolerance: no PyTorch ' .. precision .. ' error for ' .. case .. ' '
+                   .. name)
   return math.max(1e-5, 4 * e)
 end
 
@@ -168,6 +185,18 @@ function helper.poke(t, field, value, index)
     or (field == 'data' or field == 'storage') and 'void**' or 'int32_t*'
   local at = ffi.cast('char*', ffi.cast('fused_tensor*', t)) + ffi.offsetof('fused_tensor', field)
   ffi.cast(ctype, at)[index or 0] = value
+end
+
+-- The CPU vector paths (c/cpu/capability.c), best first, and those this CPU runs (the others
+-- are refused with a reason).
+helper.cpu_paths = { 'avx512', 'avx2', 'default' }
+function helper.runnable_cpu_paths()
+  local before, ok = fused.config().cpu_capability, {}
+  for _, name in ipairs(helper.cpu_paths) do
+    if pcall(fused.set_cpu_capability, name) then ok[#ok + 1] = name end
+  end
+  fused.set_cpu_capability(before)
+  return ok
 end
 
 -- f() run under the vector path `path` (fused.set_cpu_capability), the path in force before

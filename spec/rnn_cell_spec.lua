@@ -25,10 +25,7 @@ describe('LSTMCell and GRUCell', function()
       for _, dtype in ipairs({ 'float64', 'float32' }) do
         it(string.format('%s matches PyTorch on %s in %s', spec.class, case, dtype), function()
           local path = folder .. '/' .. case
-          local g = setmetatable({}, { __index = function(t, name)
-            t[name] = helper.load_golden(path, name, dtype)
-            return t[name]
-          end })
+          local g = helper.golden_case(path, dtype)
           local function check(t, name) close(t, g[name], helper.golden_tolerance(path, name, dtype), name) end
           local cell = cell_with(spec.class, g, dtype)
           local lstm = spec.class == 'LSTMCell'

@@ -16,7 +16,7 @@ def names(cfg):
 
 
 def functions(lstm):
-    # (inputs(folder), compute(folder, tensors, dtype)) for golden.run and float32_error.py.
+    # (inputs(folder), compute(folder, tensors, dtype)) for golden.run and precision_error.py.
     states = ['h0', 'c0'] if lstm else ['h0']
     sums = ['s_h', 's_c'] if lstm else ['s_h']
 
