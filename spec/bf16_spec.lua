@@ -1,6 +1,6 @@
--- compute = 'bfloat16' (c/cpu/bf16.h, docs/cells.md): the cell engine's products on operands
--- rounded to bfloat16 (8 significant bits: a relative rounding error of at most u = 2^-8 per
--- operand) with float32 accumulation, everything else float32.
+-- compute = 'bfloat16' (c/cpu/bf16.h, cuda/rnn.cu, docs/cells.md): the cell engine's products
+-- on operands rounded to bfloat16 (8 significant bits: a relative rounding error of at most
+-- u = 2^-8 per operand) with float32 accumulation, everything else float32.
 --
 -- The bounds: a product of two rounded operands is off by at most (2u + u^2)·|a·b|, so a dot
 -- product by at most about 2^-7·Σ|a_k·b_k|; with random signs the errors partly cancel and the
@@ -14,6 +14,13 @@
 -- the pointwise maths reads it in float32) up to the float32 accumulation order (1e-5). The
 -- two paths (AVX512_BF16 and the float32 fallback) multiply the same rounded numbers and differ
 -- only in that order.
+-- CUDA (cuda/rnn.cu, on the emulated device under make test) rounds the same operands with the
+-- same function and multiplies them with cublasGemmEx: a product of two bfloat16 values is exact
+-- in float32, so the devices differ only in the order of the float32 sums (and the last bits of
+-- the pointwise maths: CUDA's expf against the CPU's vector exp). Measured on the cases below:
+-- at most 1.4e-7 from either CPU path, as float32 CUDA is from float32 CPU (1.7e-7), so
+-- ORDER_BOUND again (a margin of 70).
+-- And at least 2.2e-4 from CUDA's float32 run: above 10·ORDER_BOUND, so ignoring compute fails.
 local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
@@ -98,6 +105,7 @@ describe("compute = 'bfloat16'", function()
       end)
 
       helper.gpu_it(class .. ': ' .. name .. ': CUDA multiplies what the CPU multiplies', function()
+        assert.are.equal('cublasGemmEx', fused.config().cuda_bf16)
         fused.manual_seed(3)
         local xs = fused.randn({ T, B, I })
         local o = with(opts, { compute = 'bfloat16' })
