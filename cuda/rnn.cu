@@ -10,7 +10,7 @@
  * (float32 in saved for the bias sums, as on the CPU), then w_ih, xs and every h_prev for the
  * products after the loop. They are multiplied by cublasGemmEx (bfloat16 A and B, float32 C
  * and compute), so both devices multiply the same numbers and differ only in the order of the
- * float32 sums (spec/bf16_cuda_spec.lua, on the emulated device).
+ * float32 sums (spec/bf16_spec.lua, on the emulated device).
  * Compiled, not yet run on a GPU (docs/cells.md): only a GPU can show the speed, that cuBLAS
  * picks bfloat16 tensor-core kernels for these shapes, and the real memory model. */
 #include <type_traits>
