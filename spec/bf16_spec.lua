@@ -110,8 +110,11 @@ describe("compute = 'bfloat16'", function()
         local xs = fused.randn({ T, B, I })
         local o = with(opts, { compute = 'bfloat16' })
         local gpu = run(class, I, H, o, xs, lengths, 'cuda')
-        local cpu = { fallback = under('avx2', function() return run(class, I, H, o, xs, lengths) end) }
-        if fused.config().bf16 == 'avx512_bf16' then cpu.avx512_bf16 = run(class, I, H, o, xs, lengths) end
+        local cpu = {}
+        cpu.fallback = under('avx2', function() return run(class, I, H, o, xs, lengths) end)
+        if fused.config().bf16 == 'avx512_bf16' then
+          cpu.avx512_bf16 = run(class, I, H, o, xs, lengths)
+        end
         local f32 = run(class, I, H, opts, xs, lengths, 'cuda')
         for i = 1, #gpu do
           for path, want in pairs(cpu) do
@@ -210,7 +213,9 @@ describe("compute = 'bfloat16'", function()
   end)
 
   helper.gpu_it('names the option for float64 CUDA modules (float32 ones run it)', function()
-    err(function() fused.nn.GRU(3, 4, { compute = 'bfloat16', dtype = 'float64', device = 'cuda' }) end,
+    err(function()
+      fused.nn.GRU(3, 4, { compute = 'bfloat16', dtype = 'float64', device = 'cuda' })
+    end,
         "GRU: option 'compute' 'bfloat16' expected a float32 module, got float64 on cuda")
     local m = fused.nn.LSTM(3, 4, { compute = 'bfloat16', device = 'cuda' })
     m:forward(fused.zeros({ 2, 1, 3 }, { device = 'cuda' }))

@@ -89,7 +89,7 @@ describe('the CUDA emulator', function()
         'emu_gemm_batched', 'CUBLAS_STATUS_INVALID_VALUE')
   end)
 
-  emulated_it("runs cublasGemmEx on bfloat16 operands with float32 sums, and refuses other types", function()
+  emulated_it('runs cublasGemmEx on bfloat16 operands, float32 sums; refuses other types', function()
     fused.manual_seed(6)
     local a, b = fused.randn({ 4, 7 }):bfloat16(), fused.randn({ 7, 3 }):bfloat16()
     -- bfloat16 values widen exactly and their products are exact in float32: only the order of

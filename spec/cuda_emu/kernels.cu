@@ -89,6 +89,7 @@ int emu_gemm_ex(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, i
       FUSED_DATA(b, const void), CUDA_R_16BF, n, FUSED_DATA(a, const void), CUDA_R_16BF, k, &beta,
       FUSED_DATA(c, void), c_double ? CUDA_R_64F : CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
       CUBLAS_GEMM_DEFAULT);
-  return status == CUBLAS_STATUS_SUCCESS ? 0
-                                         : fused_error("emu_gemm_ex: %s", cublasGetStatusName(status));
+  return status == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : fused_error("emu_gemm_ex: %s", cublasGetStatusName(status));
 }
