@@ -164,7 +164,7 @@ int fused_set_cpu_capability(const char *name);
 const char *fused_cpu_capability(void);
 int32_t fused_cpu_vector_bits(void);
 const char *fused_cpu_capability_flags(void);
-/* How the sequence engine's bfloat16 products run now (FUSED_COMPUTE_BFLOAT16 below):
+/* How the sequence engine's bfloat16 products run now on the CPU (FUSED_COMPUTE_BFLOAT16 below):
  * "avx512_bf16" (oneDNN's matmul and a packed vdpbf16ps kernel; the avx512 kernels active, the
  * CPU with AVX512_BF16, oneDNN linked) or "float32" (the same rounded operands through the
  * float32 kernels). It follows fused_set_cpu_capability. */
@@ -356,10 +356,11 @@ int fused_uniform(fused_tensor *t, double low, double high);
 int fused_normal(fused_tensor *t, double mean, double std);
 
 /* How the sequence engine below multiplies (argument compute): FUSED_COMPUTE_DEFAULT in the
- * tensors' dtype; FUSED_COMPUTE_BFLOAT16 (float32 CPU tensors only) rounds every product's
- * operands to bfloat16 and accumulates in float32, PyTorch's CPU autocast rule, while the
- * pointwise maths, states, saved activations and gradients stay float32 (fused_cpu_bf16_path
- * says how the products run). Backward takes the forward's compute. */
+ * tensors' dtype; FUSED_COMPUTE_BFLOAT16 (float32 tensors only, CPU or CUDA) rounds every
+ * product's operands to bfloat16 and accumulates in float32, PyTorch's CPU autocast rule, while
+ * the pointwise maths, states, saved activations and gradients stay float32 (on the CPU
+ * fused_cpu_bf16_path says how the products run; CUDA runs them on cublasGemmEx). Backward
+ * takes the forward's compute. */
 typedef enum { FUSED_COMPUTE_DEFAULT = 0, FUSED_COMPUTE_BFLOAT16 = 1 } fused_compute;
 
 /* The LLTM (the PyTorch C++/CUDA extension tutorial) over T steps, on the sequence engine

@@ -15,6 +15,13 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
   return cublasDgemm(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
+cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                    const fused_bfloat16 *a, int lda, const fused_bfloat16 *b, int ldb,
+                    float beta, float *c, int ldc) {
+  return cublasGemmEx(cuda_blas, ta, tb, m, n, k, &alpha, a, CUDA_R_16BF, lda, b, CUDA_R_16BF,
+                      ldb, &beta, c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 /* The operand as the swapped call reads it (gemm_layout_of): a row-major operand as is (OP_N),
  * a transposed view of one, column-major, transposed (OP_T). */
 static void gemm_operand(const fused_tensor *t, cublasOperation_t *op, int *ld) {

@@ -115,6 +115,11 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
 cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
                     double alpha, const double *a, int lda, const double *b, int ldb,
                     double beta, double *c, int ldc);
+/* bfloat16 operands, float32 products and sums (cublasGemmEx, CUBLAS_COMPUTE_32F): the
+ * sequence engine's compute = 'bfloat16' (rnn.cu). */
+cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, float alpha,
+                    const fused_bfloat16 *a, int lda, const fused_bfloat16 *b, int ldb,
+                    float beta, float *c, int ldc);
 
 /* The kernels of kernel_list.h: cuda_<name><T> for each dtype T that has it. */
 #define FUSED_CUDA_DECLARE(name, params) template <typename T> int cuda_##name params;

@@ -3,21 +3,83 @@
  * per-element maths of c/maths/cells.h, in the blocks of c/maths/cell_layout.h. The step
  * kernels are c/fused_cell_cuda.h's, over a built-in cell's step or, compiled in its
  * extension, a registered cell's.
- * Compiled, not yet run on a GPU (docs/cells.md). compute is always FUSED_COMPUTE_DEFAULT
- * here: the API refuses bfloat16 compute on CUDA so far (c/core/check.c). */
+ *
+ * compute = FUSED_COMPUTE_BFLOAT16 (float32 only, c/core/check.c): the operands the CPU rounds
+ * are rounded here, by the same function (fused_bf16_compute_bits), into bfloat16 scratch: w_ih,
+ * w_hh and xs once a call, h_prev each step forward; backward, each step's gate gradients
+ * (float32 in saved for the bias sums, as on the CPU), then w_ih, xs and every h_prev for the
+ * products after the loop. They are multiplied by cublasGemmEx (bfloat16 A and B, float32 C
+ * and compute), so both devices multiply the same numbers and differ only in the order of the
+ * float32 sums (spec/bf16_spec.lua, on the emulated device).
+ * Compiled, not yet run on a GPU (docs/cells.md): only a GPU can show the speed, that cuBLAS
+ * picks bfloat16 tensor-core kernels for these shapes, and the real memory model. */
+#include <type_traits>
+
 #include "column_sums.cuh"
 #include "common.cuh"
 #include "../c/fused_cell_cuda.h"
+#include "../c/maths/convert.h"
 
 /* Row-major C (m×n, ldc) = beta·C + op(A) (m×k) · op(B) (k×n): cuBLAS sees each row-major
- * matrix as its column-major transpose, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. */
-template <typename T>
-static int gemm_rows(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T *a,
-                     int64_t lda, const T *b, int64_t ldb, T beta, T *c, int64_t ldc) {
-  return cuda_check_blas(fn, gemm(tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                  (int)n, (int)m, (int)k, T(1), b, (int)ldb, a, (int)lda, beta, c,
-                                  (int)ldc));
+ * matrix as its column-major transpose, so it computes Cᵀ = op(B)ᵀ·op(A)ᵀ. A and B are T, or
+ * rounded (fused_bfloat16) with T float32. */
+template <typename A, typename T>
+static int gemm_rows(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const A *a,
+                     int64_t lda, const A *b, int64_t ldb, T beta, T *c, int64_t ldc) {
+  if constexpr (std::is_same<A, fused_bfloat16>::value && !std::is_same<T, float>::value)
+    return fused_error("%s: bfloat16 products expected float32 tensors", fn); /* refused before */
+  else
+    return cuda_check_blas(fn, gemm(tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                    (int)n, (int)m, (int)k, T(1), b, (int)ldb, a, (int)lda, beta, c,
+                                    (int)ldc));
 }
+
+/* dst (rows×cols, ld_dst) = src (ld_src) rounded to bfloat16 as the CPU rounds (c/cpu/bf16.c). */
+__global__ void bf16_rows_kernel(fused_bfloat16 *dst, int64_t ld_dst, const float *src,
+                                 int64_t ld_src, int64_t rows, int64_t cols) {
+  GRID_STRIDE(i, rows * cols) {
+    const int64_t r = i / cols, j = i - r * cols;
+    uint32_t u;
+    memcpy(&u, src + r * ld_src + j, sizeof u);
+    dst[r * ld_dst + j].bits = (uint16_t)(fused_bf16_compute_bits(u) >> 16);
+  }
+}
+
+template <typename T>
+static int bf16_rows(const char *fn, fused_bfloat16 *dst, int64_t ld_dst, const T *src,
+                     int64_t ld_src, int64_t rows, int64_t cols) {
+  if constexpr (!std::is_same<T, float>::value) {
+    return fused_error("%s: bfloat16 products expected float32 tensors", fn); /* refused before */
+  } else {
+    if (rows * cols == 0) return 0; /* no grid of 0 blocks */
+    FUSED_LAUNCH(blocks_for(rows * cols), THREADS, 0, cuda_stream, bf16_rows_kernel)(
+        dst, ld_dst, src, ld_src, rows, cols);
+    return cuda_check(fn, cudaGetLastError());
+  }
+}
+
+/* compute bfloat16's rounded operands: one scratch block cut into parts of the given element
+ * counts, each 16-byte aligned (cuBLAS's tensor-core kernels want aligned operands); one byte,
+ * every part NULL, for the tensors' own dtype. Check scratch.ptr before use. */
+template <int N>
+struct Rounded {
+  Scratch scratch;
+  fused_bfloat16 *part[N] = {};
+  static int64_t aligned(int64_t n) { return (n + 7) / 8 * 8; }
+  static size_t bytes(bool bf, const int64_t (&n)[N]) {
+    int64_t all = 0;
+    for (int i = 0; i < N; i++) all += aligned(n[i]);
+    return bf ? (size_t)all * sizeof(fused_bfloat16) : 1;
+  }
+  Rounded(const char *fn, bool bf, const int64_t (&n)[N]) : scratch(fn, bytes(bf, n)) {
+    if (!bf || !scratch.ptr) return;
+    fused_bfloat16 *p = scratch.as<fused_bfloat16>();
+    for (int i = 0; i < N; i++) {
+      part[i] = p;
+      p += aligned(n[i]);
+    }
+  }
+};
 
 /* The built-in cells' steps, written as a user cell's are (c/fused_cell_cuda.h): the CPU's
  * rows (generic/rnn.h) are the same VEC_FOR over the same steps of c/maths/cells.h, and every
@@ -112,21 +174,37 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
+  const bool bf = compute == FUSED_COMPUTE_BFLOAT16;
   Scratch gh(fn, (size_t)(B * GH) * sizeof(T));
   DeviceLengths len(fn, lengths, B);
-  if (!gh.ptr || len.status) return -1;
+  /* Rounded w_ih, w_hh, xs and one step's h_prev. */
+  Rounded<4> r(fn, bf, {GH * In, GH * H, T_ * B * In, B * H});
+  if (!gh.ptr || len.status || !r.scratch.ptr) return -1;
+  fused_bfloat16 *wi_r = r.part[0], *wh_r = r.part[1], *x_r = r.part[2], *h_r = r.part[3];
   T *s = (T *)saved->data, *c = c_n ? (T *)c_n->data : nullptr;
-  const T *wh = (const T *)w_hh->data;
-  FUSED_TRY(gemm_rows(fn, false, true, T_ * B, GH, In, (const T *)xs->data, In,
-                      (const T *)w_ih->data, w_ih->strides[0], T(0), s, ld));
+  const T *x = (const T *)xs->data, *wi = (const T *)w_ih->data, *wh = (const T *)w_hh->data;
+  if (bf) {
+    FUSED_TRY(bf16_rows(fn, wi_r, In, wi, w_ih->strides[0], GH, In));
+    FUSED_TRY(bf16_rows(fn, wh_r, H, wh, w_hh->strides[0], GH, H));
+    FUSED_TRY(bf16_rows(fn, x_r, In, x, In, T_ * B, In));
+    FUSED_TRY(gemm_rows(fn, false, true, T_ * B, GH, In, x_r, In, wi_r, In, T(0), s, ld));
+  } else {
+    FUSED_TRY(gemm_rows(fn, false, true, T_ * B, GH, In, x, In, wi, w_ih->strides[0], T(0), s,
+                        ld));
+  }
   const int64_t first = reverse ? T_ - 1 : 0, step = reverse ? -1 : 1;
   FUSED_TRY(copy_rows(fn, s + first * B * ld + L.h_prev * H, ld, (const T *)h0->data, H, B, H));
   if (c) FUSED_TRY(copy_rows(fn, c, H, (const T *)c0->data, H, B, H));
   for (int64_t k = 0, t = first; k < T_; k++, t += step) {
     T *st = s + t * B * ld;
     const bool last = k == T_ - 1;
-    FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
-                        T(0), gh.as<T>(), GH));
+    if (bf) {
+      FUSED_TRY(bf16_rows(fn, h_r, H, st + L.h_prev * H, ld, B, H));
+      FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, h_r, H, wh_r, H, T(0), gh.as<T>(), GH));
+    } else {
+      FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
+                          T(0), gh.as<T>(), GH));
+    }
     fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
     p.gh = gh.ptr, p.b_ih = b_ih->data, p.b_hh = b_hh ? b_hh->data : nullptr, p.c = c;
     p.h_next = last ? (T *)h_n->data : s + (t + step) * B * ld + L.h_prev * H;
@@ -147,28 +225,54 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
+  const bool bf = compute == FUSED_COMPUTE_BFLOAT16, apart = L.d_ih != L.d_hh;
   DeviceLengths len(fn, lengths, B);
-  if (len.status) return -1;
+  /* Rounded w_hh, every step's recurrent gate gradients, the input ones where the cell keeps
+   * them apart (the GRU), w_ih, xs and every h_prev. */
+  Rounded<6> r(fn, bf, {GH * H, T_ * B * GH, apart ? T_ * B * GH : 0, GH * In, T_ * B * In,
+                        T_ * B * H});
+  if (len.status || !r.scratch.ptr) return -1;
+  fused_bfloat16 *wh_r = r.part[0], *dg_r = r.part[1], *dgi_r = apart ? r.part[2] : dg_r;
+  fused_bfloat16 *wi_r = r.part[3], *x_r = r.part[4], *h_r = r.part[5];
   T *s = (T *)saved->data, *dh = (T *)d_h0->data, *dc = d_c0 ? (T *)d_c0->data : nullptr;
+  const T *x = (const T *)xs->data, *wi = (const T *)w_ih->data, *wh = (const T *)w_hh->data;
   FUSED_TRY(copy_rows(fn, dh, H, d_hn ? (const T *)d_hn->data : nullptr, H, B, H));
   if (dc) FUSED_TRY(copy_rows(fn, dc, H, d_cn ? (const T *)d_cn->data : nullptr, H, B, H));
+  if (bf) FUSED_TRY(bf16_rows(fn, wh_r, H, wh, w_hh->strides[0], GH, H));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
     fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
     p.d_out = d_hs ? (const T *)d_hs->data + t * B * ld_dhs : nullptr, p.ld_out = ld_dhs;
     p.dh = dh, p.dc = dc;
     FUSED_TRY(cell_step<T>(fn, cell, true, &p));
-    FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, st + L.d_hh * H, ld, (const T *)w_hh->data,
-                        w_hh->strides[0], T(1), dh, H));
+    if (bf) {
+      fused_bfloat16 *g = dg_r + t * B * GH;
+      FUSED_TRY(bf16_rows(fn, g, GH, st + L.d_hh * H, ld, B, GH));
+      if (apart) FUSED_TRY(bf16_rows(fn, dgi_r + t * B * GH, GH, st + L.d_ih * H, ld, B, GH));
+      FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, g, GH, wh_r, H, T(1), dh, H));
+    } else {
+      FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, st + L.d_hh * H, ld, wh, w_hh->strides[0],
+                          T(1), dh, H));
+    }
   }
   const T beta = accumulate ? T(1) : T(0);
   const T *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
-  FUSED_TRY(gemm_rows(fn, false, false, T_ * B, In, GH, d_ih, ld, (const T *)w_ih->data,
-                      w_ih->strides[0], T(0), (T *)d_xs->data, In));
-  FUSED_TRY(gemm_rows(fn, true, false, GH, In, T_ * B, d_ih, ld, (const T *)xs->data, In, beta,
-                      (T *)d_w_ih->data, d_w_ih->strides[0]));
-  FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, d_hh, ld, s + L.h_prev * H, ld, beta,
-                      (T *)d_w_hh->data, d_w_hh->strides[0]));
+  T *dx = (T *)d_xs->data, *dwi = (T *)d_w_ih->data, *dwh = (T *)d_w_hh->data;
+  const int64_t ld_dwi = d_w_ih->strides[0], ld_dwh = d_w_hh->strides[0];
+  if (bf) {
+    FUSED_TRY(bf16_rows(fn, wi_r, In, wi, w_ih->strides[0], GH, In));
+    FUSED_TRY(bf16_rows(fn, x_r, In, x, In, T_ * B, In));
+    FUSED_TRY(bf16_rows(fn, h_r, H, s + L.h_prev * H, ld, T_ * B, H));
+    FUSED_TRY(gemm_rows(fn, false, false, T_ * B, In, GH, dgi_r, GH, wi_r, In, T(0), dx, In));
+    FUSED_TRY(gemm_rows(fn, true, false, GH, In, T_ * B, dgi_r, GH, x_r, In, beta, dwi, ld_dwi));
+    FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, dg_r, GH, h_r, H, beta, dwh, ld_dwh));
+  } else {
+    FUSED_TRY(gemm_rows(fn, false, false, T_ * B, In, GH, d_ih, ld, wi, w_ih->strides[0], T(0),
+                        dx, In));
+    FUSED_TRY(gemm_rows(fn, true, false, GH, In, T_ * B, d_ih, ld, x, In, beta, dwi, ld_dwi));
+    FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, d_hh, ld, s + L.h_prev * H, ld, beta,
+                        dwh, ld_dwh));
+  }
   FUSED_TRY(column_sums(fn, (T *)d_b_ih->data, d_ih, T_ * B, GH, ld, accumulate != 0));
   if (d_b_hh)
     FUSED_TRY(column_sums(fn, (T *)d_b_hh->data, d_hh, T_ * B, GH, ld, accumulate != 0));

@@ -1,6 +1,6 @@
--- compute = 'bfloat16' (c/cpu/bf16.h, docs/cells.md): the cell engine's products on operands
--- rounded to bfloat16 (8 significant bits: a relative rounding error of at most u = 2^-8 per
--- operand) with float32 accumulation, everything else float32.
+-- compute = 'bfloat16' (c/cpu/bf16.h, cuda/rnn.cu, docs/cells.md): the cell engine's products
+-- on operands rounded to bfloat16 (8 significant bits: a relative rounding error of at most
+-- u = 2^-8 per operand) with float32 accumulation, everything else float32.
 --
 -- The bounds: a product of two rounded operands is off by at most (2u + u^2)·|a·b|, so a dot
 -- product by at most about 2^-7·Σ|a_k·b_k|; with random signs the errors partly cancel and the
@@ -14,6 +14,13 @@
 -- the pointwise maths reads it in float32) up to the float32 accumulation order (1e-5). The
 -- two paths (AVX512_BF16 and the float32 fallback) multiply the same rounded numbers and differ
 -- only in that order.
+-- CUDA (cuda/rnn.cu, on the emulated device under make test) rounds the same operands with the
+-- same function and multiplies them with cublasGemmEx: a product of two bfloat16 values is exact
+-- in float32, so the devices differ only in the order of the float32 sums (and the last bits of
+-- the pointwise maths: CUDA's expf against the CPU's vector exp). Measured on the cases below:
+-- at most 1.4e-7 from either CPU path, as float32 CUDA is from float32 CPU (1.7e-7), so
+-- ORDER_BOUND again (a margin of 70).
+-- And at least 2.2e-4 from CUDA's float32 run: above 10·ORDER_BOUND, so ignoring compute fails.
 local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
@@ -35,17 +42,23 @@ local function rounded(t)
   return r
 end
 
--- A module's results and gradients after one forward and backward of xs (ones as d_hs).
-local function run(class, I, H, opts, xs, lengths)
+-- A module's results and gradients after one forward and backward of xs (ones as d_hs), on
+-- the CPU or, made there and moved, on device; copied to the CPU.
+local function run(class, I, H, opts, xs, lengths, device)
   fused.manual_seed(7)
   local m = fused.nn[class](I, H, opts)
-  local outs
-  if m.has_c then outs = { m:forward(xs, nil, nil, { lengths = lengths }) }
-  else outs = { m:forward(xs, nil, { lengths = lengths }) } end
-  local d_hs = fused.ones(outs[1]:shape())
-  for _, t in ipairs({ m:backward(d_hs) }) do outs[#outs + 1] = t end
-  for _, _, grad in m:named_parameters() do outs[#outs + 1] = grad end
-  return outs, m
+  local T, B = xs:size(1), xs:size(2)
+  local d_hs = fused.ones({ T, B, (opts.bidirectional and 2 or 1) * H })
+  if device then m, xs, d_hs = m:to(device), xs:to(device), d_hs:to(device) end
+  return helper.rnn_results(m, xs, nil, nil, lengths, d_hs)
+end
+
+-- opts with the fields of more set too.
+local function with(opts, more)
+  local o = {}
+  for k, v in pairs(opts) do o[k] = v end
+  for k, v in pairs(more) do o[k] = v end
+  return o
 end
 
 local under = helper.under_cpu_capability
@@ -64,10 +77,7 @@ describe("compute = 'bfloat16'", function()
         fused.manual_seed(1)
         local xs = fused.randn({ T, B, I })
         local f32 = run(class, I, H, opts, xs, lengths)
-        local o = {}
-        for k, v in pairs(opts) do o[k] = v end
-        o.compute = 'bfloat16'
-        local bf = run(class, I, H, o, xs, lengths)
+        local bf = run(class, I, H, with(opts, { compute = 'bfloat16' }), xs, lengths)
         assert.are.equal(#f32, #bf)
         for i = 1, #f32 do
           local e = helper.rel_error(bf[i], f32[i])
@@ -83,8 +93,7 @@ describe("compute = 'bfloat16'", function()
         end
         fused.manual_seed(2)
         local xs = fused.randn({ T, B, I })
-        local o = { compute = 'bfloat16' }
-        for k, v in pairs(opts) do o[k] = v end
+        local o = with(opts, { compute = 'bfloat16' })
         local native = run(class, I, H, o, xs, lengths)
         local fallback = under('avx2', function()
           assert.are.equal('float32', fused.config().bf16)
@@ -92,6 +101,29 @@ describe("compute = 'bfloat16'", function()
         end)
         for i = 1, #native do
           helper.assert_close(native[i], fallback[i], ORDER_BOUND, 'result ' .. i)
+        end
+      end)
+
+      helper.gpu_it(class .. ': ' .. name .. ': CUDA multiplies what the CPU multiplies', function()
+        assert.are.equal('cublasGemmEx', fused.config().cuda_bf16)
+        fused.manual_seed(3)
+        local xs = fused.randn({ T, B, I })
+        local o = with(opts, { compute = 'bfloat16' })
+        local gpu = run(class, I, H, o, xs, lengths, 'cuda')
+        local cpu = {}
+        cpu.fallback = under('avx2', function() return run(class, I, H, o, xs, lengths) end)
+        if fused.config().bf16 == 'avx512_bf16' then
+          cpu.avx512_bf16 = run(class, I, H, o, xs, lengths)
+        end
+        local f32 = run(class, I, H, opts, xs, lengths, 'cuda')
+        for i = 1, #gpu do
+          for path, want in pairs(cpu) do
+            helper.assert_close(gpu[i], want[i], ORDER_BOUND, path .. ': result ' .. i)
+          end
+          local e = helper.rel_error(gpu[i], f32[i])
+          assert(e > 10 * ORDER_BOUND,
+                 string.format('result %d: %.3e from CUDA float32, expected above %.0e', i, e,
+                               10 * ORDER_BOUND))
         end
       end)
     end
@@ -156,12 +188,12 @@ describe("compute = 'bfloat16'", function()
            string.format('float32 %.5f, bfloat16 %.5f', losses[1], losses[2]))
   end)
 
-  it('names the option on bad values, float64 and CUDA modules', function()
+  it('names the option on bad values and float64 modules', function()
     err(function() fused.nn.LSTM(3, 4, { compute = 'float16' }) end,
         "LSTM: option 'compute' expected 'bfloat16' or nil", "got 'float16'")
     err(function() fused.nn.GRU(3, 4, { compute = 1 }) end, "GRU: option 'compute'", 'got 1')
     err(function() fused.nn.LLTM(3, 4, { compute = 'bfloat16', dtype = 'float64' }) end,
-        "LLTM: option 'compute' 'bfloat16' expected a float32 module on the CPU, got float64 on cpu")
+        "LLTM: option 'compute' 'bfloat16' expected a float32 module, got float64 on cpu")
     err(function()
       fused.functional.rnn_forward('gru', fused.zeros({ 2, 1, 3 }, { dtype = 'float64' }),
         fused.zeros({ 12, 3 }, { dtype = 'float64' }), fused.zeros({ 12, 4 }, { dtype = 'float64' }),
@@ -178,5 +210,17 @@ describe("compute = 'bfloat16'", function()
     m:double()
     err(function() m:forward(fused.zeros({ 2, 1, 3 }, { dtype = 'float64' })) end,
         "argument 'compute' bfloat16 expected float32 tensors")
+  end)
+
+  helper.gpu_it('names the option for float64 CUDA modules (float32 ones run it)', function()
+    err(function()
+      fused.nn.GRU(3, 4, { compute = 'bfloat16', dtype = 'float64', device = 'cuda' })
+    end,
+        "GRU: option 'compute' 'bfloat16' expected a float32 module, got float64 on cuda")
+    local m = fused.nn.LSTM(3, 4, { compute = 'bfloat16', device = 'cuda' })
+    m:forward(fused.zeros({ 2, 1, 3 }, { device = 'cuda' }))
+    m:double()
+    err(function() m:forward(fused.zeros({ 2, 1, 3 }, { dtype = 'float64', device = 'cuda' })) end,
+        "rnn_forward: argument 'compute' bfloat16 expected float32 tensors, got 'xs' float64")
   end)
 end)

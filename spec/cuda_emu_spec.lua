@@ -89,6 +89,19 @@ describe('the CUDA emulator', function()
         'emu_gemm_batched', 'CUBLAS_STATUS_INVALID_VALUE')
   end)
 
+  emulated_it('runs cublasGemmEx on bfloat16 operands, float32 sums; refuses other types', function()
+    fused.manual_seed(6)
+    local a, b = fused.randn({ 4, 7 }):bfloat16(), fused.randn({ 7, 3 }):bfloat16()
+    -- bfloat16 values widen exactly and their products are exact in float32: only the order of
+    -- the float32 sums may differ from this float64 product.
+    local want = fused.matmul(a:double(), b:double())
+    local c = fused.zeros({ 4, 3 }, { device = 'cuda' })
+    fused.ext.check(kernels().emu_gemm_ex(c, a:cuda(), b:cuda(), 0))
+    helper.assert_close(c:cpu(), want:float(), 1e-6)
+    err(function() fused.ext.check(kernels().emu_gemm_ex(c, a:cuda(), b:cuda(), 1)) end,
+        'emu_gemm_ex', 'CUBLAS_STATUS_NOT_SUPPORTED')
+  end)
+
   emulated_it('reads what a kernel wrote within bounds', function()
     local x = fused.tensor({ 5, 6, 7 }, { dtype = 'int64' }):cuda()
     local out = fused.zeros({ 3 }, { dtype = 'int64', device = 'cuda' })

@@ -284,9 +284,5 @@ int check_compute(const char *fn, int32_t compute, const fused_tensor *xs) {
     return fused_error("%s: argument 'compute' bfloat16 expected float32 tensors, got 'xs' %s "
                        "(bfloat16 products round float32 operands)", fn,
                        dtype_name(xs->scalar_type));
-  if (compute == FUSED_COMPUTE_BFLOAT16 && xs->device_type != FUSED_CPU)
-    return fused_error("%s: argument 'compute' bfloat16 expected CPU tensors, got 'xs' on %s "
-                       "(bfloat16 products run on the CPU only so far)", fn,
-                       device_name(xs->device_type));
   return 0;
 }

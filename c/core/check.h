@@ -66,7 +66,7 @@ int check_outputs_apart(const char *fn, int n_out, const fused_arg *outs, int n_
                         const fused_arg *ins, int alias_out, int alias_in);
 /* Writes "[2, 3]" into buf. */
 /* The sequence engine's compute argument (fused_compute): FUSED_COMPUTE_BFLOAT16 needs float32
- * CPU tensors (xs's). */
+ * tensors (xs's), on either device. */
 int check_compute(const char *fn, int32_t compute, const fused_tensor *xs);
 const char *format_shape(char *buf, size_t len, int32_t ndim, const int64_t *sizes);
 const char *dtype_name(int32_t dtype);

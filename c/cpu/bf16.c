@@ -8,37 +8,14 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "../maths/convert.h"
 
-/* vcvtneps2bf16's rounding, one element (checked against the instruction over 10^8 bit
- * patterns and the edge cases: subnormals, the largest finite, infinities, NaNs). */
-static inline bf16 bf16_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (bf16)((u >> 16) | 0x40); /* NaN, made quiet */
-  if (!(u & 0x7f800000u)) return (bf16)((u >> 16) & 0x8000);          /* subnormal: ±0 */
-  return (bf16)((u + 0x7fffu + ((u >> 16) & 1)) >> 16);
-}
-
-static inline float float_of(bf16 b) {
-  const uint32_t u = (uint32_t)b << 16;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-/* The float32 bits of each element rounded as bf16_of rounds, written with masks rather than
- * branches so that the compiler vectorises it (scalar, the fallback's rounding passes took a
- * fifth of a (16, 32, 128) training step). */
+/* Each element rounded by fused_bf16_compute_bits, which CUDA's rounding shares (scalar, the
+ * fallback's rounding passes took a fifth of a (16, 32, 128) training step; this loop
+ * vectorises). */
 typedef uint32_t __attribute__((may_alias)) float_bits;
 static inline void round_row(float_bits *d, const float_bits *s, int64_t n) {
-  for (int64_t j = 0; j < n; j++) {
-    const uint32_t u = s[j];
-    const uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu : 0;
-    const uint32_t sub = (u & 0x7f800000u) == 0 ? 0xffffffffu : 0;
-    const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1)) & 0xffff0000u;
-    const uint32_t q = (u | 0x400000u) & 0xffff0000u, z = u & 0x80000000u;
-    d[j] = (nan & q) | (~nan & ((sub & z) | (~sub & r)));
-  }
+  for (int64_t j = 0; j < n; j++) d[j] = fused_bf16_compute_bits(s[j]);
 }
 
 static inline void round_rows(float *dst, int64_t ld_dst, const float *src, int64_t ld_src,

@@ -3,11 +3,12 @@
  * bfloat16 and accumulated in float32, everything else float32.
  *
  * Rounding is the AVX512_BF16 instruction's (vcvtneps2bf16): to nearest even, subnormals to
- * zero (sign kept), NaN quiet. On the native path (cpu_bf16_native: the avx512 kernels run and
- * the CPU has AVX512_BF16; oneDNN linked) operands are stored as bfloat16 and multiplied by
- * vdpbf16ps: the products over all steps by oneDNN's matmul, the per-step ones by this file's
- * packed kernel. Elsewhere the same rounded values are stored as float32 and multiplied by
- * the float32 kernels, so every CPU multiplies the same operands. */
+ * zero (sign kept), NaN quiet; written once as fused_bf16_compute_bits (c/maths/convert.h),
+ * which CUDA's engine (cuda/rnn.cu) rounds with too. On the native path (cpu_bf16_native:
+ * the avx512 kernels run and the CPU has AVX512_BF16; oneDNN linked) operands are stored as
+ * bfloat16 and multiplied by vdpbf16ps: the products over all steps by oneDNN's matmul, the
+ * per-step ones by this file's packed kernel. Elsewhere the same rounded values are stored as
+ * float32 and multiplied by the float32 kernels, so every CPU multiplies the same operands. */
 #ifndef FUSED_CPU_BF16_H
 #define FUSED_CPU_BF16_H
 #include <stdbool.h>

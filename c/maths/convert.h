@@ -76,6 +76,20 @@ FUSED_HD double fused_int64_rounded_to_odd(int64_t v) {
   return v < 0 ? -d : d;
 }
 
+/* compute = 'bfloat16''s rounding of a float32 (c/cpu/bf16.h, cuda/rnn.cu), bits to bits, the
+ * result's low 16 bits zero: vcvtneps2bf16's, to nearest even, subnormals to zero (sign kept),
+ * NaN made quiet (checked against the instruction over 10^8 bit patterns and the edge cases:
+ * subnormals, the largest finite, infinities, NaNs). Unlike the dtype's conversion above, which
+ * keeps bfloat16's subnormals, so that every CPU path and CUDA multiply the same operands.
+ * Masks rather than branches, so that the CPU's loop over it vectorises. */
+FUSED_HD uint32_t fused_bf16_compute_bits(uint32_t u) {
+  const uint32_t nan = (u & 0x7fffffffu) > 0x7f800000u ? 0xffffffffu : 0;
+  const uint32_t sub = (u & 0x7f800000u) == 0 ? 0xffffffffu : 0;
+  const uint32_t r = (u + 0x7fffu + ((u >> 16) & 1)) & 0xffff0000u;
+  const uint32_t q = (u | 0x400000u) & 0xffff0000u, z = u & 0x80000000u;
+  return (nan & q) | (~nan & ((sub & z) | (~sub & r)));
+}
+
 FUSED_HD fused_bfloat16 fused_bfloat16_of_double(double v) {
   fused_bfloat16 r = {fused_round_to_16(v, 8, 7, 0x7fc0)};
   return r;

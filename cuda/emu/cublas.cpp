@@ -1,5 +1,8 @@
 /* cublas_v2.h on OpenBLAS: cuBLAS's column-major GEMM is CBLAS's with CblasColMajor. */
 #include <cblas.h>
+#include <string.h>
+
+#include <vector>
 
 #include "cublas_v2.h"
 #include "device.h"
@@ -58,6 +61,19 @@ cublasStatus_t gemm_batched(cublasHandle_t handle, cublasOperation_t ta, cublasO
   return CUBLAS_STATUS_SUCCESS;
 }
 
+/* A column-major bfloat16 matrix (rows×cols, ld) as float32, each value exactly (a bfloat16's
+ * bits are a float32's upper half), in rows×cols with ld = rows. */
+std::vector<float> widened(const void *p, int rows, int cols, int ld) {
+  std::vector<float> out((size_t)rows * cols);
+  const uint16_t *bits = (const uint16_t *)p;
+  for (int j = 0; j < cols; j++)
+    for (int i = 0; i < rows; i++) {
+      const uint32_t u = (uint32_t)bits[i + (long)j * ld] << 16;
+      memcpy(&out[i + (size_t)j * rows], &u, sizeof u);
+    }
+  return out;
+}
+
 } // namespace
 
 cublasStatus_t cublasCreate(cublasHandle_t *handle) {
@@ -92,6 +108,7 @@ const char *cublasGetStatusName(cublasStatus_t status) {
     case CUBLAS_STATUS_SUCCESS: return "CUBLAS_STATUS_SUCCESS";
     case CUBLAS_STATUS_NOT_INITIALIZED: return "CUBLAS_STATUS_NOT_INITIALIZED";
     case CUBLAS_STATUS_INVALID_VALUE: return "CUBLAS_STATUS_INVALID_VALUE";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "CUBLAS_STATUS_NOT_SUPPORTED";
   }
   return "CUBLAS_STATUS_UNKNOWN";
 }
@@ -101,6 +118,7 @@ const char *cublasGetStatusString(cublasStatus_t status) {
     case CUBLAS_STATUS_SUCCESS: return "success";
     case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
     case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
   }
   return "unknown error";
 }
@@ -121,3 +139,22 @@ const char *cublasGetStatusString(cublasStatus_t status) {
   }
 GEMM(cublasSgemm, float)
 GEMM(cublasDgemm, double)
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
+                            int m, int n, int k, const void *alpha, const void *a,
+                            cudaDataType_t a_type, int lda, const void *b, cudaDataType_t b_type,
+                            int ldb, const void *beta, void *c, cudaDataType_t c_type, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+  const cublasStatus_t status = check_gemm(handle, ta, tb, m, n, k, lda, ldb, ldc, 1);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
+  if (a_type != CUDA_R_16BF || b_type != CUDA_R_16BF || c_type != CUDA_R_32F ||
+      compute != CUBLAS_COMPUTE_32F || algo != CUBLAS_GEMM_DEFAULT)
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  const int rows_a = ta == CUBLAS_OP_N ? m : k, rows_b = tb == CUBLAS_OP_N ? k : n;
+  const std::vector<float> wa = widened(a, rows_a, ta == CUBLAS_OP_N ? k : m, lda);
+  const std::vector<float> wb = widened(b, rows_b, tb == CUBLAS_OP_N ? n : k, ldb);
+  gemm(ta, tb, m, n, k, *(const float *)alpha, wa.data(), rows_a > 1 ? rows_a : 1, wb.data(),
+       rows_b > 1 ? rows_b : 1, *(const float *)beta, (float *)c, ldc);
+  return CUBLAS_STATUS_SUCCESS;
+}

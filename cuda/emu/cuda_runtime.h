@@ -62,7 +62,8 @@ enum cudaMemcpyKind {
   cudaMemcpyDefault = 4,
 };
 
-enum cudaDataType { CUDA_R_32F = 0, CUDA_R_64F = 1 };
+/* CUDA's values (library_types.h); CUDA_R_16BF is cublasGemmEx's bfloat16 operand. */
+enum cudaDataType { CUDA_R_32F = 0, CUDA_R_64F = 1, CUDA_R_16BF = 14 };
 typedef cudaDataType cudaDataType_t;
 
 struct CUstream_st;

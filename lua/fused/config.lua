@@ -1,8 +1,9 @@
 -- fused.config(): what this process computes with, for banners and benchmark headers. A table
 -- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading, bf16:
--- how compute = 'bfloat16' multiplies, 'avx512_bf16' or 'float32' (its fallback), cuda:
--- whether a GPU answers, cuda_emulated: whether cuda tensors run on the CUDA emulator)
--- that prints as one line.
+-- how compute = 'bfloat16' multiplies on the CPU, 'avx512_bf16' or 'float32' (its fallback),
+-- cuda: whether a GPU answers, cuda_emulated: whether cuda tensors run on the CUDA emulator,
+-- cuda_bf16: how compute = 'bfloat16' multiplies on cuda tensors, 'cublasGemmEx' (bfloat16
+-- operands, float32 compute; nil without a cuda device)) that prints as one line.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 
@@ -21,7 +22,8 @@ local line = {
     return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
       .. 'OpenBLAS %s kernels, %s | bf16 products: %s | %s', c.version, c.cpu, c.cpu_capability,
       c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.bf16,
-      c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
+      (c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
+      .. (c.cuda_bf16 and ', bf16 products: ' .. c.cuda_bf16 or ''))
   end,
 }
 
@@ -39,5 +41,6 @@ return function()
     bf16 = ffi.string(C.fused_cpu_bf16_path()),
     cuda = cuda.is_available(),
     cuda_emulated = cuda.is_emulated(),
+    cuda_bf16 = (cuda.is_available() or cuda.is_emulated()) and 'cublasGemmEx' or nil,
   }, line)
 end

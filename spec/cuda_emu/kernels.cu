@@ -78,3 +78,18 @@ int emu_gemm_batched(fused_tensor *c, const fused_tensor *a, const fused_tensor 
              ? 0
              : fused_error("emu_gemm_batched: %s", cublasGetStatusName(status));
 }
+
+/* c (m×n, float32) = a (m×k) · b (k×n), bfloat16 operands, row-major (the operands swapped for
+ * column-major cuBLAS), on cublasGemmEx; c_double asks for a float64 C, which it refuses. */
+int emu_gemm_ex(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, int32_t c_double) {
+  const int m = (int)a->sizes[0], k = (int)a->sizes[1], n = (int)b->sizes[1];
+  const float alpha = 1, beta = 0;
+  const cublasStatus_t status = cublasGemmEx(
+      (cublasHandle_t)fused_cuda_blas(), CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha,
+      FUSED_DATA(b, const void), CUDA_R_16BF, n, FUSED_DATA(a, const void), CUDA_R_16BF, k, &beta,
+      FUSED_DATA(c, void), c_double ? CUDA_R_64F : CUDA_R_32F, n, CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT);
+  return status == CUBLAS_STATUS_SUCCESS
+             ? 0
+             : fused_error("emu_gemm_ex: %s", cublasGetStatusName(status));
+}

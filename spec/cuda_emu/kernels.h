@@ -12,6 +12,7 @@ int emu_launch_threads(int32_t threads, int32_t shared_bytes);
 int emu_read_past(fused_tensor *out, const fused_tensor *in, int64_t extra);
 int emu_gemm_batched(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, double alpha,
                      double beta, int32_t lda_less);
+int emu_gemm_ex(fused_tensor *c, const fused_tensor *a, const fused_tensor *b, int32_t c_double);
 /* ffi-end */
 #ifdef __cplusplus
 }

@@ -32,7 +32,7 @@ end
 
 -- The sequence engine's compute option (c/fused.h's fused_compute): nil, the tensors' own
 -- dtype, or 'bfloat16', every product's operands rounded to bfloat16 and accumulated in
--- float32 (float32 CPU tensors; docs/cells.md).
+-- float32 (float32 tensors, CPU or CUDA; docs/cells.md).
 local COMPUTE = { bfloat16 = lib.C.FUSED_COMPUTE_BFLOAT16 }
 function M.compute(value, fn)
   if value == nil then return lib.C.FUSED_COMPUTE_DEFAULT end
