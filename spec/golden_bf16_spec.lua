@@ -3,6 +3,7 @@
 -- the bfloat16 rule (helper.golden_tolerance: max(1e-5, 4·e), e being PyTorch's own error under
 -- CPU autocast to bfloat16 on that case and tensor), and apart from fused's float32 results by
 -- more than float32 noise, so that a compute option that did nothing fails.
+local fused = require 'fused'
 local helper = require 'spec.helper'
 local golden_rnn = require 'spec.golden_rnn'
 
@@ -17,12 +18,17 @@ local runnable = {}
 for _, path in ipairs(helper.runnable_cpu_paths()) do runnable[path] = true end
 
 -- The devices, each with the ways it runs (the CPU: its vector paths, the avx512 one multiplying
--- with AVX512_BF16 where the CPU has it, the others through the float32 fallback), why a way
--- cannot run here (nil: it can), and how to run f that way.
+-- with AVX512_BF16 where the CPU has it, the others through the float32 fallback; CUDA: one,
+-- cublasGemmEx, on the emulated device under make test), why a way cannot run here (nil: it
+-- can), and how to run f that way.
 local DEVICES = {
   { name = 'cpu', ways = helper.cpu_paths, under = helper.under_cpu_capability,
     missing = function(path)
       return not runnable[path] and 'this CPU has no ' .. path .. ' path' or nil
+    end },
+  { name = 'cuda', ways = { 'cublasGemmEx' }, under = function(_, f) return f() end,
+    missing = function()
+      return not helper.has_cuda() and 'no CUDA device: ' .. fused.cuda.why() or nil
     end },
 }
 
