@@ -287,6 +287,14 @@ local function train(opts, resumed, out, on_step, par)
                    seconds = seconds, checkpoint = saved }
 end
 
+-- The task and a fresh model that argv describes, for scripts that evaluate a checkpoint in
+-- other ways (bench/bf16_convergence.lua). Raises a usage error as run reports it.
+function M.build(argv)
+  local opts = cmd:parse(argv)
+  validate(opts)
+  return build(opts)
+end
+
 -- Runs a training, or prints a sample (--sample). argv: the command-line arguments. run_opts
 -- (for the specs): out and err (files to print to, default io.stdout and io.stderr), on_step
 -- (called with the step number after each step). Returns an exit status (0 done, 1 stopped by

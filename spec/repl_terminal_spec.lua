@@ -83,8 +83,14 @@ local function terminal(home, env)
     end
     error('no new prompt; the screen shows:\n' .. term.screen(), 2)
   end
-  -- Types a line at the next prompt.
+  -- Types a line at the next prompt and waits for the prompt after it: keys typed sooner
+  -- (Ctrl-C above all) could reach the REPL while it still reads or runs the line.
   function term.line(text)
+    term.prompt()
+    term.type_to_prompt({ text }, 'Enter')
+  end
+  -- Types a line that does not return to the prompt (a computation to interrupt).
+  function term.start(text)
     term.prompt()
     term.type({ text }, 'Enter')
   end
@@ -214,7 +220,7 @@ describe('bin/fused in a terminal', function()
     t.line('v = 3')
     t.line('jit.off()') -- LuaJIT's hook, which raises the error, never runs in a compiled loop
     for i = 1, 2 do
-      t.line('while true do end')
+      t.start('while true do end')
       os.execute('sleep 0.3')
       t.type('C-c')
       t.line('v + ' .. i)
