@@ -37,7 +37,14 @@ local function race(mods, xs, ones)
 end
 
 local PYTHON = os.getenv('FUSED_TORCH_PYTHON') or 'python3'
-local torch = io.popen(PYTHON .. ' -c "import torch; print(torch.__version__)" 2>/dev/null'):read('*l')
+-- PyTorch's version, or nil; the check's python has exited (it shares the pinned CPU) on return.
+local function torch_version()
+  local p = io.popen(PYTHON .. ' -c "import torch; print(torch.__version__)" 2>/dev/null')
+  local version = p:read('*l')
+  p:close()
+  return version
+end
+local torch = torch_version()
 
 -- PyTorch's rows at one size: {cell = {f32 ms, bf16 ms, covered}}.
 local function torch_rows(B, I, H)
