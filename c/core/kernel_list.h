@@ -5,7 +5,7 @@
  * (cuda/<group>.cu); the groups are those files (COPY: convert.h on the CPU, copy.cu on CUDA).
  * Every dtype has the ANY_DTYPE kernels: convert is the dtype's copy from any dtype within a
  * device (the devices' copy calls it). The ARITHMETIC ones are every dtype's but bool's (the
- * Lua op layer computes bool as int64) and the 16-bit floats' (which do not compute yet):
+ * Lua op layer computes bool as int64) and the 16-bit floats' (it computes them in float32):
  * int64 runs their maths exactly, and the API refuses the ops whose maths is not exact (unary
  * ops other than neg, abs, sign and rounding, division). The CPU_ONLY ones are the CPU's for
  * the dtypes that compute, the CPU_ONLY_ANY_DTYPE ones the CPU's for every dtype. The others

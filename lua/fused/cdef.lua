@@ -9,7 +9,8 @@ enum { FUSED_MAX_DIMS = 8 };
  * (FUSED_NUM_...), so that a switch over the enum lacks no case (-Werror=switch). */
 /* The 16-bit floating types are stored as their bits (C has no portable type for them; the
  * conversions, rounded to nearest even, are c/maths/convert.h's). They store, convert, fill,
- * compare and select, and do not compute yet. */
+ * compare and select; they have no arithmetic kernels: the Lua op layer computes them in
+ * float32 and rounds each result (lua/fused/ops/widen.lua). */
 typedef struct fused_bfloat16 { uint16_t bits; } fused_bfloat16;
 typedef struct fused_float16 { uint16_t bits; } fused_float16;
 /* The dtypes, in value order: X(enum, C type, name, npy descr (NULL: none), safetensors code,

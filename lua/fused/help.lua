@@ -26,8 +26,8 @@ M.entries = {
   -- Dtypes
   ['fused.float32'] = "fused.float32: the dtype name 'float32' (the default), for {dtype = ...} and t:to()",
   ['fused.float64'] = "fused.float64: the dtype name 'float64', for {dtype = ...} and t:to()",
-  ['fused.bfloat16'] = "fused.bfloat16: the dtype name 'bfloat16' (stored and converted; computes after :float())",
-  ['fused.float16'] = "fused.float16: the dtype name 'float16' (stored and converted; computes after :float())",
+  ['fused.bfloat16'] = "fused.bfloat16: the dtype name 'bfloat16' (ops compute in float32 and round each result once, as PyTorch)",
+  ['fused.float16'] = "fused.float16: the dtype name 'float16' (ops compute in float32 and round each result once, as PyTorch)",
   ['fused.int64'] = "fused.int64: the dtype name 'int64' (indices, class targets), for {dtype = ...} and t:to()",
   ['fused.bool'] = "fused.bool: the dtype name 'bool' (comparisons, masks), for {dtype = ...} and t:to()",
 
@@ -206,8 +206,8 @@ M.entries = {
   ['fused.Tensor.index_put_'] = 't:index_put_(indices, values, accumulate): fused.index_put_(t, indices, values, accumulate)',
   ['fused.Tensor.index_add_'] = 't:index_add_(dim, index, source): fused.index_add_(t, dim, index, source)',
   ['fused.Tensor.double'] = "t:double(): t:to('float64')",
-  ['fused.Tensor.bfloat16'] = "t:bfloat16(): t:to('bfloat16') (stored and converted; computes after :float())",
-  ['fused.Tensor.half'] = "t:half(): t:to('float16') (stored and converted; computes after :float())",
+  ['fused.Tensor.bfloat16'] = "t:bfloat16(): t:to('bfloat16') (ops on it compute in float32, rounded once)",
+  ['fused.Tensor.half'] = "t:half(): t:to('float16') (ops on it compute in float32, rounded once)",
   ['fused.Tensor.cpu'] = "t:cpu(): t:to('cpu')",
   ['fused.Tensor.cuda'] = "t:cuda(): t:to('cuda')",
   ['fused.Tensor.contiguous'] = 't:contiguous(): t if contiguous, else a contiguous copy',

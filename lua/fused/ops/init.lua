@@ -6,12 +6,19 @@ local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
 -- Methods only (t:copy_, t:fill_, t:uniform_, ...): no fused.* function but clone, made below.
 local copy = require 'fused.ops.copy'
+local widen = require 'fused.ops.widen'
 require 'fused.ops.random'
+
+-- The kinds that compute, whose ops take bfloat16 and float16 through float32 (ops/widen.lua).
+local COMPUTING = { pointwise = true, linalg = true, reduce = true, scan = true, softmax = true,
+                    unique = true }
 
 local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'scan',
                           'softmax', 'cat', 'tile', 'unique' }) do
-  for name, f in pairs(require('fused.ops.' .. kind)) do M[name] = f end
+  for name, f in pairs(require('fused.ops.' .. kind)) do
+    M[name] = COMPUTING[kind] and widen(name, f) or f
+  end
 end
 function M.clone(t)
   argcheck.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
