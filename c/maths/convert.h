@@ -94,6 +94,15 @@ FUSED_HD fused_bfloat16 fused_bfloat16_of_double(double v) {
   fused_bfloat16 r = {fused_round_to_16(v, 8, 7, 0x7fc0)};
   return r;
 }
+/* From a float, the same rounding on its bits (bfloat16 is float32's top half, so carrying the
+ * rounding into the exponent is right, to infinity too): the common case, branch-free but NaN. */
+FUSED_HD fused_bfloat16 fused_bfloat16_of_float(float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  fused_bfloat16 r = {(uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? 0x7fc0
+                                                                  : (u + 0x7fffu + ((u >> 16) & 1)) >> 16)};
+  return r;
+}
 FUSED_HD fused_float16 fused_float16_of_double(double v) {
   fused_float16 r = {fused_round_to_16(v, 5, 10, (uint16_t)((fused_double_bits(v) >> 48 & 0x8000) | 0x7e00))};
   return r;
@@ -104,7 +113,13 @@ FUSED_HD fused_bfloat16 fused_bfloat16_of_int64(int64_t v) {
 FUSED_HD fused_float16 fused_float16_of_int64(int64_t v) {
   return fused_float16_of_double(fused_int64_rounded_to_odd(v));
 }
-FUSED_HD double fused_bfloat16_value(fused_bfloat16 x) { return fused_value_of_16(x.bits, 8, 7); }
+/* bfloat16's value is the float of its bits followed by 16 zero bits. */
+FUSED_HD double fused_bfloat16_value(fused_bfloat16 x) {
+  const uint32_t u = (uint32_t)x.bits << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
 FUSED_HD double fused_float16_value(fused_float16 x) { return fused_value_of_16(x.bits, 5, 10); }
 
 #ifdef __cplusplus
@@ -117,6 +132,7 @@ template <typename D, typename S> FUSED_HD D fused_convert(S v) {
     return v;
   } else if constexpr (std::is_same<D, fused_bfloat16>::value) {
     if constexpr (std::is_same<S, int64_t>::value) return fused_bfloat16_of_int64(v);
+    else if constexpr (std::is_same<S, float>::value) return fused_bfloat16_of_float(v);
     else return fused_bfloat16_of_double((double)fused_value(v));
   } else if constexpr (std::is_same<D, fused_float16>::value) {
     if constexpr (std::is_same<S, int64_t>::value) return fused_float16_of_int64(v);
@@ -140,8 +156,9 @@ static inline double fused_float16_value_at(const void *p) {
 #define fused_value(x)                                                                \
   _Generic((x), fused_bfloat16: fused_bfloat16_value_at(&(x)),                         \
            fused_float16: fused_float16_value_at(&(x)), default: (x))
-#define fused_bfloat16_of(v) \
-  _Generic((v), int64_t: fused_bfloat16_of_int64, default: fused_bfloat16_of_double)(v)
+#define fused_bfloat16_of(v)                                                           \
+  _Generic((v), int64_t: fused_bfloat16_of_int64, float: fused_bfloat16_of_float,    \
+           default: fused_bfloat16_of_double)(v)
 #define fused_float16_of(v) \
   _Generic((v), int64_t: fused_float16_of_int64, default: fused_float16_of_double)(v)
 #endif
