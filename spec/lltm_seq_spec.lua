@@ -163,7 +163,8 @@ describe('LLTM sequence', function()
           '[2, 4]', 'got [3, 4]')
       err(function() rnn:forward(xs, nil, fused.zeros({ 2, 4 })) end, 'lltm_seq_forward', "'c0'",
           'float64', 'float32')
-      err(function() rnn:forward(xs:float()) end, 'lltm_seq_forward', "'W'", 'float32', 'float64')
+      err(function() rnn:forward(xs:float()) end, 'LLTM:forward', "'xs'", 'expected float64 on cpu',
+          "(the module's), got float32")
     end)
 
     it('backward before forward, or with gradients of the wrong shape', function()

@@ -138,6 +138,11 @@ function RNNBase:run(xs, h0, c0, lengths)
     error(string.format("%s: argument 'xs' expected 3 dims (%s), got %d", fn,
                         self.batch_first and 'B x T x I' or 'T x B x I', xs.ndim), 3)
   end
+  local w = self[self.parameter_names[1]]
+  if xs.dtype ~= w.dtype or xs.device ~= w.device then
+    error(string.format("%s: argument 'xs' expected %s on %s (the module's), got %s on %s", fn,
+                        w.dtype, w.device, xs.dtype, xs.device), 3)
+  end
   if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
   local LD = self.num_layers * D
