@@ -127,10 +127,13 @@ for _, device in ipairs(devices) do
         assert.are.same((a:float() + b:float()):totable(), f:totable())
       end)
 
-      it("refuses an out of another dtype, naming 'out'", function()
+      it("refuses an out of another dtype and an overlapping self, naming the op's argument", function()
         assert.has_error(function() fused.exp(a, { out = fused.empty({ 8 }, { device = device }) }) end,
                          "exp: argument 'out' expected " .. dtype .. ' on ' .. device
                          .. ' (the result\'s), got float32 on ' .. device)
+        local expanded = a:view(1, 8):expand(2, 8)
+        helper.assert_error(function() expanded:add_(1) end, "add_: argument 'self' expected a tensor "
+                            .. 'whose elements do not overlap in memory')
       end)
     end)
   end

@@ -91,6 +91,7 @@ return function(name, f)
       end
     end
     if inplace and is16(args[1]) then
+      argcheck.expect_writable(args[1], name, 'self') -- before f writes into its float32 copy
       call(f, unpack(wide, 1, n))
       lib.check(lib.C.fused_copy(args[1], wide[1]))
       return args[1]
