@@ -186,6 +186,8 @@ describe('bad input', function()
       function() return 2 % a end,
       function() return a.nope end,
       function() return a.size(1) end,
+      function() return fused.matmul(fused.zeros({ 3 }), a) end,
+      function() return fused.ones({ 2 }, { dtype = 'bfloat16' }):add(a:view(-1)) end,
     }
     for i, f in ipairs(cases) do
       local ok, msg = pcall(function() local r = f(); return r end)

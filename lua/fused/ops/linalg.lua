@@ -6,6 +6,7 @@ local lib = require 'fused.lib'
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
+local blame = require 'fused.blame'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
@@ -31,7 +32,7 @@ end
 local sizes = out_.sizes()
 local function product(fn, out, bias, a, b, beta, alpha)
   a, b = gemm_ready(a, fn, 'a'), gemm_ready(b, fn, 'b')
-  if a.ndim ~= 2 then error(string.format("%s: argument 'a' expected 2 dims, got %d", fn, a.ndim), 3) end
+  if a.ndim ~= 2 then blame(string.format("%s: argument 'a' expected 2 dims, got %d", fn, a.ndim)) end
   sizes[0], sizes[1] = a.sizes[0], b.ndim == 2 and b.sizes[1] or 1
   out = out_.result(fn, out, 2, sizes, a.scalar_type, a.device_type)
   local dst = dense(out)
