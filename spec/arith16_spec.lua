@@ -35,7 +35,16 @@ local function ops(a, b)
     logsumexp = fused.logsumexp(m, 2, true), matmul = m:matmul(b:view(4, 2)),
     big = fused.tensor({ 60000 }, { dtype = a.dtype, device = a.device }) * 2,
     tiny = fused.tensor({ 1e-3 }, { dtype = a.dtype, device = a.device }):pow(4),
+    sum_all = fused.tensor({ a:sum() }, { dtype = a.dtype }), -- a number, rounded
   }
+  -- The rounding cases, on make.py's inputs for the dtype.
+  local h = a.dtype == 'bfloat16' and 2 ^ -8 or 2 ^ -11
+  local tiny = a.dtype == 'bfloat16' and { { 1e-20, 2 ^ -126 }, { 1e-20, 0.5 } }
+                                      or { { 1e-3, 2 ^ -24 }, { 1e-3, 0.5 } }
+  local function t(values) return fused.tensor(values, { dtype = a.dtype, device = a.device }) end
+  r.ties = t({ 1, 1 + 2 * h, -1, 2 }) + t({ h, h, -h, 2 * h })
+  r.overflow = t({ 3e38, -3e38, 65504 }) * 2
+  r.subnormal = t(tiny[1]) * t(tiny[2])
   if a.device == 'cpu' then r.cumsum, r.sort = a:cumsum(1), (a:sort()) end
   return r
 end
@@ -45,7 +54,7 @@ end
 -- order may differ in float32's last bits and a rounding then falls the other way.
 local EXACT = { add = true, sub = true, mul = true, div = true, add_scalar = true,
                 mul_scalar = true, neg = true, maximum = true, clamp = true, sort = true,
-                cumsum = true, big = true }
+                cumsum = true, big = true, ties = true, overflow = true, subnormal = true }
 
 for _, device in ipairs(devices) do
   for _, dtype in ipairs(DTYPES) do
@@ -105,8 +114,19 @@ for _, device in ipairs(devices) do
         assert.are.same(bits(wv:to(dtype)), bits(values))
         assert.are.equal('int64', indices.dtype)
         assert.are.same(wi:totable(), indices:totable())
-        assert.are.equal(w:argmax(), x:argmax())
-        assert.are.equal(w:sum(), x:sum()) -- a number: float32's, not rounded (docs/tensors.md)
+        assert.are.equal(w:argmax(), x:argmax()) -- an index, as it is
+        -- A number is float32's, rounded as PyTorch's 0-d result.
+        assert.are.equal(fused.tensor({ w:sum() }):to(dtype):item(), x:sum())
+        local vs, is = fused.empty({ 1 }, topts), fused.empty({ 1 }, { dtype = 'int64', device = device })
+        local rv, ri = x:min(1, { out = { vs, is } })
+        assert(rawequal(vs, rv) and rawequal(is, ri), 'min writes its outs')
+        assert.are.same(bits(w:min(1):to(dtype)), bits(vs))
+        assert.are.same(select(2, w:min(1)):totable(), is:totable())
+        if device == 'cpu' then
+          local sorted = fused.empty({ 1 }, topts)
+          assert(rawequal(sorted, (x:sort(2, true, { out = { sorted } }))), 'sort writes its out')
+          assert.are.same(bits((w:sort(2, true)):to(dtype)), bits(sorted))
+        end
       end)
 
       it("promotes as PyTorch: with numbers and integers it stays " .. dtype .. ', with a wider float it widens', function()
@@ -131,6 +151,11 @@ for _, device in ipairs(devices) do
         assert.has_error(function() fused.exp(a, { out = fused.empty({ 8 }, { device = device }) }) end,
                          "exp: argument 'out' expected " .. dtype .. ' on ' .. device
                          .. ' (the result\'s), got float32 on ' .. device)
+        helper.assert_error(function() fused.unique(a, { out = a:clone() }) end,
+                            "unique: unknown option 'out'", 'arith16_spec.lua:')
+        helper.assert_error(function() a:max(1, { out = a:clone() }) end,
+                            "max: option 'out' expected a list {values, indices}, got tensor",
+                            'arith16_spec.lua:')
         local expanded = a:view(1, 8):expand(2, 8)
         helper.assert_error(function() expanded:add_(1) end, "add_: argument 'self' expected a tensor "
                             .. 'whose elements do not overlap in memory')

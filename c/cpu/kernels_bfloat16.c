@@ -1,6 +1,7 @@
 /* The CPU kernels in bfloat16: the ANY_DTYPE and CPU_ONLY_ANY_DTYPE (INDEX among them) ones of
  * c/core/kernel_list.h, on its bits; values are read as doubles (fused_value) and written
- * rounded to nearest even (c/maths/convert.h). It does not compute yet. */
+ * rounded to nearest even (c/maths/convert.h). The op layer computes it in float32
+ * (lua/fused/ops/widen.lua). */
 #include "../maths/convert.h"
 /* Compared as their values: apply_compare over doubles. */
 #define scalar_t double
