@@ -21,6 +21,7 @@ local fused = require 'fused'
 local stream = require 'fused.data.stream'
 local SequenceModel = require 'fused.train.model'
 local checkpoint = require 'fused.train.checkpoint'
+local file = require 'fused.file'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
 local options = require 'fused.train.options'
@@ -69,8 +70,13 @@ local cmd = options.new('luajit examples/train.lua [options]',
 -- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
                         'lr-decay', 'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
--- Options about this machine or this command, not the run: never taken from a checkpoint.
-local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
+-- Options about this machine or this command, not the run: never taken from a checkpoint. The
+-- files a run writes are among them: a checkpoint's options may have been edited to name any
+-- file, so a resumed run writes only beside the checkpoint it resumes (resumed_outputs).
+local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true,
+                      checkpoint = true, log = true, plot = true }
+-- Options of training alone: --sample, which trains nothing, refuses them.
+local TRAINING_ONLY = { 'steps', 'eval-every', 'checkpoint', 'log', 'plot', 'sample-every' }
 local OPTIMIZERS = { adam = 'Adam', adamw = 'AdamW', rmsprop = 'RMSprop', sgd = 'SGD' }
 local usage_error = options.usage_error
 
@@ -96,6 +102,32 @@ local function read_checkpoint(opts, given, flag)
   return run
 end
 
+-- Where a resumed run writes, unless the command line says: to the checkpoint it resumes, and,
+-- if the run kept a log, to a log of that file name beside it (appended to only if it is one:
+-- Log.open). Adds them to run.taken.
+local function resumed_outputs(opts, given, run)
+  if not given.checkpoint then
+    local ok, why = file.can_create(opts.resume)
+    if not ok then
+      usage_error('--resume %s: cannot save the resumed run there (%s); name another file with '
+                  .. '--checkpoint', opts.resume, why)
+    end
+    opts.checkpoint = opts.resume
+    run.taken[#run.taken + 1] = '--checkpoint ' .. opts.resume
+  end
+  local saved_log = run.options.log
+  if not given.log and saved_log then
+    local name = saved_log:match('[^/]*$')
+    if name == '' or name == '.' or name == '..' then
+      usage_error("--resume %s: the checkpoint's option '--log' %s is not a file name; name the log "
+                  .. 'with --log', opts.resume, saved_log)
+    end
+    local dir = opts.resume:match('^(.*)/')
+    opts.log = dir and dir .. '/' .. name or name
+    run.taken[#run.taken + 1] = '--log ' .. opts.log
+  end
+end
+
 -- The checkpoint's parameters (and optimizer state) into model (and optimizer): names or
 -- shapes that do not fit are the checkpoint's fault, a usage error naming it.
 local function load_states(opts, run, model, optimizer)
@@ -115,8 +147,9 @@ local function learning_rate(opts, step)
   return opts.lr * (1 + math.cos(math.pi * (step - 1) / opts.steps)) / 2
 end
 
--- The checks that involve more than one option, or the machine.
-local function validate(opts)
+-- The checks that involve more than one option, or the machine (given: the names on the
+-- command line).
+local function validate(opts, given)
   if opts.task == 'adding' and opts['seq-len'] < 2 then
     usage_error("option '--seq-len' expected >= 2 for the adding task, got %d", opts['seq-len'])
   end
@@ -126,6 +159,11 @@ local function validate(opts)
   if opts.task ~= 'text' and opts.data then usage_error('--data is for --task text') end
   if opts.sample and opts.resume then usage_error('--sample and --resume: one or the other') end
   if opts.prime and not opts.sample then usage_error('--prime is for --sample') end
+  for _, name in ipairs(TRAINING_ONLY) do
+    if opts.sample and given[name] then
+      usage_error('--%s is for training: --sample trains nothing and writes no file', name)
+    end
+  end
   if opts.sample and opts.task ~= 'text' then
     usage_error('--sample %s: a model of the %s task cannot be sampled (only one of --task text)',
                 opts.sample, opts.task)
@@ -204,7 +242,12 @@ local function train(opts, resumed, out, on_step, par)
   end
 
   local log_path = opts.log or (opts.plot and os.tmpname()) -- the plot is drawn from a log
-  local log = log_path and Log.open(log_path, { append = opts.resume and opts.log })
+  local log
+  if log_path then
+    local ok, opened = pcall(Log.open, log_path, { append = opts.resume and opts.log })
+    if not ok then usage_error('--log %s: %s', log_path, (tostring(opened):gsub('^Log%.open: ', ''))) end
+    log = opened
+  end
   local progress = Progress.new(out, { steps = opts.steps, first = first,
                                        tokens_per_step = T * opts.batch })
   local losses, last_step, saved = {}, first - 1, nil
@@ -290,8 +333,8 @@ end
 -- The task and a fresh model that argv describes, for scripts that evaluate a checkpoint in
 -- other ways (bench/bf16_convergence.lua). Raises a usage error as run reports it.
 function M.build(argv)
-  local opts = cmd:parse(argv)
-  validate(opts)
+  local opts, given = cmd:parse(argv)
+  validate(opts, given)
   return build(opts)
 end
 
@@ -313,7 +356,8 @@ function M.run(argv, run_opts)
     end
     local flag = (opts.resume and 'resume') or (opts.sample and 'sample')
     local saved = flag and read_checkpoint(opts, given, flag)
-    validate(opts)
+    if opts.resume then resumed_outputs(opts, given, saved) end
+    validate(opts, given)
     local par = Parallel.new(opts.batch)
     if not par.main then -- rank 0 alone prints, logs, plots and saves
       out, opts.log, opts.plot, opts.checkpoint = Parallel.null, false, false, false

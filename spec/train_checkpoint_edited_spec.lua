@@ -47,9 +47,23 @@ local CASES = {
   { 'a parameter of the wrong shape', function(t) t['model.head.bias'] = fused.zeros({ 3 }) end, 'head.bias' },
   { 'an optimizer buffer missing', function(t) t['optim.1.exp_avg'] = nil end,
     "Adam:load_state_dict: buffer '1.exp_avg' expected a tensor of shape" },
+  { 'an unknown option', json_edit('options', function(o) o.bogus = 1 end), "the checkpoint's unknown option '--bogus'" },
+  { 'an infinite option', function(_, m) m.options = m.options:gsub('"lr":[^,}]+', '"lr":1e999') end,
+    "the checkpoint's option '--lr' expected a finite number, got 'inf'" },
+  { 'an option not taken, of the wrong kind', json_edit('options', function(o) o.device = 'tpu' end),
+    "the checkpoint's option '--device' expected one of auto, cpu, cuda, got 'tpu'" },
+  { 'a log that is not a file name', json_edit('options', function(o) o.log = '/tmp/..' end),
+    "the checkpoint's option '--log' /tmp/.. is not a file name; name the log with --log" },
   { 'a tensor of neither part', function(t) t.extra = fused.zeros({ 1 }) end,
     "tensor 'extra' expected a name 'model.<parameter>' or 'optim.<buffer>'" },
 }
+
+-- Writes text to p.
+local function write(p, text)
+  local f = assert(io.open(p, 'wb'))
+  f:write(text)
+  f:close()
+end
 
 describe('examples/train.lua with an edited checkpoint', function()
   setup(function()
@@ -58,6 +72,37 @@ describe('examples/train.lua with an edited checkpoint', function()
     assert.are.equal(0, status)
   end)
   teardown(function() os.execute('rm -rf ' .. dir) end)
+
+  it('writes only to the checkpoint it resumes and a log beside it, wherever its options point', function()
+    os.execute('mkdir -p ' .. path('elsewhere'))
+    local victim, other = path('elsewhere/victim.txt'), path('elsewhere/other.csv')
+    write(victim, 'precious\n')
+    write(other, 'step,loss,heldout,seconds,tokens_per_s\nmine\n')
+    local file = edited('pointing.safetensors', json_edit('options', function(o)
+      o.checkpoint, o.log = victim, other
+    end))
+    local status, text = child.luajit(dir, '', child.script .. ' ' .. child.quote({ '--resume', file, '--steps', '2' }),
+                                      path('child.out'))
+    assert.are.equal(0, status, text)
+    assert.is_truthy(text:find('--checkpoint ' .. file .. ' --log ' .. path('other.csv') .. '\n', 1, true), text)
+    assert.are.equal('precious\n', helper.read(victim))
+    assert.are.equal('step,loss,heldout,seconds,tokens_per_s\nmine\n', helper.read(other))
+    local _, meta = fused.load(file)
+    assert.are.equal('2', meta.step)
+    assert.is_truthy(helper.read(path('other.csv')):match('^step,loss,heldout,seconds,tokens_per_s\n2,'))
+  end)
+
+  it('never appends to a file beside the checkpoint that is not a log', function()
+    write(path('notes.txt'), 'precious\n')
+    local file = edited('notes.safetensors', json_edit('options', function(o) o.log = '/home/x/notes.txt' end))
+    local status, text = child.luajit(dir, '', child.script .. ' ' .. child.quote({ '--resume', file, '--steps', '2' }),
+                                      path('child.out'))
+    assert.are.equal(2, status, text)
+    assert.is_truthy(text:find('train.lua: --log ' .. path('notes.txt') .. ': ' .. path('notes.txt')
+                               .. ' exists and is not a log', 1, true), text)
+    assert.are.equal('precious\n', helper.read(path('notes.txt')))
+    assert.are.equal('1', select(2, fused.load(file)).step)
+  end)
 
   for i, case in ipairs(CASES) do
     it('refuses ' .. case[1] .. ', naming the file and the field', function()

@@ -108,7 +108,11 @@ describe('examples/train.lua from a checkpoint', function()
       { { '--sample', ck }, '--sample ' .. ck .. ': a model of the adding task cannot be sampled (only one of '
                             .. '--task text)' },
       { { '--sample', text_ck, '--temperature', '0' }, "option '--temperature' expected > 0, got 0" },
-      { { '--sample', text_ck, '--temperature', 'hot' }, "option '--temperature' expected a number, got 'hot'" },
+      { { '--sample', text_ck, '--temperature', 'hot' }, "option '--temperature' expected a finite number, got 'hot'" },
+      { { '--sample', text_ck, '--temperature', 'inf' }, "option '--temperature' expected a finite number, got 'inf'" },
+      { { '--sample', text_ck, '--log', path('s.csv') }, '--log is for training: --sample trains nothing and writes no file' },
+      { { '--sample', text_ck, '--checkpoint', text_ck }, '--checkpoint is for training: --sample trains nothing' },
+      { { '--sample', text_ck, '--steps', '5' }, '--steps is for training: --sample trains nothing' },
       { { '--sample', text_ck, '--sample-len', '0' }, "option '--sample-len' expected >= 1, got 0" },
       { { '--sample', text_ck, '--prime', 'The ' }, "--prime: 'T' does not occur in " .. path('fox.txt') },
       { { '--prime', 'the ' }, '--prime is for --sample' },

@@ -87,6 +87,9 @@ function M.first_non_bool(pointer, n)
   end
 end
 
+-- Whether something (a file, a directory, a FIFO, ...) is at path, found without opening it.
+function M.exists(path) return ffi.C.access(path, 0) == 0 end -- F_OK
+
 -- Whether a file can be created at path: its directory exists and may be written. Returns
 -- true, or false and why not ("DIR: No such file or directory").
 function M.can_create(path)
