@@ -182,23 +182,59 @@ local function validate(opts, given)
   end
 end
 
--- The task and a fresh model for it, as the options say.
-local function build(opts)
+-- The SequenceModel options that --cell, --layers, ... say.
+local function model_options(opts)
+  return { cell = opts.cell, num_layers = opts.layers, hidden_size = opts.hidden,
+           embedding_dim = opts.embed, dropout = opts.dropout, dtype = opts.dtype,
+           device = opts.device, compute = opts.precision == 'bf16' and 'bfloat16' or nil }
+end
+
+-- The checkpoint's model tensors against the shapes and dtype that its options give the model
+-- of task, before the model is built: an edited checkpoint of a small model whose options
+-- claim a large one is refused, not allocated.
+local function check_tensors(opts, run, task)
+  local flag = opts.resume and 'resume' or 'sample'
+  local want, problems = SequenceModel.shapes(task, model_options(opts)), {}
+  local function text(shape) return #shape == 0 and 'a 0-d tensor' or table.concat(shape, 'x') end
+  for name, shape in pairs(want) do
+    local t = run.model[name]
+    if not t then
+      problems[#problems + 1] = string.format("'model.%s' is missing (expected %s)", name, text(shape))
+    elseif text(t:shape()) ~= text(shape) or t.dtype ~= opts.dtype then
+      problems[#problems + 1] = string.format("'model.%s' is %s %s where the options make %s %s", name,
+                                              text(t:shape()), t.dtype, text(shape), opts.dtype)
+    end
+  end
+  for name, t in pairs(run.model) do
+    if not want[name] then
+      problems[#problems + 1] = string.format("'model.%s' (%s) is not a parameter of the model",
+                                              name, text(t:shape()))
+    end
+  end
+  if #problems > 0 then
+    table.sort(problems) -- pairs' order is not stable
+    usage_error("--%s %s: the tensors do not fit the checkpoint's options (--task %s --cell %s "
+                .. '--layers %d --hidden %d --embed %d --dtype %s): %s', flag, opts[flag], opts.task,
+                opts.cell, opts.layers, opts.hidden, opts.embed, opts.dtype,
+                table.concat(problems, '; '))
+  end
+end
+
+-- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
+-- checked against them first.
+local function build(opts, run)
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
   if not ok then usage_error('%s', task) end
+  if run then check_tensors(opts, run, task) end
   fused.manual_seed(opts.seed)
-  return task, SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
-                                     hidden_size = opts.hidden, embedding_dim = opts.embed,
-                                     dropout = opts.dropout, dtype = opts.dtype,
-                                     device = opts.device,
-                                     compute = opts.precision == 'bf16' and 'bfloat16' or nil })
+  return task, SequenceModel(task, model_options(opts))
 end
 
 -- --sample: the prime, then what the checkpoint's model writes after it.
 local function sample(opts, run, out)
-  local task, model = build(opts)
+  local task, model = build(opts, run)
   load_states(opts, run, model)
   local prime = opts.prime or ''
   for i = 1, #prime do
@@ -213,7 +249,7 @@ local function sample(opts, run, out)
 end
 
 local function train(opts, resumed, out, on_step, par)
-  local task, model = build(opts)
+  local task, model = build(opts, resumed)
   local params, grads = model:parameters()
   local dp = par:wrap(model) -- averages the gradients over the processes
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })

@@ -54,6 +54,23 @@ local CASES = {
     "the checkpoint's option '--device' expected one of auto, cpu, cuda, got 'tpu'" },
   { 'a log that is not a file name', json_edit('options', function(o) o.log = '/tmp/..' end),
     "the checkpoint's option '--log' /tmp/.. is not a file name; name the log with --log" },
+  { 'a NaN weight', function(t) t['model.rnn.weight'][{ 2, 3 }] = 0 / 0 end,
+    "tensor 'model.rnn.weight' holds nan at element 13: a run that diverged" },
+  { 'an infinite bias', function(t) t['model.head.bias'] = fused.tensor({ 1 / 0 }) end,
+    "tensor 'model.head.bias' holds inf at element 1" },
+  { "a NaN in the optimizer's state", function(t) t['optim.1.exp_avg_sq'][{ 1, 1 }] = 0 / 0 end,
+    "tensor 'optim.1.exp_avg_sq' holds nan at element 1" },
+  { 'options that claim a model larger than its tensors', json_edit('options', function(o) o.hidden = 3000000 end),
+    "the tensors do not fit the checkpoint's options (--task adding --cell lltm --layers 1 --hidden 3000000 "
+    .. "--embed 32 --dtype float32): 'model.head.weight' is 1x8 float32 where the options make 1x3000000 "
+    .. "float32; 'model.rnn.bias' is 24 float32 where the options make 9000000 float32; 'model.rnn.weight' is "
+    .. '24x10 float32 where the options make 9000000x3000002 float32' },
+  { 'a tensor of another dtype than the options', function(t) t['model.head.bias'] = t['model.head.bias']:double() end,
+    "'model.head.bias' is 1 float64 where the options make 1 float32" },
+  { 'an extra parameter', function(t) t['model.rnn.weight_l1'] = fused.zeros({ 2 }) end,
+    "the tensors do not fit the checkpoint's options (--task adding --cell lltm --layers 1 --hidden 8 --embed 32 "
+    .. "--dtype float32): 'model.rnn.weight_l1' (2) is not a parameter of the model" },
+  { 'a model tensor missing', function(t) t['model.rnn.bias'] = nil end, "'model.rnn.bias' is missing (expected 24)" },
   { 'a tensor of neither part', function(t) t.extra = fused.zeros({ 1 }) end,
     "tensor 'extra' expected a name 'model.<parameter>' or 'optim.<buffer>'" },
 }
@@ -102,6 +119,41 @@ describe('examples/train.lua with an edited checkpoint', function()
                                .. ' exists and is not a log', 1, true), text)
     assert.are.equal('precious\n', helper.read(path('notes.txt')))
     assert.are.equal('1', select(2, fused.load(file)).step)
+  end)
+
+  it('refuses a file that is truncated, claims sizes it does not hold, or is not a file, naming it', function()
+    local bytes = helper.read(ck)
+    local header_len = 0
+    for i = 8, 1, -1 do header_len = header_len * 256 + bytes:byte(i) end
+    local header = bytes:sub(9, 8 + header_len)
+    -- The same file with its header's text edited (the length field rewritten to match).
+    local function with_header(text)
+      local n, len = #text, {}
+      for i = 1, 8 do len[i], n = string.char(n % 256), math.floor(n / 256) end
+      return table.concat(len) .. text .. bytes:sub(9 + header_len)
+    end
+    local huge = header:gsub('"model.head.bias":{"data_offsets":%[0,4%],"dtype":"F32","shape":%[1%]}',
+                             '"model.head.bias":{"data_offsets":[0,16000000000000],"dtype":"F32","shape":[4000000000000]}')
+    assert.are_not.equal(header, huge)
+    write(path('truncated.safetensors'), bytes:sub(1, -5))
+    write(path('huge.safetensors'), with_header(huge))
+    write(path('huge-length.safetensors'), '\255\255\255\255\255\255\255\127' .. bytes:sub(9))
+    os.execute('mkdir -p ' .. path('dir.safetensors') .. ' && mkfifo ' .. path('fifo.safetensors'))
+    for _, case in ipairs({
+      { 'truncated.safetensors', 'run past the end of the data' },
+      { 'huge.safetensors', "tensor \"model.head.bias\": data_offsets [0, 16000000000000] run past the end of the data" },
+      { 'huge-length.safetensors', "header length over 2^53: expected at most 100000000 (the format's limit)" },
+      { 'dir.safetensors', 'not a regular file (a directory)' },
+      { 'fifo.safetensors', 'not a regular file (a FIFO)' },
+    }) do
+      for _, flag in ipairs({ '--resume', '--sample' }) do
+        local status, text = child.luajit(dir, 'timeout 20', child.script .. ' ' .. child.quote({ flag, path(case[1]) }),
+                                          path('child.out'))
+        assert.are.equal(2, status, text)
+        assert.is_truthy(text:find('train.lua: ' .. flag .. ': load: ' .. path(case[1]) .. ': ', 1, true), text)
+        assert.is_truthy(text:find(case[2], 1, true), text)
+      end
+    end
   end)
 
   for i, case in ipairs(CASES) do

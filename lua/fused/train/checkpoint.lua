@@ -11,6 +11,8 @@
 local ffi = require 'ffi'
 local json = require 'fused.json'
 local safetensors = require 'fused.safetensors'
+local dtype = require 'fused.dtype'
+local stream = require 'fused.data.stream'
 
 local M = {}
 
@@ -36,6 +38,16 @@ local function invalid(path, fmt, ...)
 end
 
 local function is_count(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) and v < math.huge end
+
+-- The first element of t (counted from 1, in C order) that is NaN or infinite, and its value;
+-- nil if there is none.
+local function first_non_finite(t)
+  local values, n = stream.values(t)
+  for i = 0, n - 1 do
+    local v = values[i]
+    if v ~= v or v == math.huge or v == -math.huge then return i + 1, v end
+  end
+end
 
 -- A metadata field holding JSON of an object, decoded.
 local function json_object(path, meta, field)
@@ -86,7 +98,17 @@ function M.load(path)
   end
   optim.tensors = {}
   local run = { model = {}, optim = optim, step = step, options = options, heldout = heldout }
-  for name, t in pairs(tensors) do
+  local names = {}
+  for name in pairs(tensors) do names[#names + 1] = name end
+  table.sort(names) -- the first bad one in a stable order
+  for _, name in ipairs(names) do
+    local t = tensors[name]
+    local at, v
+    if dtype.is_floating[t.scalar_type] then at, v = first_non_finite(t) end
+    if at then
+      invalid(path, "tensor '%s' holds %s at element %d: a run that diverged (or an edited file), "
+              .. 'from which nothing can be resumed or sampled', name, tostring(v), at)
+    end
     local prefix, rest = name:match('^(%a+)%.(.+)$')
     if prefix == 'model' then
       run.model[rest] = t

@@ -46,6 +46,33 @@ function SequenceModel:__init(task, opts)
   self.criterion = nn[task.output.loss]()
 end
 
+-- The state_dict shapes of SequenceModel(task, opts), {name = {sizes...}}, worked out without
+-- building it: what a checkpoint's tensors are checked against before its options allocate
+-- anything (a checkpoint of a small model claiming a large one would allocate the large one).
+-- spec/train_model_spec.lua holds them to the built model's for every cell.
+function SequenceModel.shapes(task, opts)
+  local H, L, input_size = opts.hidden_size, opts.num_layers or 1, task.input.size
+  local shapes = {}
+  if task.input.kind == 'tokens' then
+    shapes['embed.weight'] = { task.input.vocab, opts.embedding_dim }
+    input_size = opts.embedding_dim
+  end
+  for l = 0, L - 1 do
+    local I = l == 0 and input_size or H
+    if opts.cell == 'lltm' then
+      local suffix = l == 0 and '' or '_l' .. l
+      shapes['rnn.weight' .. suffix], shapes['rnn.bias' .. suffix] = { 3 * H, H + I }, { 3 * H }
+    else
+      local GH = nn[opts.cell == 'lstm' and 'LSTM' or 'GRU'].gates * H
+      shapes['rnn.weight_ih_l' .. l], shapes['rnn.weight_hh_l' .. l] = { GH, I }, { GH, H }
+      shapes['rnn.bias_ih_l' .. l], shapes['rnn.bias_hh_l' .. l] = { GH }, { GH }
+    end
+  end
+  local out = task.output.size or task.output.classes
+  shapes['head.weight'], shapes['head.bias'] = { out, H }, { out }
+  return shapes
+end
+
 -- The loss of one batch, and with backward the gradients added into the parameters.
 function SequenceModel:loss(xs, ys, backward)
   local inputs = self.embed and self.embed:forward(xs) or xs
