@@ -22,6 +22,7 @@ local stream = require 'fused.data.stream'
 local SequenceModel = require 'fused.train.model'
 local checkpoint = require 'fused.train.checkpoint'
 local file = require 'fused.file'
+local text_data = require 'fused.data.text'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
 local options = require 'fused.train.options'
@@ -220,21 +221,58 @@ local function check_tensors(opts, run, task)
   end
 end
 
--- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
--- checked against them first.
-local function build(opts, run)
+-- The task of the options. From a checkpoint (run) of a text task: its recorded data decides.
+-- --sample uses the recorded vocabulary and reads no file; --resume trains only on the file the
+-- run trained on (the same size and digest). A checkpoint from before the data was recorded
+-- takes the file as it is now, with a warning (warn(text)).
+local function make_task(opts, run, warn)
+  local flag = opts.resume and 'resume' or 'sample'
+  if run and run.data and opts.sample then return text_data.vocabulary(run.data.vocab) end
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
   if not ok then usage_error('%s', task) end
+  if not (run and opts.task == 'text') then return task end
+  if run.data then
+    local difference = text_data.difference(task, run.data)
+    if difference then
+      usage_error("--resume %s: --data %s is not the text the run trained on: %s (the checkpoint "
+                  .. 'keeps its size and digest)', opts.resume, opts.data, difference)
+    end
+    return task
+  end
+  local embed = run.model['embed.weight']
+  local rows = embed and embed.ndim == 2 and embed:size(1)
+  if rows ~= #task.vocab then
+    usage_error('--%s %s: the checkpoint records no vocabulary (saved before checkpoints kept one), '
+                .. 'and --data %s has %d characters where its model has %s: the file has changed',
+                flag, opts[flag], opts.data, #task.vocab, tostring(rows))
+  end
+  warn(string.format('warning: %s records no vocabulary (saved before checkpoints kept one): the '
+                     .. 'characters of --data %s as it is now are taken for its model\'s; if the '
+                     .. 'file has changed since, %s\n', opts[flag], opts.data, opts.sample
+                     and 'the sample is in the wrong characters' or 'the run goes on with other data'))
+  return task
+end
+
+-- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
+-- checked against them first.
+local function build(opts, run, warn)
+  local task = make_task(opts, run, warn)
   if run then check_tensors(opts, run, task) end
   fused.manual_seed(opts.seed)
   return task, SequenceModel(task, model_options(opts))
 end
 
+-- Why model:sample drew nothing, by what it blames.
+local SAMPLE_BLAME = {
+  temperature = 'the logits divided by --temperature must be finite: a larger one keeps them so',
+  logits = "the model's logits must be finite",
+}
+
 -- --sample: the prime, then what the checkpoint's model writes after it.
-local function sample(opts, run, out)
-  local task, model = build(opts, run)
+local function sample(opts, run, out, err)
+  local task, model = build(opts, run, function(text) err:write(text) end)
   load_states(opts, run, model)
   local prime = opts.prime or ''
   for i = 1, #prime do
@@ -243,13 +281,15 @@ local function sample(opts, run, out)
                   opts.data)
     end
   end
-  out:write(prime, model:sample(task, opts['sample-len'], opts.temperature, opts.seed,
-                                prime ~= '' and prime or nil), '\n')
+  local text, why, blame = model:sample(task, opts['sample-len'], opts.temperature, opts.seed,
+                                        prime ~= '' and prime or nil)
+  if not text then usage_error('--sample %s: no sample: %s (%s)', opts.sample, why, SAMPLE_BLAME[blame]) end
+  out:write(prime, text, '\n')
   return 0, {}
 end
 
 local function train(opts, resumed, out, on_step, par)
-  local task, model = build(opts, resumed)
+  local task, model = build(opts, resumed, function(text) out:write(text) end)
   local params, grads = model:parameters()
   local dp = par:wrap(model) -- averages the gradients over the processes
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })
@@ -290,6 +330,7 @@ local function train(opts, resumed, out, on_step, par)
   local function save(path, step, last) -- returns where it went, or nil
     if not par.main then return nil end
     local run = { step = step, options = opts, heldout = heldout }
+    run.data = task.record -- the text task's vocabulary and data digest
     local where = checkpoint.save_or_warn(path, model, optimizer, run, out, last)
     saved = where or saved
     return where
@@ -326,8 +367,14 @@ local function train(opts, resumed, out, on_step, par)
       end
       progress:show(step, loss, heldout, eval_now)
       if task.name == 'text' and step % opts['sample-every'] == 0 then
-        out:write('--- sample at step ', step, ' (temperature ', opts.temperature, ')\n',
-                  model:sample(task, opts['sample-len'], opts.temperature, opts.seed), '\n---\n')
+        local text, why, blame = model:sample(task, opts['sample-len'], opts.temperature, opts.seed)
+        if text then
+          out:write('--- sample at step ', step, ' (temperature ', opts.temperature, ')\n', text,
+                    '\n---\n')
+        else -- a sample is not the run: it goes on (and stops at a loss that is not finite)
+          out:write(string.format('warning: step %d: no sample: %s (%s); training goes on\n', step,
+                                  why, SAMPLE_BLAME[blame]))
+        end
       end
       if opts.checkpoint and eval_now then save(opts.checkpoint, step, step == opts.steps) end
       if on_step then on_step(step) end
@@ -399,7 +446,7 @@ function M.run(argv, run_opts)
       out, opts.log, opts.plot, opts.checkpoint = Parallel.null, false, false, false
     end
     fused.set_num_threads(opts.threads)
-    if opts.sample then return sample(opts, saved, out) end
+    if opts.sample then return sample(opts, saved, out, run_opts.err or io.stderr) end
     if opts.resume and saved.step >= opts.steps then
       out:write(string.format('%s: the run is finished (step %d of --steps %d); nothing to '
                               .. 'train, a larger --steps trains on\n', opts.resume, saved.step,

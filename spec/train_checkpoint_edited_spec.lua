@@ -71,6 +71,15 @@ local CASES = {
     "the tensors do not fit the checkpoint's options (--task adding --cell lltm --layers 1 --hidden 8 --embed 32 "
     .. "--dtype float32): 'model.rnn.weight_l1' (2) is not a parameter of the model" },
   { 'a model tensor missing', function(t) t['model.rnn.bias'] = nil end, "'model.rnn.bias' is missing (expected 24)" },
+  { 'a data record not JSON', function(_, m) m.data = '[1,' end, [[metadata 'data' expected a JSON object, got "[1,"]] },
+  { 'a data record without a digest', function(_, m) m.data = '{"bytes":9,"vocab":[97]}' end,
+    [[metadata 'data' expected {"bytes": a count, "digest": hex digits, "vocab": [...]}, got bytes 9, digest nil]] },
+  { 'a vocabulary out of order', function(_, m) m.data = '{"bytes":9,"digest":"ab","vocab":[98,97]}' end,
+    "metadata 'data' field 'vocab' expected increasing byte values (0 to 255), got 97 at 2" },
+  { 'a vocabulary beyond bytes', function(_, m) m.data = '{"bytes":9,"digest":"ab","vocab":[97,256]}' end,
+    "metadata 'data' field 'vocab' expected increasing byte values (0 to 255), got 256 at 2" },
+  { 'an empty vocabulary', function(_, m) m.data = '{"bytes":9,"digest":"ab","vocab":[]}' end,
+    "metadata 'data' field 'vocab' expected a list of byte values, got table" },
   { 'a tensor of neither part', function(t) t.extra = fused.zeros({ 1 }) end,
     "tensor 'extra' expected a name 'model.<parameter>' or 'optim.<buffer>'" },
 }

@@ -15,7 +15,8 @@
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
 --   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters
---                                                            -- after 'The ' (default '\n')
+--                                                            -- after 'The ' (default '\n'),
+--                                                            -- or nil and why not
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
@@ -125,7 +126,10 @@ end
 
 -- n characters after the text prime (default a newline), each drawn from the softmax of the
 -- logits at the given temperature, from the seed's SAMPLING stream (so that sampling never
--- changes the training batches). The prime's characters must be in task.index.
+-- changes the training batches). The prime's characters must be in task.index. Returns the
+-- text, or nil, why none can be drawn and what is to blame: 'logits' (one is not finite) or
+-- 'temperature' (it makes a finite logit infinite; the softmax of finite logits / temperature
+-- is always defined).
 function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local index_opts = { dtype = 'int64', device = self.head.weight.device }
@@ -139,11 +143,26 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
     else _, h = self.rnn:forward(inputs, h) end
     local last = h.ndim == 3 and h:select(1, h:size(1)) or h
     local logits, classes = stream.values(self.head:forward(last))
-    local max = -math.huge
-    for k = 0, classes - 1 do max = math.max(max, logits[k] / temperature) end
+    local scaled, max = {}, -math.huge
+    for k = 1, classes do
+      local logit = logits[k - 1]
+      scaled[k] = logit / temperature
+      local not_finite = logit ~= logit or math.abs(logit) == math.huge
+      local value = not_finite and tostring(logit)
+        or math.abs(scaled[k]) == math.huge and string.format('%.6g / temperature %s = %s', logit,
+                                                               tostring(temperature), tostring(scaled[k]))
+      if value then
+        self.rnn:clearState()
+        local char = task.vocab[k]
+        return nil, string.format('character %d: the logit of %s is %s', i, char:match('^[%g ]$')
+                                  and "'" .. char .. "'" or 'byte ' .. char:byte(), value),
+               not_finite and 'logits' or 'temperature'
+      end
+      max = math.max(max, scaled[k])
+    end
     local weights, sum = {}, 0
     for k = 1, classes do
-      weights[k] = math.exp(logits[k - 1] / temperature - max)
+      weights[k] = math.exp(scaled[k] - max)
       sum = sum + weights[k]
     end
     local r, pick = rng[i - 1] * sum, classes
