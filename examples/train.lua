@@ -86,7 +86,7 @@ local usage_error = options.usage_error
 -- those that changed something, as '--name value').
 local function read_checkpoint(opts, given, flag)
   local ok, run = pcall(checkpoint.load, opts[flag])
-  if not ok then usage_error('--%s: %s', flag, run) end
+  if not ok then usage_error('--%s: %s', flag, (tostring(run):gsub('^.-:%d+: ', ''))) end
   for _, name in ipairs(MODEL_OPTIONS) do
     local saved = run.options[name]
     if given[name] and opts[name] ~= saved then
@@ -177,6 +177,17 @@ local function validate(opts, given)
   if opts.precision == 'bf16' and opts.dtype ~= 'float32' then
     usage_error('--precision bf16 needs --dtype float32, got %s', opts.dtype)
   end
+  -- No file is two of them: a log over the data, a plot over the checkpoint (a resumed run
+  -- saves over the checkpoint it resumes, as it should).
+  local seen = {}
+  for _, name in ipairs({ 'data', 'resume', 'checkpoint', 'log', 'plot' }) do
+    local path = opts[name] and (file.canonical(opts[name]) or opts[name])
+    local other = path and seen[path]
+    if other and not (other == 'resume' and name == 'checkpoint') then
+      usage_error('--%s %s: the same file as --%s %s', name, opts[name], other, opts[other])
+    end
+    if path then seen[path] = seen[path] or name end
+  end
   if opts.plot and not Log.have_gnuplot() then
     usage_error('--plot needs gnuplot, which is not installed (on Debian: apt-get install '
                 .. 'gnuplot-nox)')
@@ -231,7 +242,7 @@ local function make_task(opts, run, warn)
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
-  if not ok then usage_error('%s', task) end
+  if not ok then usage_error('%s', (tostring(task):gsub('^.-:%d+: ', ''))) end
   if not (run and opts.task == 'text') then return task end
   if run.data then
     local difference = text_data.difference(task, run.data)

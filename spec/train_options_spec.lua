@@ -62,6 +62,7 @@ describe('train.options', function()
       { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { '--optim=lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { 'stray' }, "unexpected argument 'stray' (options start with --)" },
+      { { '--log', '' }, "option '--log' expected a file name, got ''" },
       { { '--log', dir .. '/log.csv' }, '--log ' .. dir .. '/log.csv: cannot write there (' .. dir
                                         .. ': No such file or directory)' },
     }) do

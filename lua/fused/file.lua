@@ -87,6 +87,22 @@ function M.first_non_bool(pointer, n)
   end
 end
 
+pcall(ffi.cdef, 'char *realpath(const char *path, char *resolved);')
+pcall(ffi.cdef, 'void free(void *p);')
+
+-- The absolute path of path's directory, symlinks and '..' resolved, with path's last name
+-- (which need not exist): two names of one file give one answer. nil when the directory
+-- cannot be resolved.
+function M.canonical(path)
+  local dir, name = path:match('^(.*)/([^/]*)$')
+  if not dir then dir, name = '.', path end
+  local resolved = ffi.C.realpath(dir == '' and '/' or dir, nil)
+  if resolved == nil then return nil end
+  local text = ffi.string(resolved)
+  ffi.C.free(resolved)
+  return (text == '/' and '' or text) .. '/' .. name
+end
+
 -- Whether something (a file, a directory, a FIFO, ...) is at path, found without opening it.
 function M.exists(path) return ffi.C.access(path, 0) == 0 end -- F_OK
 

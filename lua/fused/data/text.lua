@@ -11,6 +11,7 @@
 --   text.vocabulary(record.vocab) -- encode and decode alone, without the file (sampling)
 local stream = require 'fused.data.stream'
 local hash = require 'fused.ext.hash'
+local file = require 'fused.file'
 
 local M = {}
 local Task = {}
@@ -35,11 +36,9 @@ end
 function M.vocabulary(bytes) return with_vocabulary({}, bytes) end
 
 function M.new(opts)
-  local f, err = io.open(opts.path, 'rb')
-  if not f then error('text: ' .. err, 0) end
-  local text, read_err = f:read('*a')
-  f:close()
-  if not text then error(string.format('text: %s: %s', opts.path, read_err), 0) end -- a directory
+  local reader = file.open('text', opts.path) -- refuses a directory, a FIFO or a device (/dev/zero)
+  local text = reader:read(0, reader.size)
+  reader:close()
   local T = opts.seq_len
   local split = math.floor(#text * 0.9)
   if split < T + 1 or #text - split < T + 1 then

@@ -75,6 +75,8 @@ local function convert(o, value, writing)
     local want = out_of_range(o, n)
     if want then M.usage_error("option '--%s' expected %s, got %s", name, want, value) end
     return n
+  elseif kind == 'output' and value == '' then
+    M.usage_error("option '--%s' expected a file name, got ''", name)
   elseif kind == 'output' and writing then
     local ok, why = file.can_create(value)
     if not ok then M.usage_error('--%s %s: cannot write there (%s)', name, value, why) end
