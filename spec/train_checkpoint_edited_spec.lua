@@ -27,9 +27,16 @@ local function json_edit(field, edit)
 end
 
 local CASES = {
-  { 'negative step', function(_, m) m.step = '-1' end, [[metadata 'step' expected an integer >= 0, got "-1"]] },
-  { 'fractional step', function(_, m) m.step = '1.5' end, [[metadata 'step' expected an integer >= 0, got "1.5"]] },
-  { 'heldout not a number', function(_, m) m.heldout = 'low' end, [[metadata 'heldout' expected a number or '', got "low"]] },
+  { 'negative step', function(_, m) m.step = '-1' end, [[metadata 'step' expected an integer 0 to 1048574, got "-1"]] },
+  { 'fractional step', function(_, m) m.step = '1.5' end, [[metadata 'step' expected an integer 0 to 1048574, got "1.5"]] },
+  { 'a step past the last', function(_, m) m.step = '99999999999' end,
+    [[metadata 'step' expected an integer 0 to 1048574, got "99999999999"]] },
+  { 'heldout not a number', function(_, m) m.heldout = 'low' end,
+    [[metadata 'heldout' expected a finite number >= 0 or '', got "low"]] },
+  { 'heldout NaN', function(_, m) m.heldout = 'nan' end, [[metadata 'heldout' expected a finite number >= 0 or '', got "nan"]] },
+  { 'heldout negative', function(_, m) m.heldout = '-1' end, [[metadata 'heldout' expected a finite number >= 0 or '', got "-1"]] },
+  { 'a sample length past the bound', json_edit('options', function(o) o['sample-len'] = 1e12 end),
+    "the checkpoint's option '--sample-len' expected 1 to 1000000, got 1000000000000" },
   { 'options not JSON', function(_, m) m.options = '{hidden' end, [[metadata 'options' expected a JSON object, got "{hidden"]] },
   { 'an option of the wrong type', json_edit('options', function(o) o.hidden = 'eight' end),
     "the checkpoint's option '--hidden' expected a number, got eight" },

@@ -74,13 +74,14 @@ function M.load(path)
                         .. "(format '%s')", path, M.FORMAT, tostring(meta.format)), 0)
   end
   local step = tonumber(meta.step)
-  if not (meta.step or ''):match('^%d+$') or not is_count(step) then
-    invalid(path, "metadata 'step' expected an integer >= 0, got %s",
+  if not (meta.step or ''):match('^%d+$') or not is_count(step) or step > stream.MAX_STEPS then
+    invalid(path, "metadata 'step' expected an integer 0 to %d, got %s", stream.MAX_STEPS,
             meta.step and string.format('%q', meta.step) or 'none')
   end
   local heldout = tonumber(meta.heldout)
-  if meta.heldout ~= '' and not heldout then
-    invalid(path, "metadata 'heldout' expected a number or '', got %s",
+  -- A loss: tonumber also reads 'nan', 'inf' and '-1'.
+  if meta.heldout ~= '' and not (heldout and heldout >= 0 and heldout < math.huge) then
+    invalid(path, "metadata 'heldout' expected a finite number >= 0 or '', got %s",
             meta.heldout and string.format('%q', meta.heldout) or 'none')
   end
   local options = json_object(path, meta, 'options')
