@@ -69,6 +69,15 @@ describe('train.checkpoint', function()
     assert.is_nil(checkpoint.load(path).data)
   end)
 
+  it('loads in a script that requires nothing before it', function()
+    local model, opt = run_pair()
+    local path = dir .. '/alone.safetensors'
+    checkpoint.save(path, model, opt, { step = 3, options = {} })
+    local status, text = require('spec.train_child').luajit(dir, '', "-e 'io.write(require([[fused.train.checkpoint]])"
+                                                            .. ".load([[" .. path .. "]]).step)'", dir .. '/alone.out')
+    assert.are.same({ 0, '3' }, { status, text })
+  end)
+
   it('loads into a fresh model and optimizer, which then take the same step', function()
     local model, opt, fresh_model, fresh_opt = run_pair()
     local path = dir .. '/resume.safetensors'

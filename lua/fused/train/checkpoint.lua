@@ -11,6 +11,7 @@
 --   model:load_state_dict(run.model)
 --   optimizer:load_state_dict(run.optim)
 local ffi = require 'ffi'
+require 'fused' -- the tensors' methods, for a script that loads a checkpoint before anything else
 local json = require 'fused.json'
 local safetensors = require 'fused.safetensors'
 local dtype = require 'fused.dtype'
