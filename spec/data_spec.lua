@@ -83,6 +83,7 @@ describe('fused.data.text', function()
     assert.are.same(task:encode('cab'), vocabulary:encode('cab'))
     assert.are.equal('cab', vocabulary:decode(task:encode('cab')))
     assert.are.same({ kind = 'every', classes = 3, loss = 'CrossEntropyLoss' }, vocabulary.output)
+    helper.assert_error(function() task:encode('ab\n') end, "text: the character '\\10' is not in the vocabulary")
     local xs, ys = task:batch(1)
     local x, y = xs:totable(), ys:totable()
     for b = 1, 5 do

@@ -113,7 +113,7 @@ describe('examples/train.lua from a checkpoint', function()
       { { '--sample', text_ck, '--log', path('s.csv') }, '--log is for training: --sample trains nothing and writes no file' },
       { { '--sample', text_ck, '--checkpoint', text_ck }, '--checkpoint is for training: --sample trains nothing' },
       { { '--sample', text_ck, '--steps', '5' }, '--steps is for training: --sample trains nothing' },
-      { { '--sample', text_ck, '--sample-len', '0' }, "option '--sample-len' expected >= 1, got 0" },
+      { { '--sample', text_ck, '--sample-len', '0' }, "option '--sample-len' expected 1 to 1000000, got 0" },
       { { '--sample', text_ck, '--prime', 'The ' }, "--prime: 'T' does not occur in " .. path('fox.txt') },
       { { '--prime', 'the ' }, '--prime is for --sample' },
       { { '--sample', text_ck, '--resume', ck }, '--sample and --resume: one or the other' },

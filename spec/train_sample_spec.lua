@@ -66,6 +66,13 @@ describe('examples/train.lua --sample and the data of a text checkpoint', functi
     assert.are.equal(before, out)
   end)
 
+  it("goes on from a newline by default, or from the vocabulary's first character in a text without one", function()
+    local _, _, from_space = run({ '--sample', ck, '--prime', ' ', '--sample-len', '20' })
+    local status, _, out = run({ '--sample', ck, '--sample-len', '20' })
+    assert.are.equal(0, status, out)
+    assert.are.equal(from_space:sub(2), out) -- FOX has no newline; ' ' sorts first
+  end)
+
   it('refuses to resume on a data file that is not the one the run trained on, saying how it differs', function()
     for _, case in ipairs({
       { FOX:gsub('z', 'Z'), "the same size (900 bytes); characters not in its vocabulary: 'Z'; characters "

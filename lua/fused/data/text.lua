@@ -137,9 +137,15 @@ function Task:heldout()
   return self.heldout_set[1], self.heldout_set[2]
 end
 
+-- The characters of s as codes; one not in the vocabulary is an error, not another character.
 function Task:encode(s)
   local codes = {}
-  for i = 1, #s do codes[i] = self.index[s:byte(i)] or 1 end
+  for i = 1, #s do
+    codes[i] = self.index[s:byte(i)]
+    if not codes[i] then
+      error(string.format("text: the character %s is not in the vocabulary", shown({ s:byte(i) })), 2)
+    end
+  end
   return codes
 end
 

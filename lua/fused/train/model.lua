@@ -124,7 +124,7 @@ function SequenceModel:evaluate(task)
   return total / n
 end
 
--- n characters after the text prime (default a newline), each drawn from the softmax of the
+-- n characters after the text prime (default a newline, if the vocabulary has one), each drawn from the softmax of the
 -- logits at the given temperature, from the seed's SAMPLING stream (so that sampling never
 -- changes the training batches). The prime's characters must be in task.index. Returns the
 -- text, or nil, why none can be drawn and what is to blame: 'logits' (one is not finite) or
@@ -134,7 +134,10 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local index_opts = { dtype = 'int64', device = self.head.weight.device }
   local codes = {}
-  for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
+  -- By default a newline, or the vocabulary's first character for a text without one.
+  for i, code in ipairs(task:encode(prime or task.index[10] and '\n' or task.vocab[1])) do
+    codes[i] = { code }
+  end
   local x = factory.tensor(codes, index_opts) -- the prime in one forward, T × 1
   local generated, h, c, _ = {}
   for i = 1, n do
