@@ -9,8 +9,11 @@
 -- Reproducible: batch k is drawn from its own stream of the seed (fused.data.stream), so the
 -- same seed gives the same losses, and a run resumed from a checkpoint (the model's and the
 -- optimizer's state_dict, and the step) continues with exactly the uninterrupted run's losses.
--- `--resume CK` alone goes on with the options the checkpoint recorded; `--sample CK --prime
--- 'The '` prints what the text model in CK writes after 'The ', and trains nothing.
+-- `--resume CK` alone goes on with the options the checkpoint recorded, saving to CK (and a log
+-- beside it), never where its options say; `--sample CK --prime 'The '` prints what the text
+-- model in CK writes after 'The ', in the vocabulary CK keeps, and trains nothing. Everything
+-- read from CK is checked before it is used: the tensors against the options before the model
+-- is built.
 --
 -- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
 -- global batch, split evenly, so N processes give one process's losses (with --dropout, up to
@@ -340,8 +343,8 @@ local function train(opts, resumed, out, on_step, par)
   local losses, last_step, saved = {}, first - 1, nil
   local function save(path, step, last) -- returns where it went, or nil
     if not par.main then return nil end
-    local run = { step = step, options = opts, heldout = heldout }
-    run.data = task.record -- the text task's vocabulary and data digest
+    local run = { step = step, options = opts, heldout = heldout,
+                  data = task.record } -- the text task's: its vocabulary and a digest of its file
     local where = checkpoint.save_or_warn(path, model, optimizer, run, out, last)
     saved = where or saved
     return where

@@ -12,6 +12,8 @@ local M = {}
 -- One declaration per cdef: another module may have declared one of them already.
 pcall(ffi.cdef, 'int access(const char *path, int mode);')
 pcall(ffi.cdef, 'char *strerror(int errnum);')
+pcall(ffi.cdef, 'char *realpath(const char *path, char *resolved);')
+pcall(ffi.cdef, 'void free(void *p);')
 
 -- Raises the C error under the public function's name fn (the message names the C one), at
 -- `level` counted from here.
@@ -86,9 +88,6 @@ function M.first_non_bool(pointer, n)
     if bytes[i] > 1 then return i + 1 end
   end
 end
-
-pcall(ffi.cdef, 'char *realpath(const char *path, char *resolved);')
-pcall(ffi.cdef, 'void free(void *p);')
 
 -- The absolute path of path's directory, symlinks and '..' resolved, with path's last name
 -- (which need not exist): two names of one file give one answer. nil when the directory

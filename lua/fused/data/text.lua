@@ -6,9 +6,9 @@
 --
 --   local task = require('fused.data.text').new{ path =, seq_len =, batch =, seed =, ... }
 --   task:encode('abc'), task:decode({ 1, 2 })
---   task.record                  -- {bytes =, digest =, vocab = {byte, ...}}: what a checkpoint
---   text.difference(task, record) -- keeps of its data, and how the file differs from it now
---   text.vocabulary(record.vocab) -- encode and decode alone, without the file (sampling)
+--   task.record  -- {bytes =, digest =, vocab = {byte values}}: what a checkpoint keeps of the file
+--   text.difference(task, record)  -- how the file differs from a record, in words (nil: it does not)
+--   text.vocabulary(record.vocab)  -- encode and decode alone, without the file (for sampling)
 local stream = require 'fused.data.stream'
 local hash = require 'fused.ext.hash'
 local file = require 'fused.file'
