@@ -245,7 +245,11 @@ local function make_task(opts, run, warn)
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
-  if not ok then usage_error('%s', (tostring(task):gsub('^.-:%d+: ', ''))) end
+  if not ok then
+    local why = tostring(task):gsub('^.-:%d+: ', '')
+    if run then usage_error('--%s %s: %s', flag, opts[flag], why) end -- the data it names
+    usage_error('%s', why)
+  end
   if not (run and opts.task == 'text') then return task end
   if run.data then
     local difference = text_data.difference(task, run.data)
@@ -291,8 +295,9 @@ local function sample(opts, run, out, err)
   local prime = opts.prime or ''
   for i = 1, #prime do
     if not task.index[prime:byte(i)] then
-      usage_error("--prime: '%s' does not occur in %s, the text the model learnt", prime:sub(i, i),
-                  opts.data)
+      local char = prime:sub(i, i)
+      usage_error("--prime: '%s' does not occur in %s, the text the model learnt",
+                  char:match('^[%g ]$') and char or '\\' .. char:byte(), opts.data)
     end
   end
   local text, why, blame = model:sample(task, opts['sample-len'], opts.temperature, opts.seed,

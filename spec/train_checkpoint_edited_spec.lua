@@ -60,6 +60,8 @@ local CASES = {
     "the checkpoint's option '--lr' expected a finite number, got 'inf'" },
   { 'an option not taken, of the wrong kind', json_edit('options', function(o) o.device = 'tpu' end),
     "the checkpoint's option '--device' expected one of auto, cpu, cuda, got 'tpu'" },
+  { 'data that is a device', json_edit('options', function(o) o.task, o.data = 'text', '/dev/zero' end),
+    'text: /dev/zero: not a regular file (a character device)' },
   { 'a log that is not a file name', json_edit('options', function(o) o.log = '/tmp/..' end),
     "the checkpoint's option '--log' /tmp/.. is not a file name; name the log with --log" },
   { 'a NaN weight', function(t) t['model.rnn.weight'][{ 2, 3 }] = 0 / 0 end,
