@@ -9,8 +9,11 @@
 -- Reproducible: batch k is drawn from its own stream of the seed (fused.data.stream), so the
 -- same seed gives the same losses, and a run resumed from a checkpoint (the model's and the
 -- optimizer's state_dict, and the step) continues with exactly the uninterrupted run's losses.
--- `--resume CK` alone goes on with the options the checkpoint recorded; `--sample CK --prime
--- 'The '` prints what the text model in CK writes after 'The ', and trains nothing.
+-- `--resume CK` alone goes on with the options the checkpoint recorded, saving to CK (and a log
+-- beside it), never where its options say; `--sample CK --prime 'The '` prints what the text
+-- model in CK writes after 'The ', in the vocabulary CK keeps, and trains nothing. Everything
+-- read from CK is checked before it is used: the tensors against the options before the model
+-- is built.
 --
 -- Under `mpirun -np N` it trains data-parallel (lua/fused/train/parallel.lua): --batch stays the
 -- global batch, split evenly, so N processes give one process's losses (with --dropout, up to
@@ -21,6 +24,8 @@ local fused = require 'fused'
 local stream = require 'fused.data.stream'
 local SequenceModel = require 'fused.train.model'
 local checkpoint = require 'fused.train.checkpoint'
+local file = require 'fused.file'
+local text_data = require 'fused.data.text'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
 local options = require 'fused.train.options'
@@ -59,7 +64,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'log', false, 'output', 'write the losses to this CSV file' },
   { 'plot', false, 'output', 'plot the losses to this PNG file (needs gnuplot)' },
   { 'sample-every', 200, 'int', 'text task: steps between printed samples', min = 1 },
-  { 'sample-len', 200, 'int', 'text task: characters per sample', min = 1 },
+  { 'sample-len', 200, 'int', 'text task: characters per sample', min = 1, max = 1000000 },
   { 'temperature', 1, 'number', 'text task: sampling temperature', above = 0 },
   { 'sample', false, 'string', 'print a sample of the text model in this checkpoint; no training' },
   { 'prime', false, 'string', 'with --sample: the text it goes on from (default: a newline)' },
@@ -69,8 +74,13 @@ local cmd = options.new('luajit examples/train.lua [options]',
 -- with the checkpoint's.
 local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
                         'lr-decay', 'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
--- Options about this machine or this command, not the run: never taken from a checkpoint.
-local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true }
+-- Options about this machine or this command, not the run: never taken from a checkpoint. The
+-- files a run writes are among them: a checkpoint's options may have been edited to name any
+-- file, so a resumed run writes only beside the checkpoint it resumes (resumed_outputs).
+local NOT_RESUMED = { resume = true, sample = true, prime = true, device = true, threads = true,
+                      checkpoint = true, log = true, plot = true }
+-- Options of training alone: --sample, which trains nothing, refuses them.
+local TRAINING_ONLY = { 'steps', 'eval-every', 'checkpoint', 'log', 'plot', 'sample-every' }
 local OPTIMIZERS = { adam = 'Adam', adamw = 'AdamW', rmsprop = 'RMSprop', sgd = 'SGD' }
 local usage_error = options.usage_error
 
@@ -79,7 +89,7 @@ local usage_error = options.usage_error
 -- those that changed something, as '--name value').
 local function read_checkpoint(opts, given, flag)
   local ok, run = pcall(checkpoint.load, opts[flag])
-  if not ok then usage_error('--%s: %s', flag, run) end
+  if not ok then usage_error('--%s: %s', flag, (tostring(run):gsub('^.-:%d+: ', ''))) end
   for _, name in ipairs(MODEL_OPTIONS) do
     local saved = run.options[name]
     if given[name] and opts[name] ~= saved then
@@ -94,6 +104,32 @@ local function read_checkpoint(opts, given, flag)
   end
   run.taken = taken
   return run
+end
+
+-- Where a resumed run writes, unless the command line says: to the checkpoint it resumes, and,
+-- if the run kept a log, to a log of that file name beside it (appended to only if it is one:
+-- Log.open). Adds them to run.taken.
+local function resumed_outputs(opts, given, run)
+  if not given.checkpoint then
+    local ok, why = file.can_create(opts.resume)
+    if not ok then
+      usage_error('--resume %s: cannot save the resumed run there (%s); name another file with '
+                  .. '--checkpoint', opts.resume, why)
+    end
+    opts.checkpoint = opts.resume
+    run.taken[#run.taken + 1] = '--checkpoint ' .. opts.resume
+  end
+  local saved_log = run.options.log
+  if not given.log and saved_log then
+    local name = saved_log:match('[^/]*$')
+    if name == '' or name == '.' or name == '..' then
+      usage_error("--resume %s: the checkpoint's option '--log' %s is not a file name; name the log "
+                  .. 'with --log', opts.resume, saved_log)
+    end
+    local dir = opts.resume:match('^(.*)/')
+    opts.log = dir and dir .. '/' .. name or name
+    run.taken[#run.taken + 1] = '--log ' .. opts.log
+  end
 end
 
 -- The checkpoint's parameters (and optimizer state) into model (and optimizer): names or
@@ -115,8 +151,9 @@ local function learning_rate(opts, step)
   return opts.lr * (1 + math.cos(math.pi * (step - 1) / opts.steps)) / 2
 end
 
--- The checks that involve more than one option, or the machine.
-local function validate(opts)
+-- The checks that involve more than one option, or the machine (given: the names on the
+-- command line).
+local function validate(opts, given)
   if opts.task == 'adding' and opts['seq-len'] < 2 then
     usage_error("option '--seq-len' expected >= 2 for the adding task, got %d", opts['seq-len'])
   end
@@ -126,6 +163,11 @@ local function validate(opts)
   if opts.task ~= 'text' and opts.data then usage_error('--data is for --task text') end
   if opts.sample and opts.resume then usage_error('--sample and --resume: one or the other') end
   if opts.prime and not opts.sample then usage_error('--prime is for --sample') end
+  for _, name in ipairs(TRAINING_ONLY) do
+    if opts.sample and given[name] then
+      usage_error('--%s is for training: --sample trains nothing and writes no file', name)
+    end
+  end
   if opts.sample and opts.task ~= 'text' then
     usage_error('--sample %s: a model of the %s task cannot be sampled (only one of --task text)',
                 opts.sample, opts.task)
@@ -138,44 +180,135 @@ local function validate(opts)
   if opts.precision == 'bf16' and opts.dtype ~= 'float32' then
     usage_error('--precision bf16 needs --dtype float32, got %s', opts.dtype)
   end
+  -- No file is two of them: a log over the data, a plot over the checkpoint (a resumed run
+  -- saves over the checkpoint it resumes, as it should).
+  local seen = {}
+  for _, name in ipairs({ 'data', 'resume', 'checkpoint', 'log', 'plot' }) do
+    local path = opts[name] and (file.canonical(opts[name]) or opts[name])
+    local other = path and seen[path]
+    if other and not (other == 'resume' and name == 'checkpoint') then
+      usage_error('--%s %s: the same file as --%s %s', name, opts[name], other, opts[other])
+    end
+    if path then seen[path] = seen[path] or name end
+  end
   if opts.plot and not Log.have_gnuplot() then
     usage_error('--plot needs gnuplot, which is not installed (on Debian: apt-get install '
                 .. 'gnuplot-nox)')
   end
 end
 
--- The task and a fresh model for it, as the options say.
-local function build(opts)
+-- The SequenceModel options that --cell, --layers, ... say.
+local function model_options(opts)
+  return { cell = opts.cell, num_layers = opts.layers, hidden_size = opts.hidden,
+           embedding_dim = opts.embed, dropout = opts.dropout, dtype = opts.dtype,
+           device = opts.device, compute = opts.precision == 'bf16' and 'bfloat16' or nil }
+end
+
+-- The checkpoint's model tensors against the shapes and dtype that its options give the model
+-- of task, before the model is built: an edited checkpoint of a small model whose options
+-- claim a large one is refused, not allocated.
+local function check_tensors(opts, run, task)
+  local flag = opts.resume and 'resume' or 'sample'
+  local want, problems = SequenceModel.shapes(task, model_options(opts)), {}
+  local function text(shape) return #shape == 0 and 'a 0-d tensor' or table.concat(shape, 'x') end
+  for name, shape in pairs(want) do
+    local t = run.model[name]
+    if not t then
+      problems[#problems + 1] = string.format("'model.%s' is missing (expected %s)", name, text(shape))
+    elseif text(t:shape()) ~= text(shape) or t.dtype ~= opts.dtype then
+      problems[#problems + 1] = string.format("'model.%s' is %s %s where the options make %s %s", name,
+                                              text(t:shape()), t.dtype, text(shape), opts.dtype)
+    end
+  end
+  for name, t in pairs(run.model) do
+    if not want[name] then
+      problems[#problems + 1] = string.format("'model.%s' (%s) is not a parameter of the model",
+                                              name, text(t:shape()))
+    end
+  end
+  if #problems > 0 then
+    table.sort(problems) -- pairs' order is not stable
+    usage_error("--%s %s: the tensors do not fit the checkpoint's options (--task %s --cell %s "
+                .. '--layers %d --hidden %d --embed %d --dtype %s): %s', flag, opts[flag], opts.task,
+                opts.cell, opts.layers, opts.hidden, opts.embed, opts.dtype,
+                table.concat(problems, '; '))
+  end
+end
+
+-- The task of the options. From a checkpoint (run) of a text task: its recorded data decides.
+-- --sample uses the recorded vocabulary and reads no file; --resume trains only on the file the
+-- run trained on (the same size and digest). A checkpoint from before the data was recorded
+-- takes the file as it is now, with a warning (warn(text)).
+local function make_task(opts, run, warn)
+  local flag = opts.resume and 'resume' or 'sample'
+  if run and run.data and opts.sample then return text_data.vocabulary(run.data.vocab) end
   local ok, task = pcall(require('fused.data.' .. opts.task).new, {
     seq_len = opts['seq-len'], batch = opts.batch, seed = opts.seed, path = opts.data,
     dtype = opts.dtype, device = opts.device })
-  if not ok then usage_error('%s', task) end
-  fused.manual_seed(opts.seed)
-  return task, SequenceModel(task, { cell = opts.cell, num_layers = opts.layers,
-                                     hidden_size = opts.hidden, embedding_dim = opts.embed,
-                                     dropout = opts.dropout, dtype = opts.dtype,
-                                     device = opts.device,
-                                     compute = opts.precision == 'bf16' and 'bfloat16' or nil })
+  if not ok then
+    local why = tostring(task):gsub('^.-:%d+: ', '')
+    if run then usage_error('--%s %s: %s', flag, opts[flag], why) end -- the data it names
+    usage_error('%s', why)
+  end
+  if not (run and opts.task == 'text') then return task end
+  if run.data then
+    local difference = text_data.difference(task, run.data)
+    if difference then
+      usage_error("--resume %s: --data %s is not the text the run trained on: %s (the checkpoint "
+                  .. 'keeps its size and digest)', opts.resume, opts.data, difference)
+    end
+    return task
+  end
+  local embed = run.model['embed.weight']
+  local rows = embed and embed.ndim == 2 and embed:size(1)
+  if rows ~= #task.vocab then
+    usage_error('--%s %s: the checkpoint records no vocabulary (saved before checkpoints kept one), '
+                .. 'and --data %s has %d characters where its model has %s: the file has changed',
+                flag, opts[flag], opts.data, #task.vocab, tostring(rows))
+  end
+  warn(string.format('warning: %s records no vocabulary (saved before checkpoints kept one): the '
+                     .. 'characters of --data %s as it is now are taken for its model\'s; if the '
+                     .. 'file has changed since, %s\n', opts[flag], opts.data, opts.sample
+                     and 'the sample is in the wrong characters' or 'the run goes on with other data'))
+  return task
 end
 
+-- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
+-- checked against them first.
+local function build(opts, run, warn)
+  local task = make_task(opts, run, warn)
+  if run then check_tensors(opts, run, task) end
+  fused.manual_seed(opts.seed)
+  return task, SequenceModel(task, model_options(opts))
+end
+
+-- Why model:sample drew nothing, by what it blames.
+local SAMPLE_BLAME = {
+  temperature = 'the logits divided by --temperature must be finite: a larger one keeps them so',
+  logits = "the model's logits must be finite",
+}
+
 -- --sample: the prime, then what the checkpoint's model writes after it.
-local function sample(opts, run, out)
-  local task, model = build(opts)
+local function sample(opts, run, out, err)
+  local task, model = build(opts, run, function(text) err:write(text) end)
   load_states(opts, run, model)
   local prime = opts.prime or ''
   for i = 1, #prime do
     if not task.index[prime:byte(i)] then
-      usage_error("--prime: '%s' does not occur in %s, the text the model learnt", prime:sub(i, i),
-                  opts.data)
+      local char = prime:sub(i, i)
+      usage_error("--prime: '%s' does not occur in %s, the text the model learnt",
+                  char:match('^[%g ]$') and char or '\\' .. char:byte(), opts.data)
     end
   end
-  out:write(prime, model:sample(task, opts['sample-len'], opts.temperature, opts.seed,
-                                prime ~= '' and prime or nil), '\n')
+  local text, why, blame = model:sample(task, opts['sample-len'], opts.temperature, opts.seed,
+                                        prime ~= '' and prime or nil)
+  if not text then usage_error('--sample %s: no sample: %s (%s)', opts.sample, why, SAMPLE_BLAME[blame]) end
+  out:write(prime, text, '\n')
   return 0, {}
 end
 
 local function train(opts, resumed, out, on_step, par)
-  local task, model = build(opts)
+  local task, model = build(opts, resumed, function(text) out:write(text) end)
   local params, grads = model:parameters()
   local dp = par:wrap(model) -- averages the gradients over the processes
   local optimizer = fused.optim[OPTIMIZERS[opts.optim]](params, grads, { lr = opts.lr })
@@ -204,13 +337,19 @@ local function train(opts, resumed, out, on_step, par)
   end
 
   local log_path = opts.log or (opts.plot and os.tmpname()) -- the plot is drawn from a log
-  local log = log_path and Log.open(log_path, { append = opts.resume and opts.log })
+  local log
+  if log_path then
+    local ok, opened = pcall(Log.open, log_path, { append = opts.resume and opts.log })
+    if not ok then usage_error('--log %s: %s', log_path, (tostring(opened):gsub('^Log%.open: ', ''))) end
+    log = opened
+  end
   local progress = Progress.new(out, { steps = opts.steps, first = first,
                                        tokens_per_step = T * opts.batch })
   local losses, last_step, saved = {}, first - 1, nil
   local function save(path, step, last) -- returns where it went, or nil
     if not par.main then return nil end
-    local run = { step = step, options = opts, heldout = heldout }
+    local run = { step = step, options = opts, heldout = heldout,
+                  data = task.record } -- the text task's: its vocabulary and a digest of its file
     local where = checkpoint.save_or_warn(path, model, optimizer, run, out, last)
     saved = where or saved
     return where
@@ -247,8 +386,14 @@ local function train(opts, resumed, out, on_step, par)
       end
       progress:show(step, loss, heldout, eval_now)
       if task.name == 'text' and step % opts['sample-every'] == 0 then
-        out:write('--- sample at step ', step, ' (temperature ', opts.temperature, ')\n',
-                  model:sample(task, opts['sample-len'], opts.temperature, opts.seed), '\n---\n')
+        local text, why, blame = model:sample(task, opts['sample-len'], opts.temperature, opts.seed)
+        if text then
+          out:write('--- sample at step ', step, ' (temperature ', opts.temperature, ')\n', text,
+                    '\n---\n')
+        else -- a sample is not the run: it goes on (and stops at a loss that is not finite)
+          out:write(string.format('warning: step %d: no sample: %s (%s); training goes on\n', step,
+                                  why, SAMPLE_BLAME[blame]))
+        end
       end
       if opts.checkpoint and eval_now then save(opts.checkpoint, step, step == opts.steps) end
       if on_step then on_step(step) end
@@ -290,8 +435,8 @@ end
 -- The task and a fresh model that argv describes, for scripts that evaluate a checkpoint in
 -- other ways (bench/bf16_convergence.lua). Raises a usage error as run reports it.
 function M.build(argv)
-  local opts = cmd:parse(argv)
-  validate(opts)
+  local opts, given = cmd:parse(argv)
+  validate(opts, given)
   return build(opts)
 end
 
@@ -313,13 +458,14 @@ function M.run(argv, run_opts)
     end
     local flag = (opts.resume and 'resume') or (opts.sample and 'sample')
     local saved = flag and read_checkpoint(opts, given, flag)
-    validate(opts)
+    if opts.resume then resumed_outputs(opts, given, saved) end
+    validate(opts, given)
     local par = Parallel.new(opts.batch)
     if not par.main then -- rank 0 alone prints, logs, plots and saves
       out, opts.log, opts.plot, opts.checkpoint = Parallel.null, false, false, false
     end
     fused.set_num_threads(opts.threads)
-    if opts.sample then return sample(opts, saved, out) end
+    if opts.sample then return sample(opts, saved, out, run_opts.err or io.stderr) end
     if opts.resume and saved.step >= opts.steps then
       out:write(string.format('%s: the run is finished (step %d of --steps %d); nothing to '
                               .. 'train, a larger --steps trains on\n', opts.resume, saved.step,

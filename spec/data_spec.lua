@@ -78,6 +78,12 @@ describe('fused.data.text', function()
     local task = text.new(with({ path = path, seq_len = 6, batch = 5, seed = 1 }))
     assert.are.same({ 'a', 'b', 'c' }, task.vocab)
     assert.are.equal('cab', task:decode(task:encode('cab')))
+    assert.are.same({ 200, { 97, 98, 99 } }, { task.record.bytes, task.record.vocab })
+    local vocabulary = text.vocabulary(task.record.vocab) -- what a checkpoint keeps, without the file
+    assert.are.same(task:encode('cab'), vocabulary:encode('cab'))
+    assert.are.equal('cab', vocabulary:decode(task:encode('cab')))
+    assert.are.same({ kind = 'every', classes = 3, loss = 'CrossEntropyLoss' }, vocabulary.output)
+    helper.assert_error(function() task:encode('ab\n') end, "text: the character '\\10' is not in the vocabulary")
     local xs, ys = task:batch(1)
     local x, y = xs:totable(), ys:totable()
     for b = 1, 5 do

@@ -57,6 +57,27 @@ describe('train.checkpoint', function()
     assert.are.equal(0.1, optim.hyper.lr)
   end)
 
+  it("keeps a text task's data record (size, digest, vocabulary) and gives it back", function()
+    local model, opt = run_pair()
+    local path = dir .. '/data.safetensors'
+    local record = { bytes = 900, digest = '0123abcd', vocab = { 10, 32, 97 } }
+    checkpoint.save(path, model, opt, { step = 1, options = {}, data = record })
+    assert.are.same(record, json.decode(select(2, fused.load(path)).data))
+    assert.are.same(record, checkpoint.load(path).data)
+    checkpoint.save(path, model, opt, { step = 1, options = {} })
+    assert.is_nil(select(2, fused.load(path)).data)
+    assert.is_nil(checkpoint.load(path).data)
+  end)
+
+  it('loads in a script that requires nothing before it', function()
+    local model, opt = run_pair()
+    local path = dir .. '/alone.safetensors'
+    checkpoint.save(path, model, opt, { step = 3, options = {} })
+    local status, text = require('spec.train_child').luajit(dir, '', "-e 'io.write(require([[fused.train.checkpoint]])"
+                                                            .. ".load([[" .. path .. "]]).step)'", dir .. '/alone.out')
+    assert.are.same({ 0, '3' }, { status, text })
+  end)
+
   it('loads into a fresh model and optimizer, which then take the same step', function()
     local model, opt, fresh_model, fresh_opt = run_pair()
     local path = dir .. '/resume.safetensors'

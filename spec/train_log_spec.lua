@@ -31,6 +31,30 @@ describe('train.log', function()
     assert.are.same({ 'step,loss,heldout,seconds,tokens_per_s' }, lines(path))
   end)
 
+  it('appends only to a log: any other file, a directory or a FIFO is an error, left as it was', function()
+    local other = os.tmpname()
+    local f = assert(io.open(other, 'w'))
+    f:write('#!/bin/sh\necho important\n')
+    f:close()
+    local fifo = os.tmpname()
+    os.remove(fifo)
+    assert(os.execute('mkfifo ' .. fifo) == 0)
+    for _, case in ipairs({
+      { other, other .. " exists and is not a log (its first line is not 'step,loss,heldout,seconds,tokens_per_s'): not appended to" },
+      { "/tmp", "/tmp: not a regular file (a directory)" },
+      { fifo, fifo .. ': not a regular file (a FIFO)' },
+    }) do
+      local ok, err = pcall(Log.open, case[1], { append = true })
+      assert.is_false(ok)
+      assert.is_truthy(err:find('Log.open: ' .. case[2], 1, true), err)
+    end
+    f = assert(io.open(other))
+    assert.are.equal('#!/bin/sh\necho important\n', f:read('*a'))
+    f:close()
+    os.remove(other)
+    os.remove(fifo)
+  end)
+
   it('says which file it cannot open', function()
     local ok, err = pcall(Log.open, '/nonexistent-dir/log.csv')
     assert.is_false(ok)

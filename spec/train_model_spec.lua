@@ -23,6 +23,20 @@ describe('train.model', function()
                     helper.sorted_keys(model_for(task('copy')):state_dict()))
   end)
 
+  it('works out the shapes of its state_dict without building it, for every cell, task and depth', function()
+    for _, name in ipairs({ 'adding', 'copy' }) do
+      for _, cell in ipairs({ 'lltm', 'lstm', 'gru' }) do
+        for layers = 1, 3 do
+          local t, opts = task(name), { cell = cell, num_layers = layers, hidden_size = 5, embedding_dim = 3,
+                                        dtype = 'float64', device = 'cpu' }
+          local built = {}
+          for key, p in pairs(SequenceModel(t, opts):state_dict()) do built[key] = p:shape() end
+          assert.are.same(built, SequenceModel.shapes(t, opts), name .. ' ' .. cell .. ' ' .. layers)
+        end
+      end
+    end
+  end)
+
   it("starts the LLTM's input gates mostly shut (bias -3), the other gates as initialised", function()
     local bias = model_for(task('adding')).rnn.bias:totable()
     local bound = 1 / math.sqrt(4)

@@ -49,7 +49,11 @@ describe('train.options', function()
       { { '--steps' }, "option '--steps' needs a value" },
       { { '--steps', 'many' }, "option '--steps' expected an integer, got 'many'" },
       { { '--steps', '2.5' }, "option '--steps' expected an integer, got '2.5'" },
-      { { '--lr', 'nan' }, "option '--lr' expected a number, got 'nan'" },
+      { { '--lr', 'nan' }, "option '--lr' expected a finite number, got 'nan'" },
+      { { '--lr', 'inf' }, "option '--lr' expected a finite number, got 'inf'" },
+      { { '--lr', '1e999' }, "option '--lr' expected a finite number, got '1e999'" },
+      { { '--clip', '-inf' }, "option '--clip' expected a finite number, got '-inf'" },
+      { { '--steps', 'inf' }, "option '--steps' expected an integer, got 'inf'" },
       { { '--lr', '-1' }, "option '--lr' expected > 0, got -1" },
       { { '--lr', '0' }, "option '--lr' expected > 0, got 0" },
       { { '--clip', '-0.5' }, "option '--clip' expected >= 0, got -0.5" },
@@ -58,6 +62,7 @@ describe('train.options', function()
       { { '--optim', 'lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { '--optim=lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
       { { 'stray' }, "unexpected argument 'stray' (options start with --)" },
+      { { '--log', '' }, "option '--log' expected a file name, got ''" },
       { { '--log', dir .. '/log.csv' }, '--log ' .. dir .. '/log.csv: cannot write there (' .. dir
                                         .. ': No such file or directory)' },
     }) do
@@ -67,7 +72,7 @@ describe('train.options', function()
 
   it('takes saved options not given and not excepted, and lists those that changed something', function()
     local opts, given = cmd:parse({ '--lr', '0.5' })
-    local saved = { steps = 20, lr = 0.1, clip = 2, optim = 'adam', data = 'a.txt', log = false, gone = 1 }
+    local saved = { steps = 20, lr = 0.1, clip = 2, optim = 'adam', data = 'a.txt', log = false }
     assert.are.same({ '--steps 20', '--data a.txt' }, cmd:take(opts, given, saved, { clip = true }))
     assert.are.same({ steps = 20, lr = 0.5, clip = 1, optim = 'adam', data = 'a.txt', log = false, keep = 0 },
                     opts)
@@ -75,6 +80,33 @@ describe('train.options', function()
     assert.is_false(ok)
     assert.are.equal('--log ' .. dir .. '/log.csv: cannot write there (' .. dir .. ': No such file or directory)',
                      err.message)
+  end)
+
+  it('checks every saved option as a given one, taken or not: name, kind and range', function()
+    local function take_error(saved, except)
+      local opts, given = cmd:parse({ '--lr', '0.5' })
+      local ok, err = pcall(cmd.take, cmd, opts, given, saved, except or {})
+      assert.is_false(ok)
+      assert.is_true(options.is_usage_error(err), tostring(err))
+      return err.message
+    end
+    for _, case in ipairs({
+      { { gone = 1 }, "unknown option '--gone'" },
+      { { steps = 5, [1] = 'x' }, "unknown option '--1'" },
+      { { steps = 1 / 0 }, "option '--steps' expected an integer, got 'inf'" },
+      { { steps = 1e300 }, "option '--steps' expected 1 to 100, got 1e+300" },
+      { { lr = -1 }, "option '--lr' expected > 0, got -1" }, -- given on the command line, still checked
+      { { clip = 'x' }, "option '--clip' expected a number, got x" },
+      { { optim = 'lbfgs' }, "option '--optim' expected one of adam, sgd, got 'lbfgs'" },
+      { { data = true }, "option '--data' expected a string, got true" },
+    }) do
+      assert.are.equal(case[2], take_error(case[1]))
+      assert.are.equal(case[2], take_error(case[1], { steps = true, clip = true, optim = true, data = true }))
+    end
+    -- A saved output that is not taken is not written: only its kind is checked.
+    local opts, given = cmd:parse({})
+    assert.are.same({}, cmd:take(opts, given, { log = dir .. '/log.csv' }, { log = true }))
+    assert.is_false(opts.log)
   end)
 
   it('tells a usage error from any other error', function()

@@ -250,6 +250,13 @@ describe('examples/train.lua', function()
       { { '--dropout', '1' }, "option '--dropout' expected < 1, got 1" },
       { { '--precision', 'bf16', '--dtype', 'float64' }, '--precision bf16 needs --dtype float32, got float64' },
       { { '--precision', 'fp8' }, "option '--precision' expected one of float32, bf16, got 'fp8'" },
+      { { '--checkpoint', path('x.st'), '--log', dir .. '/./x.st' }, '--log ' .. dir .. '/./x.st: the same file as '
+                                                                     .. '--checkpoint ' .. path('x.st') },
+      { { '--task', 'text', '--data', path('t.txt'), '--plot', path('t.txt') }, '--plot ' .. path('t.txt')
+                                                                               .. ': the same file as --data' },
+      { { '--checkpoint', '' }, "option '--checkpoint' expected a file name, got ''" },
+      { { '--task', 'text', '--data', '/dev/zero' }, 'text: /dev/zero: not a regular file (a character device)' },
+      { { '--resume', '' }, "--resume: load: argument 'path' expected a file name, got an empty string" },
     }) do
       local status, result, text = run(case[1])
       assert.are.equal(2, status, table.concat(case[1], ' '))

@@ -12,6 +12,8 @@ local M = {}
 -- One declaration per cdef: another module may have declared one of them already.
 pcall(ffi.cdef, 'int access(const char *path, int mode);')
 pcall(ffi.cdef, 'char *strerror(int errnum);')
+pcall(ffi.cdef, 'char *realpath(const char *path, char *resolved);')
+pcall(ffi.cdef, 'void free(void *p);')
 
 -- Raises the C error under the public function's name fn (the message names the C one), at
 -- `level` counted from here.
@@ -86,6 +88,22 @@ function M.first_non_bool(pointer, n)
     if bytes[i] > 1 then return i + 1 end
   end
 end
+
+-- The absolute path of path's directory, symlinks and '..' resolved, with path's last name
+-- (which need not exist): two names of one file give one answer. nil when the directory
+-- cannot be resolved.
+function M.canonical(path)
+  local dir, name = path:match('^(.*)/([^/]*)$')
+  if not dir then dir, name = '.', path end
+  local resolved = ffi.C.realpath(dir == '' and '/' or dir, nil)
+  if resolved == nil then return nil end
+  local text = ffi.string(resolved)
+  ffi.C.free(resolved)
+  return (text == '/' and '' or text) .. '/' .. name
+end
+
+-- Whether something (a file, a directory, a FIFO, ...) is at path, found without opening it.
+function M.exists(path) return ffi.C.access(path, 0) == 0 end -- F_OK
 
 -- Whether a file can be created at path: its directory exists and may be written. Returns
 -- true, or false and why not ("DIR: No such file or directory").

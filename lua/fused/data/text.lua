@@ -6,7 +6,12 @@
 --
 --   local task = require('fused.data.text').new{ path =, seq_len =, batch =, seed =, ... }
 --   task:encode('abc'), task:decode({ 1, 2 })
+--   task.record  -- {bytes =, digest =, vocab = {byte values}}: what a checkpoint keeps of the file
+--   text.difference(task, record)  -- how the file differs from a record, in words (nil: it does not)
+--   text.vocabulary(record.vocab)  -- encode and decode alone, without the file (for sampling)
 local stream = require 'fused.data.stream'
+local hash = require 'fused.ext.hash'
+local file = require 'fused.file'
 
 local M = {}
 local Task = {}
@@ -14,27 +19,39 @@ Task.__index = Task
 
 local HELDOUT_WINDOWS = 64
 
+-- A task's vocabulary part: the byte values of vocab (increasing) as characters 1 to n.
+local function with_vocabulary(task, bytes)
+  local vocab, index = {}, {}
+  for i, c in ipairs(bytes) do
+    vocab[i], index[c] = string.char(c), i
+  end
+  task.name, task.vocab, task.index = 'text', vocab, index
+  task.input = { kind = 'tokens', vocab = #vocab }
+  task.output = { kind = 'every', classes = #vocab, loss = 'CrossEntropyLoss' }
+  return setmetatable(task, Task)
+end
+
+-- A task that only encodes and decodes, with the vocabulary a checkpoint recorded (a list of
+-- increasing byte values, checked by the checkpoint's loader).
+function M.vocabulary(bytes) return with_vocabulary({}, bytes) end
+
 function M.new(opts)
-  local f, err = io.open(opts.path, 'rb')
-  if not f then error('text: ' .. err, 0) end
-  local text = f:read('*a')
-  f:close()
+  local reader = file.open('text', opts.path) -- refuses a directory, a FIFO or a device (/dev/zero)
+  local text = reader:read(0, reader.size)
+  reader:close()
   local T = opts.seq_len
   local split = math.floor(#text * 0.9)
   if split < T + 1 or #text - split < T + 1 then
     error(string.format('text: %s has %d bytes; with --seq-len %d it needs at least %d (90%% to train, 10%% held out, each at least seq-len + 1)',
                         opts.path, #text, T, math.ceil((T + 1) / 0.1)), 0)
   end
-  local count, vocab, index = {}, {}, {}
+  local count, bytes = {}, {}
   for i = 1, #text do
     local c = text:byte(i)
     count[c] = (count[c] or 0) + 1
   end
   for c = 0, 255 do
-    if count[c] then
-      vocab[#vocab + 1] = string.char(c)
-      index[c] = #vocab
-    end
+    if count[c] then bytes[#bytes + 1] = c end
   end
   local entropy = 0
   local train_counts = {}
@@ -43,17 +60,48 @@ function M.new(opts)
     train_counts[c] = (train_counts[c] or 0) + 1
   end
   for _, n in pairs(train_counts) do entropy = entropy - n / split * math.log(n / split) end
-  local codes = {}
-  for i = 1, #text do codes[i] = index[text:byte(i)] end
-  return setmetatable({
-    name = 'text', path = opts.path, seq_len = T, steps = T, batch_size = opts.batch,
-    seed = opts.seed, codes = codes, split = split, vocab = vocab, index = index,
-    tensor_opts = { dtype = 'int64', device = opts.device },
-    input = { kind = 'tokens', vocab = #vocab },
-    output = { kind = 'every', classes = #vocab, loss = 'CrossEntropyLoss' },
+  local task = with_vocabulary({
+    path = opts.path, seq_len = T, steps = T, batch_size = opts.batch, seed = opts.seed,
+    split = split, tensor_opts = { dtype = 'int64', device = opts.device },
+    record = { bytes = #text, digest = hash.hex(hash.add(nil, text)), vocab = bytes },
     metric = 'cross-entropy (nats/char)', baseline = entropy,
     baseline_text = 'character frequencies alone',
-  }, Task)
+  }, bytes)
+  local codes = {}
+  for i = 1, #text do codes[i] = task.index[text:byte(i)] end
+  task.codes = codes
+  return task
+end
+
+-- Characters as a message shows them: printable ones as they are, others as Lua escapes.
+local function shown(bytes)
+  local parts = {}
+  for i, c in ipairs(bytes) do
+    parts[i] = (c >= 32 and c < 127) and string.char(c) or string.format('\\%d', c)
+  end
+  return "'" .. table.concat(parts) .. "'"
+end
+
+-- How the task's file differs from the data a checkpoint recorded (its record), in words, or
+-- nil when it is the same.
+function M.difference(task, record)
+  local now = task.record
+  if now.bytes == record.bytes and now.digest == record.digest then return nil end
+  local had, has, gone, new = {}, {}, {}, {}
+  for _, c in ipairs(record.vocab) do had[c] = true end
+  for _, c in ipairs(now.vocab) do
+    has[c] = true
+    if not had[c] then new[#new + 1] = c end
+  end
+  for _, c in ipairs(record.vocab) do
+    if not has[c] then gone[#gone + 1] = c end
+  end
+  local words = { now.bytes == record.bytes and string.format('the same size (%d bytes)', now.bytes)
+                  or string.format('%d bytes, %d when the checkpoint was saved', now.bytes, record.bytes) }
+  if #new > 0 then words[#words + 1] = 'characters not in its vocabulary: ' .. shown(new) end
+  if #gone > 0 then words[#words + 1] = 'characters of its vocabulary gone: ' .. shown(gone) end
+  if #new + #gone == 0 then words[#words + 1] = 'the same characters; other contents' end
+  return table.concat(words, '; ')
 end
 
 -- Windows starting at the given 0-based offsets into codes.
@@ -89,9 +137,15 @@ function Task:heldout()
   return self.heldout_set[1], self.heldout_set[2]
 end
 
+-- The characters of s as codes; one not in the vocabulary is an error, not another character.
 function Task:encode(s)
   local codes = {}
-  for i = 1, #s do codes[i] = self.index[s:byte(i)] or 1 end
+  for i = 1, #s do
+    codes[i] = self.index[s:byte(i)]
+    if not codes[i] then
+      error(string.format("text: the character %s is not in the vocabulary", shown({ s:byte(i) })), 2)
+    end
+  end
   return codes
 end
 

@@ -1,31 +1,39 @@
 -- A training run in one safetensors file, written whole or not at all (fused.save): the model's
 -- state_dict as 'model.<name>', the optimizer's state tensors as 'optim.<name>', and as metadata
 -- strings the format, the step, the options and the optimizer's step and hyperparameters (JSON),
--- and the latest held-out loss. PyTorch's safetensors reads it; GPU tensors go through the host
+-- the latest held-out loss and, for a text task, its data's record (JSON: size, digest and
+-- vocabulary, fused.data.text). PyTorch's safetensors reads it; GPU tensors go through the host
 -- and load on a CPU-only machine.
 --
---   checkpoint.save(path, model, optimizer, {step = 500, options = opts, heldout = 0.01})
---   local run = checkpoint.load(path)       -- {model =, optim =, step =, options =, heldout =}
+--   checkpoint.save(path, model, optimizer, {step = 500, options = opts, heldout = 0.01,
+--                                            data = task.record})  -- data: text tasks only
+--   local run = checkpoint.load(path)  -- {model =, optim =, step =, options =, heldout =, data =}
 --   model:load_state_dict(run.model)
 --   optimizer:load_state_dict(run.optim)
 local ffi = require 'ffi'
+require 'fused' -- the tensors' methods, for a script that loads a checkpoint before anything else
 local json = require 'fused.json'
 local safetensors = require 'fused.safetensors'
+local dtype = require 'fused.dtype'
+local stream = require 'fused.data.stream'
 
 local M = {}
 
 M.FORMAT = 'fused-train/2'
 
--- run: step, options (a table of strings, numbers and booleans), heldout (nil for none).
+-- run: step, options (a table of strings, numbers and booleans), heldout (nil for none), data
+-- (nil, or a text task's record: {bytes =, digest =, vocab = {byte values}}).
 function M.save(path, model, optimizer, run)
   local tensors = {}
   for name, t in pairs(model:state_dict()) do tensors['model.' .. name] = t end
   local optim = optimizer:state_dict()
   for name, t in pairs(optim.tensors) do tensors['optim.' .. name] = t end
+  local data = run.data and json.encode({ bytes = run.data.bytes, digest = run.data.digest,
+                                          vocab = setmetatable({ unpack(run.data.vocab) }, json.array) })
   safetensors.save(path, tensors, {
     format = M.FORMAT, step = tostring(run.step), options = json.encode(run.options),
     optim = json.encode({ step = optim.step, hyper = optim.hyper, params = optim.params }),
-    heldout = run.heldout and string.format('%.17g', run.heldout) or '',
+    heldout = run.heldout and string.format('%.17g', run.heldout) or '', data = data,
   })
 end
 
@@ -36,6 +44,16 @@ local function invalid(path, fmt, ...)
 end
 
 local function is_count(v) return type(v) == 'number' and v >= 0 and v == math.floor(v) and v < math.huge end
+
+-- The first element of t (counted from 1, in C order) that is NaN or infinite, and its value;
+-- nil if there is none.
+local function first_non_finite(t)
+  local values, n = stream.values(t)
+  for i = 0, n - 1 do
+    local v = values[i]
+    if v ~= v or v == math.huge or v == -math.huge then return i + 1, v end
+  end
+end
 
 -- A metadata field holding JSON of an object, decoded.
 local function json_object(path, meta, field)
@@ -57,13 +75,14 @@ function M.load(path)
                         .. "(format '%s')", path, M.FORMAT, tostring(meta.format)), 0)
   end
   local step = tonumber(meta.step)
-  if not (meta.step or ''):match('^%d+$') or not is_count(step) then
-    invalid(path, "metadata 'step' expected an integer >= 0, got %s",
+  if not (meta.step or ''):match('^%d+$') or not is_count(step) or step > stream.MAX_STEPS then
+    invalid(path, "metadata 'step' expected an integer 0 to %d, got %s", stream.MAX_STEPS,
             meta.step and string.format('%q', meta.step) or 'none')
   end
   local heldout = tonumber(meta.heldout)
-  if meta.heldout ~= '' and not heldout then
-    invalid(path, "metadata 'heldout' expected a number or '', got %s",
+  -- A loss: tonumber also reads 'nan', 'inf' and '-1'.
+  if meta.heldout ~= '' and not (heldout and heldout >= 0 and heldout < math.huge) then
+    invalid(path, "metadata 'heldout' expected a finite number >= 0 or '', got %s",
             meta.heldout and string.format('%q', meta.heldout) or 'none')
   end
   local options = json_object(path, meta, 'options')
@@ -84,9 +103,37 @@ function M.load(path)
   if type(optim.hyper) ~= 'table' then
     invalid(path, "metadata 'optim' field 'hyper' expected an object, got %s", type(optim.hyper))
   end
+  local data = meta.data and json_object(path, meta, 'data')
+  if data then
+    if not is_count(data.bytes) or type(data.digest) ~= 'string' or not data.digest:match('^%x+$') then
+      invalid(path, "metadata 'data' expected {\"bytes\": a count, \"digest\": hex digits, \"vocab\": "
+              .. '[...]}, got bytes %s, digest %s', tostring(data.bytes), tostring(data.digest))
+    end
+    local vocab = json.is_array(data.vocab) and data.vocab or {}
+    for i, c in ipairs(vocab) do
+      if not is_count(c) or c > 255 or (i > 1 and c <= vocab[i - 1]) then
+        invalid(path, "metadata 'data' field 'vocab' expected increasing byte values (0 to 255), got %s "
+                .. 'at %d', tostring(c), i)
+      end
+    end
+    if #vocab == 0 then
+      invalid(path, "metadata 'data' field 'vocab' expected a list of byte values, got %s", type(data.vocab))
+    end
+  end
   optim.tensors = {}
-  local run = { model = {}, optim = optim, step = step, options = options, heldout = heldout }
-  for name, t in pairs(tensors) do
+  local run = { model = {}, optim = optim, step = step, options = options, heldout = heldout,
+                data = data or nil }
+  local names = {}
+  for name in pairs(tensors) do names[#names + 1] = name end
+  table.sort(names) -- the first bad one in a stable order
+  for _, name in ipairs(names) do
+    local t = tensors[name]
+    local at, v
+    if dtype.is_floating[t.scalar_type] then at, v = first_non_finite(t) end
+    if at then
+      invalid(path, "tensor '%s' holds %s at element %d: a run that diverged (or an edited file), "
+              .. 'from which nothing can be resumed or sampled', name, tostring(v), at)
+    end
     local prefix, rest = name:match('^(%a+)%.(.+)$')
     if prefix == 'model' then
       run.model[rest] = t

@@ -5,16 +5,27 @@
 --   log:write(step, loss, heldout_or_nil, seconds, tokens_per_s)
 --   log:close()
 --   Log.plot('losses.csv', 'losses.png', {title =, ylabel =, baseline =, baseline_text =})
+local file = require 'fused.file'
+
 local M = {}
 local Log = {}
 Log.__index = Log
 
 local HEADER = 'step,loss,heldout,seconds,tokens_per_s\n'
 
--- A log at path; with opts.append, one that exists is continued rather than replaced.
+-- A log at path; with opts.append, one that exists is continued rather than replaced, if it is
+-- a log (its first line the header): any other file is an error, never appended to.
 function M.open(path, opts)
-  local existing = opts and opts.append and io.open(path, 'r')
-  if existing then existing:close() end
+  local existing = opts and opts.append and file.exists(path)
+  if existing then
+    local reader = file.open('Log.open', path) -- refuses a directory or a FIFO without blocking
+    local first = reader.size >= #HEADER and reader:read(0, #HEADER)
+    reader:close()
+    if first ~= HEADER then
+      error(string.format("Log.open: %s exists and is not a log (its first line is not '%s'): "
+                          .. 'not appended to', path, HEADER:sub(1, -2)), 2)
+    end
+  end
   local f, err = io.open(path, existing and 'a' or 'w')
   if not f then error('Log.open: ' .. err, 2) end
   if not existing then f:write(HEADER) end

@@ -15,7 +15,8 @@
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
 --   local text = model:sample(task, 200, 1.0, seed, 'The ')  -- text task: 200 characters
---                                                            -- after 'The ' (default '\n')
+--                                                            -- after 'The ' (default '\n'),
+--                                                            -- or nil and why not
 local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
@@ -44,6 +45,33 @@ function SequenceModel:__init(task, opts)
   if (opts.dropout or 0) > 0 then self.drop = nn.Dropout(opts.dropout) end
   self.head = nn.Linear(H, task.output.size or task.output.classes, topts)
   self.criterion = nn[task.output.loss]()
+end
+
+-- The state_dict shapes of SequenceModel(task, opts), {name = {sizes...}}, worked out without
+-- building it: what a checkpoint's tensors are checked against before its options allocate
+-- anything (a checkpoint of a small model claiming a large one would allocate the large one).
+-- spec/train_model_spec.lua holds them to the built model's for every cell.
+function SequenceModel.shapes(task, opts)
+  local H, L, input_size = opts.hidden_size, opts.num_layers or 1, task.input.size
+  local shapes = {}
+  if task.input.kind == 'tokens' then
+    shapes['embed.weight'] = { task.input.vocab, opts.embedding_dim }
+    input_size = opts.embedding_dim
+  end
+  for l = 0, L - 1 do
+    local I = l == 0 and input_size or H
+    if opts.cell == 'lltm' then
+      local suffix = l == 0 and '' or '_l' .. l
+      shapes['rnn.weight' .. suffix], shapes['rnn.bias' .. suffix] = { 3 * H, H + I }, { 3 * H }
+    else
+      local GH = nn[opts.cell == 'lstm' and 'LSTM' or 'GRU'].gates * H
+      shapes['rnn.weight_ih_l' .. l], shapes['rnn.weight_hh_l' .. l] = { GH, I }, { GH, H }
+      shapes['rnn.bias_ih_l' .. l], shapes['rnn.bias_hh_l' .. l] = { GH }, { GH }
+    end
+  end
+  local out = task.output.size or task.output.classes
+  shapes['head.weight'], shapes['head.bias'] = { out, H }, { out }
+  return shapes
 end
 
 -- The loss of one batch, and with backward the gradients added into the parameters.
@@ -96,14 +124,20 @@ function SequenceModel:evaluate(task)
   return total / n
 end
 
--- n characters after the text prime (default a newline), each drawn from the softmax of the
+-- n characters after the text prime (default a newline, if the vocabulary has one), each drawn from the softmax of the
 -- logits at the given temperature, from the seed's SAMPLING stream (so that sampling never
--- changes the training batches). The prime's characters must be in task.index.
+-- changes the training batches). The prime's characters must be in task.index. Returns the
+-- text, or nil, why none can be drawn and what is to blame: 'logits' (one is not finite) or
+-- 'temperature' (it makes a finite logit infinite; the softmax of finite logits / temperature
+-- is always defined).
 function SequenceModel:sample(task, n, temperature, seed, prime)
   local rng = stream.uniform(seed, stream.SAMPLING, n)
   local index_opts = { dtype = 'int64', device = self.head.weight.device }
   local codes = {}
-  for i, code in ipairs(task:encode(prime or '\n')) do codes[i] = { code } end
+  -- By default a newline, or the vocabulary's first character for a text without one.
+  for i, code in ipairs(task:encode(prime or task.index[10] and '\n' or task.vocab[1])) do
+    codes[i] = { code }
+  end
   local x = factory.tensor(codes, index_opts) -- the prime in one forward, T × 1
   local generated, h, c, _ = {}
   for i = 1, n do
@@ -112,11 +146,26 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
     else _, h = self.rnn:forward(inputs, h) end
     local last = h.ndim == 3 and h:select(1, h:size(1)) or h
     local logits, classes = stream.values(self.head:forward(last))
-    local max = -math.huge
-    for k = 0, classes - 1 do max = math.max(max, logits[k] / temperature) end
+    local scaled, max = {}, -math.huge
+    for k = 1, classes do
+      local logit = logits[k - 1]
+      scaled[k] = logit / temperature
+      local not_finite = logit ~= logit or math.abs(logit) == math.huge
+      local value = not_finite and tostring(logit)
+        or math.abs(scaled[k]) == math.huge and string.format('%.6g / temperature %s = %s', logit,
+                                                               tostring(temperature), tostring(scaled[k]))
+      if value then
+        self.rnn:clearState()
+        local char = task.vocab[k]
+        return nil, string.format('character %d: the logit of %s is %s', i, char:match('^[%g ]$')
+                                  and "'" .. char .. "'" or 'byte ' .. char:byte(), value),
+               not_finite and 'logits' or 'temperature'
+      end
+      max = math.max(max, scaled[k])
+    end
     local weights, sum = {}, 0
     for k = 1, classes do
-      weights[k] = math.exp(logits[k - 1] / temperature - max)
+      weights[k] = math.exp(scaled[k] - max)
       sum = sum + weights[k]
     end
     local r, pick = rng[i - 1] * sum, classes

@@ -57,8 +57,9 @@ local function out_of_range(o, n)
   end
 end
 
--- The value of option o from its text, or a usage error.
-local function convert(o, value)
+-- The value of option o from its text, or a usage error. An 'output' is checked for a file
+-- that can be made only when `writing` (a saved path that will not be written need not be).
+local function convert(o, value, writing)
   local name, kind = o[1], o[3]
   if type(kind) == 'table' then
     for _, choice in ipairs(kind) do if choice == value then return value end end
@@ -66,14 +67,17 @@ local function convert(o, value)
                   value)
   elseif kind == 'int' or kind == 'number' then
     local n = tonumber(value)
-    if not n or n ~= n or (kind == 'int' and n ~= math.floor(n)) then
+    -- tonumber reads 'inf', 'nan' and '1e999' too: no option means anything by them.
+    if not n or n ~= n or math.abs(n) == math.huge or (kind == 'int' and n ~= math.floor(n)) then
       M.usage_error("option '--%s' expected %s, got '%s'", name,
-                    kind == 'int' and 'an integer' or 'a number', value)
+                    kind == 'int' and 'an integer' or 'a finite number', value)
     end
     local want = out_of_range(o, n)
     if want then M.usage_error("option '--%s' expected %s, got %s", name, want, value) end
     return n
-  elseif kind == 'output' then
+  elseif kind == 'output' and value == '' then
+    M.usage_error("option '--%s' expected a file name, got ''", name)
+  elseif kind == 'output' and writing then
     local ok, why = file.can_create(value)
     if not ok then M.usage_error('--%s %s: cannot write there (%s)', name, value, why) end
   end
@@ -99,7 +103,7 @@ function Parser:parse(argv)
       value = argv[i]
       if value == nil then M.usage_error("option '--%s' needs a value", name) end
     end
-    opts[name], given[name] = convert(o, value), true
+    opts[name], given[name] = convert(o, value, true), true
     i = i + 1
   end
   return opts, given
@@ -107,20 +111,31 @@ end
 
 -- For a run that goes on from saved options (as parse returned them, e.g. from a checkpoint):
 -- each saved option not given on the command line, and not in the set `except`, replaces its
--- default, checked as a given one would be (an output file must still be writable). Returns
--- the words '--name value' of those taken that differ from the defaults, in the list's order.
+-- default. Saved values were parsed once but may have been edited since, so every one of them,
+-- taken or not, is checked as a given one would be: its name, its kind, its range (an output
+-- file taken must still be writable). Returns the words '--name value' of those taken that
+-- differ from the defaults, in the list's order.
 function Parser:take(opts, given, saved, except)
+  local names = {}
+  for name in pairs(saved) do names[#names + 1] = tostring(name) end
+  table.sort(names) -- the first bad one in a stable order
+  local checked = {}
+  for _, name in ipairs(names) do
+    local o, value = self.by_name[name], saved[name]
+    if not o then M.usage_error("unknown option '--%s'", name) end
+    local numeric = o[3] == 'int' or o[3] == 'number'
+    if type(value) ~= (numeric and 'number' or 'string') and not (value == false and o[2] == false) then
+      M.usage_error("option '--%s' expected %s, got %s", name,
+                    numeric and 'a number' or 'a string', tostring(value))
+    end
+    local taking = not given[name] and not except[name]
+    if value then value = convert(o, numeric and value or tostring(value), taking) end
+    checked[name] = value
+  end
   local taken = {}
   for _, o in ipairs(self.list) do
-    local name, value = o[1], saved[o[1]]
+    local name, value = o[1], checked[o[1]]
     if value ~= nil and not given[name] and not except[name] then
-      -- Saved values were parsed once, but may have been edited since: checked as given ones.
-      local numeric = o[3] == 'int' or o[3] == 'number'
-      if type(value) ~= (numeric and 'number' or 'string') and not (value == false and o[2] == false) then
-        M.usage_error("option '--%s' expected %s, got %s", name,
-                      numeric and 'a number' or 'a string', tostring(value))
-      end
-      if value then value = convert(o, numeric and value or tostring(value)) end
       opts[name] = value
       if value ~= o[2] then taken[#taken + 1] = '--' .. name .. ' ' .. tostring(value) end
     end
