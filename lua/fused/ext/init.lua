@@ -22,6 +22,7 @@ local options = require 'fused.options'
 local toolchain = require 'fused.ext.toolchain'
 local build = require 'fused.ext.build'
 local hash = require 'fused.ext.hash'
+local cache = require 'fused.ext.cache'
 
 local M = {}
 
@@ -49,21 +50,50 @@ local function load_library(fn, name, so)
   return ffi.load(so)
 end
 
--- The cache's folder for opts (cache_dir, else the environment's); fused.cell writes its
--- generated sources there.
-function M.cache_root(opts)
-  if opts.cache_dir then return opts.cache_dir end
-  local env = os.getenv('FUSED_EXT_CACHE')
-  if env and env ~= '' then return env end
-  local xdg = os.getenv('XDG_CACHE_HOME')
-  if xdg and xdg ~= '' then return xdg .. '/fused/ext' end
-  return (os.getenv('HOME') or '.') .. '/.cache/fused/ext'
-end
-
 local function absolute(path)
   if path:sub(1, 1) == '/' then return path end
   local buf = ffi.new('char[4096]')
   return (ffi.C.getcwd(buf, 4096) ~= nil and ffi.string(buf) or '.') .. '/' .. path
+end
+
+-- The cache's top folder for opts, absolute (a relative '-o...' reaches no compiler as an
+-- option), and where it came from, for errors: cache_dir ('' is the default, as unset), else
+-- $FUSED_EXT_CACHE, else $XDG_CACHE_HOME/fused/ext (absolute only, as XDG says), else
+-- ~/.cache/fused/ext.
+local function root(fn, opts)
+  local dir, origin = opts.cache_dir, "option 'cache_dir'"
+  if dir ~= nil and (type(dir) ~= 'string' or dir:find('\0', 1, true)) then
+    error(string.format("%s: option 'cache_dir' expected a folder's name, got %s", fn,
+                        type(dir) == 'string' and 'a string with a NUL byte' or type(dir)), 0)
+  end
+  if dir == nil or dir == '' then
+    local env, xdg = os.getenv('FUSED_EXT_CACHE'), os.getenv('XDG_CACHE_HOME')
+    if env and env ~= '' then
+      dir, origin = env, '$FUSED_EXT_CACHE'
+    elseif xdg and xdg:sub(1, 1) == '/' then
+      dir, origin = xdg .. '/fused/ext', '$XDG_CACHE_HOME'
+    else
+      dir, origin = (os.getenv('HOME') or '.') .. '/.cache/fused/ext', 'the cache ~/.cache/fused/ext'
+    end
+  end
+  -- one slash between levels, none at the end: cache.folder compares prefixes
+  dir = absolute(dir):gsub('/+', '/'):gsub('(.)/$', '%1')
+  return dir, origin
+end
+
+-- The cache's top folder for opts (cache_dir, else the environment's): see root.
+function M.cache_root(opts)
+  return (root('fused.ext.cache_root', options.check(opts or {}, 'fused.ext.cache_root',
+                                                      { 'cache_dir' })))
+end
+
+-- The cache's folder for an extension called name, created (0700) and checked (cache.lua);
+-- fused.cell writes its generated sources there.
+function M.cache_folder(fn, opts, name)
+  local top, origin = root(fn, opts)
+  local dir = top == '/' and '/' .. name or top .. '/' .. name
+  cache.folder(fn, origin, top, dir)
+  return dir
 end
 
 local function expect_list(fn, name, v, optional)
@@ -73,8 +103,9 @@ local function expect_list(fn, name, v, optional)
                         type(v) == 'table' and 'an empty table' or type(v)), 4)
   end
   for i, s in ipairs(v) do
-    if type(s) ~= 'string' then
-      error(string.format("%s: option '%s' expected strings, got %s at %d", fn, name, type(s), i), 4)
+    if type(s) ~= 'string' or s:find('\0', 1, true) then -- a command ends at a NUL
+      error(string.format("%s: option '%s' expected strings, got %s at %d", fn, name,
+                          type(s) == 'string' and 'a string with a NUL byte' or type(s), i), 4)
     end
   end
   return v
@@ -101,8 +132,7 @@ local function load(fn, opts)
   local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
   local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
     or function() end
-  local dir = M.cache_root(opts) .. '/' .. name
-  build.mkdir(fn, dir)
+  local dir = M.cache_folder(fn, opts, name)
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()
   local capability, vector_flags = toolchain.vector_flags()
@@ -114,8 +144,8 @@ local function load(fn, opts)
     local path = absolute(src)
     local kind = path:match('%.([%w]+)$')
     if kind == 'h' then
-      local text = hash.read(path)
-      if not text then error(string.format("%s: source '%s' cannot be read", fn, src), 4) end
+      local text, why = hash.read(path)
+      if not text then error(string.format("%s: source '%s' cannot be read: %s", fn, src, why), 4) end
       cdefs[#cdefs + 1] = declarations(text)
     elseif kind == 'c' or kind == 'cu' then
       local cu, why
