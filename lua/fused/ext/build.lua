@@ -180,9 +180,14 @@ function M.object(fn, dir, s, say)
     error(string.format("%s: compiling %s failed:\n%s", fn, s.path, out), 4)
   end
   if out ~= '' then say('%s', out) end
-  local rule = hash.read(tmp .. '.d', RECORD_LIMIT)
+  local rule, why = hash.read(tmp .. '.d', RECORD_LIMIT)
   os.remove(tmp .. '.d')
-  M.write(fn, record, table.concat(parse_deps(rule or '', s.path), '\n'))
+  if not rule then -- without it, an edited header would not rebuild the object
+    os.remove(tmp .. '.o')
+    error(string.format("%s: compiling %s: the compiler's list of the files it read: %s", fn,
+                        s.path, why), 4)
+  end
+  M.write(fn, record, table.concat(parse_deps(rule, s.path), '\n'))
   key, stale = object_key(fn, command, text, record)
   if not key then
     os.remove(tmp .. '.o')

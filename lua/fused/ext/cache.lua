@@ -27,6 +27,7 @@ unsigned int geteuid(void);
 int mkdir(const char *path, unsigned int mode);
 int chmod(const char *path, unsigned int mode);
 char *realpath(const char *path, char *resolved);
+char *getcwd(char *buf, size_t size);
 void free(void *p);
 char *strerror(int errnum);
 ]])
@@ -111,7 +112,11 @@ function M.folder(fn, origin, root, dir)
   local path = ancestors(dir)
   path[#path + 1] = dir
   for _, p in ipairs(path) do
-    if not status(p) and ffi.C.mkdir(p, tonumber('700', 8)) ~= 0 and not status(p) then
+    local mode = status(p, true)
+    if mode and bit.band(mode, S_IFMT) ~= S_IFDIR then
+      refuse(string.format('%s is %s, not a folder', p, KINDS[bit.band(mode, S_IFMT)] or 'no file'))
+    end
+    if not mode and ffi.C.mkdir(p, tonumber('700', 8)) ~= 0 and not status(p) then
       refuse(string.format('cannot create the cache folder %s: %s', p,
                            ffi.string(ffi.C.strerror(ffi.errno()))))
     end
@@ -134,6 +139,48 @@ function M.folder(fn, origin, root, dir)
       if why then refuse(why) end
     end
   end
+end
+
+function M.absolute(path)
+  if path:sub(1, 1) == '/' then return path end
+  local cwd = ffi.new('char[4096]')
+  return (ffi.C.getcwd(cwd, 4096) ~= nil and ffi.string(cwd) or '.') .. '/' .. path
+end
+
+-- The cache's top folder for opts, absolute (a relative '-o...' reaches no compiler as an
+-- option), and where it came from, for errors: cache_dir ('' is the default, as unset), else
+-- $FUSED_EXT_CACHE, else $XDG_CACHE_HOME/fused/ext (absolute only, as XDG says), else
+-- ~/.cache/fused/ext.
+function M.root(fn, opts)
+  local dir, origin = opts.cache_dir, "option 'cache_dir'"
+  -- the compiler's list of what a build read (-MMD) cannot hold a newline
+  if dir ~= nil and (type(dir) ~= 'string' or dir:find('[%z\n]')) then
+    error(string.format("%s: option 'cache_dir' expected a folder's name, got %s", fn,
+                        type(dir) ~= 'string' and type(dir) or dir:find('%z')
+                        and 'a string with a NUL byte' or 'a name with a newline'), 0)
+  end
+  if dir == nil or dir == '' then
+    local env, xdg = os.getenv('FUSED_EXT_CACHE'), os.getenv('XDG_CACHE_HOME')
+    if env and env ~= '' then
+      dir, origin = env, '$FUSED_EXT_CACHE'
+    elseif xdg and xdg:sub(1, 1) == '/' then
+      dir, origin = xdg .. '/fused/ext', '$XDG_CACHE_HOME'
+    else
+      dir, origin = (os.getenv('HOME') or '.') .. '/.cache/fused/ext', 'the cache ~/.cache/fused/ext'
+    end
+  end
+  -- one slash between levels, none at the end: folder compares prefixes
+  dir = M.absolute(dir):gsub('/+', '/'):gsub('(.)/$', '%1')
+  return dir, origin
+end
+
+-- The cache's folder for the extension called name, created and checked (folder); fused.cell
+-- writes its generated sources there.
+function M.extension_folder(fn, opts, name)
+  local top, origin = M.root(fn, opts)
+  local dir = top == '/' and '/' .. name or top .. '/' .. name
+  M.folder(fn, origin, top, dir)
+  return dir
 end
 
 -- Why the file at path cannot be read from the cache (lstat's view), or nil; 'missing' when

@@ -55,46 +55,71 @@ local function blocks(H, p, n)
   end
 end
 
--- A running digest: d = M.new(); d:update(text) ...; d:finish() gives the 32 bytes.
-local Digest = {}
-Digest.__index = Digest
+-- The running digest: one, reset for each hash (no hash is begun inside another), and
+-- updated where the bytes are, never copying them: the garbage of a new digest and copies
+-- for each hash made a cached load's collector run longer than the rest of the load.
+local state, block, fill, length = ffi.new('int32_t[8]'), ffi.new('uint8_t[64]'), 0, 0
 
-function M.new()
-  local H = ffi.new('int32_t[8]')
-  for i, h in ipairs(H0) do H[i - 1] = tobit(h) end
-  return setmetatable({ H = H, pending = '', length = 0 }, Digest)
+local function begin()
+  for i, h in ipairs(H0) do state[i - 1] = tobit(h) end
+  fill, length = 0, 0
 end
 
-function Digest:update(text)
-  self.length = self.length + #text
-  local s = self.pending .. text
-  local n = math.floor(#s / 64)
-  blocks(self.H, ffi.cast('const uint8_t *', s), n)
-  self.pending = s:sub(64 * n + 1)
-  return self
-end
-
-function Digest:finish()
-  local bits = self.length * 8
-  local pad = (55 - self.length) % 64
-  local tail = { '\128', string.rep('\0', pad) }
-  for i = 7, 0, -1 do tail[#tail + 1] = string.char(math.floor(bits / 2 ^ (8 * i)) % 256) end
-  self:update(table.concat(tail))
-  local out = {}
-  for i = 0, 7 do
-    local v = self.H[i]
-    out[i + 1] = string.char(band(rshift(v, 24), 255), band(rshift(v, 16), 255),
-                             band(rshift(v, 8), 255), band(v, 255))
+-- Adds the n bytes at p (a pointer), or the string p.
+local function update(p, n)
+  if type(p) == 'string' then p, n = ffi.cast('const uint8_t *', p), #p end
+  length = length + n
+  if fill > 0 then -- complete the block begun before
+    local k = math.min(64 - fill, n)
+    ffi.copy(block + fill, p, k)
+    fill, p, n = fill + k, p + k, n - k
+    if fill < 64 then return end
+    blocks(state, block, 1)
+    fill = 0
   end
-  return table.concat(out)
+  local whole = math.floor(n / 64)
+  blocks(state, p, whole)
+  fill = n - 64 * whole
+  ffi.copy(block, p + 64 * whole, fill)
 end
 
-function M.sha256(text) return M.new():update(text):finish() end
+local digest = ffi.new('uint8_t[32]')
+-- The 32 bytes of the digest of what was added since begin().
+local function finish()
+  local bits = length * 8
+  -- 0x80, zeros up to 56 bytes into a block, the length in bits in 8 bytes, big-endian
+  update('\128')
+  if fill > 56 then
+    ffi.fill(block + fill, 64 - fill)
+    blocks(state, block, 1)
+    fill = 0
+  end
+  ffi.fill(block + fill, 56 - fill)
+  for i = 0, 7 do block[63 - i] = math.floor(bits / 2 ^ (8 * i)) % 256 end
+  blocks(state, block, 1)
+  for i = 0, 7 do
+    local v = state[i]
+    digest[4 * i], digest[4 * i + 1] = band(rshift(v, 24), 255), band(rshift(v, 16), 255)
+    digest[4 * i + 2], digest[4 * i + 3] = band(rshift(v, 8), 255), band(v, 255)
+  end
+  return ffi.string(digest, 32)
+end
+
+function M.sha256(text)
+  begin()
+  update(text)
+  return finish()
+end
 
 -- A running hash of fields: h = M.add(h, text), starting from nil, is the digest of the
 -- previous digest (32 bytes, zeros at first) and text, so ('ab', 'c') and ('a', 'bc') differ.
 local ZERO = string.rep('\0', 32)
-function M.add(h, text) return M.new():update(h or ZERO):update(text):finish() end
+function M.add(h, text)
+  begin()
+  update(h or ZERO)
+  update(text)
+  return finish()
+end
 
 function M.hex(h) return (h:gsub('.', function(c) return string.format('%02x', c:byte()) end)) end
 
@@ -132,21 +157,23 @@ end
 
 -- The SHA-256 of the file's contents, read in parts; nil and why not as read.
 local CHUNK = 65536
+local buffer = ffi.new('char[?]', CHUNK) -- one for every file: a new one each would feed the GC
 function M.file(path, limit)
   local fd, n = open(path, limit or LIMIT)
   if not fd then return nil, n end
-  local d, buffer, offset = M.new(), ffi.new('char[?]', CHUNK), 0
+  begin()
+  local offset = 0
   while offset < n do
     local k = math.min(CHUNK, n - offset)
     if lib.C.fused_file_read(fd, offset, buffer, k) ~= 0 then
       lib.C.fused_file_close(fd)
       return nil, why(path)
     end
-    d:update(ffi.string(buffer, k))
+    update(ffi.cast('const uint8_t *', buffer), k)
     offset = offset + k
   end
   lib.C.fused_file_close(fd)
-  return d:finish()
+  return finish()
 end
 
 return M

@@ -26,7 +26,6 @@ local cache = require 'fused.ext.cache'
 
 local M = {}
 
-pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);')
 pcall(ffi.cdef, [[
 void *dlopen(const char *filename, int flags);
 char *dlerror(void);
@@ -50,50 +49,10 @@ local function load_library(fn, name, so)
   return ffi.load(so)
 end
 
-local function absolute(path)
-  if path:sub(1, 1) == '/' then return path end
-  local buf = ffi.new('char[4096]')
-  return (ffi.C.getcwd(buf, 4096) ~= nil and ffi.string(buf) or '.') .. '/' .. path
-end
-
--- The cache's top folder for opts, absolute (a relative '-o...' reaches no compiler as an
--- option), and where it came from, for errors: cache_dir ('' is the default, as unset), else
--- $FUSED_EXT_CACHE, else $XDG_CACHE_HOME/fused/ext (absolute only, as XDG says), else
--- ~/.cache/fused/ext.
-local function root(fn, opts)
-  local dir, origin = opts.cache_dir, "option 'cache_dir'"
-  if dir ~= nil and (type(dir) ~= 'string' or dir:find('\0', 1, true)) then
-    error(string.format("%s: option 'cache_dir' expected a folder's name, got %s", fn,
-                        type(dir) == 'string' and 'a string with a NUL byte' or type(dir)), 0)
-  end
-  if dir == nil or dir == '' then
-    local env, xdg = os.getenv('FUSED_EXT_CACHE'), os.getenv('XDG_CACHE_HOME')
-    if env and env ~= '' then
-      dir, origin = env, '$FUSED_EXT_CACHE'
-    elseif xdg and xdg:sub(1, 1) == '/' then
-      dir, origin = xdg .. '/fused/ext', '$XDG_CACHE_HOME'
-    else
-      dir, origin = (os.getenv('HOME') or '.') .. '/.cache/fused/ext', 'the cache ~/.cache/fused/ext'
-    end
-  end
-  -- one slash between levels, none at the end: cache.folder compares prefixes
-  dir = absolute(dir):gsub('/+', '/'):gsub('(.)/$', '%1')
-  return dir, origin
-end
-
--- The cache's top folder for opts (cache_dir, else the environment's): see root.
+-- The cache's top folder for opts (cache.root).
 function M.cache_root(opts)
-  return (root('fused.ext.cache_root', options.check(opts or {}, 'fused.ext.cache_root',
-                                                      { 'cache_dir' })))
-end
-
--- The cache's folder for an extension called name, created (0700) and checked (cache.lua);
--- fused.cell writes its generated sources there.
-function M.cache_folder(fn, opts, name)
-  local top, origin = root(fn, opts)
-  local dir = top == '/' and '/' .. name or top .. '/' .. name
-  cache.folder(fn, origin, top, dir)
-  return dir
+  return (cache.root('fused.ext.cache_root', options.check(opts, 'fused.ext.cache_root',
+                                                             { 'cache_dir' })))
 end
 
 local function expect_list(fn, name, v, optional)
@@ -132,7 +91,7 @@ local function load(fn, opts)
   local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
   local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
     or function() end
-  local dir = M.cache_folder(fn, opts, name)
+  local dir = cache.extension_folder(fn, opts, name)
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()
   local capability, vector_flags = toolchain.vector_flags()
@@ -141,7 +100,11 @@ local function load(fn, opts)
   local fused_key = toolchain.fused_key(require('fused').version)
   local objects, cdefs, cuda = {}, {}, nil -- cuda: how the .cu sources build, when any
   for _, src in ipairs(sources) do
-    local path = absolute(src)
+    if src:find('\n', 1, true) then
+      error(string.format("%s: source %q: a name with a newline cannot be built (the compiler's "
+                          .. "list of the files it read cannot hold one)", fn, src), 4)
+    end
+    local path = cache.absolute(src)
     local kind = path:match('%.([%w]+)$')
     if kind == 'h' then
       local text, why = hash.read(path)
