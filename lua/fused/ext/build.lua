@@ -144,12 +144,12 @@ local function object_key(fn, command, text, record)
   return hash.hex(h)
 end
 
--- Compiles s = {path =, compiler =, flags =} into dir unless an object of its key is there;
+-- Compiles s = {path =, compiler =, flags =, version =, cached =} (cached: the source is in the
+-- cache) into dir unless an object of its key is there;
 -- returns the object's path. say(...) reports each step.
 function M.object(fn, dir, s, say)
-  -- a source in the cache (fused.cell's) is held to the cache's rule
   local text, why
-  if s.path:sub(1, #dir + 1) == dir .. '/' then
+  if s.cached then
     text = read_cached(fn, s.path, HEADER_LIMIT)
   else
     text, why = hash.read(s.path, HEADER_LIMIT)

@@ -174,13 +174,13 @@ function M.root(fn, opts)
   return dir, origin
 end
 
--- The cache's folder for the extension called name, created and checked (folder); fused.cell
--- writes its generated sources there.
+-- The cache's folder for the extension called name, created and checked (folder), and the
+-- cache's top folder; fused.cell writes its generated sources there.
 function M.extension_folder(fn, opts, name)
   local top, origin = M.root(fn, opts)
   local dir = top == '/' and '/' .. name or top .. '/' .. name
   M.folder(fn, origin, top, dir)
-  return dir
+  return dir, top
 end
 
 -- Why the file at path cannot be read from the cache (lstat's view), or nil; 'missing' when

@@ -91,7 +91,8 @@ local function load(fn, opts)
   local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
   local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
     or function() end
-  local dir = cache.extension_folder(fn, opts, name)
+  local dir, top = cache.extension_folder(fn, opts, name)
+  local inside = top == '/' and '/' or top .. '/'
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()
   local capability, vector_flags = toolchain.vector_flags()
@@ -127,6 +128,8 @@ local function load(fn, opts)
         or { unpack(cu.flags) }
       for _, f in ipairs(kind == 'c' and cflags or cuda_cflags) do flags[#flags + 1] = f end
       objects[#objects + 1] = build.object(fn, dir, { path = path, compiler = compiler, flags = flags,
+        -- a source in the cache (fused.cell's) is held to the cache's rule
+        cached = path:sub(1, #inside) == inside,
         -- a new compiler or a new fused is a new build
         version = toolchain.version(compiler) .. '\0' .. fused_key }, say)
     else
