@@ -145,8 +145,8 @@ local function object_key(fn, command, text, record)
 end
 
 -- Compiles s = {path =, compiler =, flags =, version =, cached =} (cached: the source is in the
--- cache) into dir unless an object of its key is there;
--- returns the object's path. say(...) reports each step.
+-- cache) into dir unless an intact object of its key is there; returns the object's path.
+-- say(...) reports each step.
 function M.object(fn, dir, s, say)
   local text, why
   if s.cached then
@@ -180,12 +180,12 @@ function M.object(fn, dir, s, say)
     error(string.format("%s: compiling %s failed:\n%s", fn, s.path, out), 4)
   end
   if out ~= '' then say('%s', out) end
-  local rule, why = hash.read(tmp .. '.d', RECORD_LIMIT)
+  local rule, err = hash.read(tmp .. '.d', RECORD_LIMIT)
   os.remove(tmp .. '.d')
   if not rule then -- without it, an edited header would not rebuild the object
     os.remove(tmp .. '.o')
     error(string.format("%s: compiling %s: the compiler's list of the files it read: %s", fn,
-                        s.path, why), 4)
+                        s.path, err), 4)
   end
   M.write(fn, record, table.concat(parse_deps(rule, s.path), '\n'))
   key, stale = object_key(fn, command, text, record)

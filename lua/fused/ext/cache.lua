@@ -116,9 +116,12 @@ function M.folder(fn, origin, root, dir)
     if mode and bit.band(mode, S_IFMT) ~= S_IFDIR then
       refuse(string.format('%s is %s, not a folder', p, KINDS[bit.band(mode, S_IFMT)] or 'no file'))
     end
-    if not mode and ffi.C.mkdir(p, tonumber('700', 8)) ~= 0 and not status(p) then
-      refuse(string.format('cannot create the cache folder %s: %s', p,
-                           ffi.string(ffi.C.strerror(ffi.errno()))))
+    if not mode and ffi.C.mkdir(p, tonumber('700', 8)) ~= 0 then
+      local err = ffi.errno()
+      if not status(p) then -- not made by another process meanwhile
+        refuse(string.format('cannot create the cache folder %s: %s', p,
+                             ffi.string(ffi.C.strerror(err))))
+      end
     end
   end
   for _, p in ipairs(path) do
