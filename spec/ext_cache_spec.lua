@@ -195,6 +195,21 @@ describe('the fused.ext cache', function()
                            .. 'symlink, not a folder', 1, true), out)
   end)
 
+  it("refuses a symlink put in place of fused.cell's generated source", function()
+    local cache = dir .. '/cellsrc'
+    local code = string.format([[
+      local F = require('fused').cell
+      local ok, e = pcall(F.define, {name = 'linked', gates = 1, state = 'h', cache_dir = %q,
+                                     step = function(gx, gh, h) return F.tanh(gx[1] + gh[1]) * h end})
+      print(ok and 'defined' or 'error: ' .. e)]], cache)
+    local first = luajit(code)
+    assert.truthy(first:find('defined', 1, true), first)
+    local c = one(cache .. '/linked/linked-*.c')
+    sh(string.format('cp %s %s/same.c && ln -sf %s/same.c %s', c, dir, dir, c)) -- the same text
+    local out = luajit(code)
+    assert.truthy(out:find('refusing the cache: ' .. c .. ' is a symlink, not a file', 1, true), out)
+  end)
+
   it('reads from a dependency record no device, FIFO or huge file, and compiles again', function()
     local cache = dir .. '/deps'
     write(src .. 'd.h', '#define D 4\n')
