@@ -13,7 +13,7 @@ local bit = require 'bit'
 local M = {}
 
 -- statx's struct is the same on every architecture (struct stat is not); glibc emulates it
--- where the kernel lacks it.
+-- where the kernel lacks it (glibc 2.28 and later have it).
 pcall(ffi.cdef, [[
 struct fused_statx_time { int64_t sec; uint32_t nsec; int32_t reserved; };
 struct fused_statx {
