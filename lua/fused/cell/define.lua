@@ -107,8 +107,7 @@ return function(spec)
                                        outputs = outputs, grads = grads }
 
   local ext = require 'fused.ext'
-  local dir = ext.cache_root(spec) .. '/' .. name
-  build.mkdir(FN, dir)
+  local dir = require('fused.ext.cache').extension_folder(FN, spec, name)
   -- one text for both: compiled as C for the CPU, as CUDA for the device (on a first CUDA run)
   local cell = ext.cell { name = name, sources = { write_source(dir, name, source, 'c') },
                           cuda_sources = { write_source(dir, name, source, 'cu') }, step = step,

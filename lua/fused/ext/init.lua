@@ -22,10 +22,10 @@ local options = require 'fused.options'
 local toolchain = require 'fused.ext.toolchain'
 local build = require 'fused.ext.build'
 local hash = require 'fused.ext.hash'
+local cache = require 'fused.ext.cache'
 
 local M = {}
 
-pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);')
 pcall(ffi.cdef, [[
 void *dlopen(const char *filename, int flags);
 char *dlerror(void);
@@ -49,21 +49,10 @@ local function load_library(fn, name, so)
   return ffi.load(so)
 end
 
--- The cache's folder for opts (cache_dir, else the environment's); fused.cell writes its
--- generated sources there.
+-- The cache's top folder for opts (cache.root).
 function M.cache_root(opts)
-  if opts.cache_dir then return opts.cache_dir end
-  local env = os.getenv('FUSED_EXT_CACHE')
-  if env and env ~= '' then return env end
-  local xdg = os.getenv('XDG_CACHE_HOME')
-  if xdg and xdg ~= '' then return xdg .. '/fused/ext' end
-  return (os.getenv('HOME') or '.') .. '/.cache/fused/ext'
-end
-
-local function absolute(path)
-  if path:sub(1, 1) == '/' then return path end
-  local buf = ffi.new('char[4096]')
-  return (ffi.C.getcwd(buf, 4096) ~= nil and ffi.string(buf) or '.') .. '/' .. path
+  return (cache.root('fused.ext.cache_root', options.check(opts, 'fused.ext.cache_root',
+                                                             { 'cache_dir' })))
 end
 
 local function expect_list(fn, name, v, optional)
@@ -73,8 +62,9 @@ local function expect_list(fn, name, v, optional)
                         type(v) == 'table' and 'an empty table' or type(v)), 4)
   end
   for i, s in ipairs(v) do
-    if type(s) ~= 'string' then
-      error(string.format("%s: option '%s' expected strings, got %s at %d", fn, name, type(s), i), 4)
+    if type(s) ~= 'string' or s:find('\0', 1, true) then -- a command ends at a NUL
+      error(string.format("%s: option '%s' expected strings, got %s at %d", fn, name,
+                          type(s) == 'string' and 'a string with a NUL byte' or type(s), i), 4)
     end
   end
   return v
@@ -101,8 +91,8 @@ local function load(fn, opts)
   local cuda_cflags = expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)
   local say = opts.verbose and function(f, ...) print('fused.ext ' .. name .. ': ' .. f:format(...)) end
     or function() end
-  local dir = M.cache_root(opts) .. '/' .. name
-  build.mkdir(fn, dir)
+  local dir, top = cache.extension_folder(fn, opts, name)
+  local inside = top == '/' and '/' or top .. '/'
   say('cache %s', dir)
   local inc = '-I' .. toolchain.include_dir()
   local capability, vector_flags = toolchain.vector_flags()
@@ -111,11 +101,15 @@ local function load(fn, opts)
   local fused_key = toolchain.fused_key(require('fused').version)
   local objects, cdefs, cuda = {}, {}, nil -- cuda: how the .cu sources build, when any
   for _, src in ipairs(sources) do
-    local path = absolute(src)
+    if src:find('\n', 1, true) then
+      error(string.format("%s: source %q: a name with a newline cannot be built (the compiler's "
+                          .. "list of the files it read cannot hold one)", fn, src), 4)
+    end
+    local path = cache.absolute(src)
     local kind = path:match('%.([%w]+)$')
     if kind == 'h' then
-      local text = hash.read(path)
-      if not text then error(string.format("%s: source '%s' cannot be read", fn, src), 4) end
+      local text, why = hash.read(path)
+      if not text then error(string.format("%s: source '%s' cannot be read: %s", fn, src, why), 4) end
       cdefs[#cdefs + 1] = declarations(text)
     elseif kind == 'c' or kind == 'cu' then
       local cu, why
@@ -134,6 +128,8 @@ local function load(fn, opts)
         or { unpack(cu.flags) }
       for _, f in ipairs(kind == 'c' and cflags or cuda_cflags) do flags[#flags + 1] = f end
       objects[#objects + 1] = build.object(fn, dir, { path = path, compiler = compiler, flags = flags,
+        -- a source in the cache (fused.cell's) is held to the cache's rule
+        cached = path:sub(1, #inside) == inside,
         -- a new compiler or a new fused is a new build
         version = toolchain.version(compiler) .. '\0' .. fused_key }, say)
     else

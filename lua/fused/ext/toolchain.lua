@@ -38,7 +38,9 @@ function M.nvcc()
   if f then f:close(); return '/usr/local/cuda/bin/nvcc' end
 end
 
-local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
+-- absolute: the compiler names the headers it read as it was given them, and a record of
+-- paths relative to one folder would name other files (or none) from another
+local here = require('fused.ext.cache').absolute(debug.getinfo(1, 'S').source:match('^@(.*/)') or './')
 local function exists(path)
   local f = io.open(path, 'rb')
   if f then f:close() end
@@ -49,7 +51,7 @@ end
 -- (or luarocks) put it, which it wrote into fused/ext/include_dir.lua.
 function M.include_dir()
   local env = os.getenv('FUSED_INCLUDE')
-  if env and env ~= '' then return env end
+  if env and env ~= '' then return require('fused.ext.cache').absolute(env) end
   if exists(here .. '../../../c/fused_ext.h') then return here .. '../../../c' end
   local ok, installed = pcall(require, 'fused.ext.include_dir')
   if ok and exists(installed .. '/fused_ext.h') then return installed end
