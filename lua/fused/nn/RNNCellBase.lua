@@ -53,7 +53,7 @@ function RNNCellBase:step(x, h, c, ...)
 end
 
 -- d_x, d_h (and d_c) from the gradients at the new h (and c).
-function RNNCellBase:step_backward(grad_h, grad_c)
+function RNNCellBase:step_backward(grad_h, grad_c, ...)
   local fn, ctx, b = self.__name .. ':backward', self:expect_saved(), self.buffers
   local shape = ctx.h0:shape()
   inputs.shaped(grad_h, fn, 'grad_h', self.weight_ih, shape, "forward's new h")
@@ -62,6 +62,7 @@ function RNNCellBase:step_backward(grad_h, grad_c)
   elseif grad_c ~= nil then
     blame(string.format('%s: expected 1 argument (grad_h: the cell has no cell state), got 2', fn))
   end
+  inputs.no_more(fn, 2, ...)
   b.d_xs, b.d_h, b.d_c = functional.rnn_backward_accumulate(ctx, nil, grad_h, grad_c,
     { self.grad.weight_ih, self.grad.weight_hh, self.grad.bias_ih, self.grad.bias_hh },
     { out = { self:buffer('d_xs', ctx.xs), self:buffer('d_h', ctx.xs), self:buffer('d_c', ctx.xs) } })
