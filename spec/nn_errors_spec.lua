@@ -96,6 +96,9 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
         "Softmax:forward: argument 'input' expected at least 2 dims (the module's dim 2), got shape [3]" },
       { 'Tanh: an extra argument', function() return nn.Tanh():forward(T({ 3 }), T({ 3 })) end,
         'Tanh:forward: expected at most 1 arguments, got 2' },
+      { 'Tanh: a d_output of another dtype than its input', function()
+        local m = nn.Tanh(); m:forward(T({ 3 })); return m:backward(T({ 3 }, 'float32')) end,
+        "Tanh:backward: argument 'd_output' expected float64 on " .. device, 'got float32' },
       { 'Embedding: an index out of range names the module', function()
         return nn.Embedding(5, 2, o):forward({ 1, 6 }) end,
         "Embedding:forward: argument 'indices' expected integers 1 to 5, got 6 at position 2" },

@@ -40,7 +40,7 @@ end
 
 function Dropout:backward(d_y)
   local s = self:expect_saved()
-  self:expect_d_output(d_y, s.shape, 'Dropout:backward')
+  self:expect_d_output(d_y, s.shape, 'Dropout:backward', s.mask)
   if not s.mask then return d_y end
   self.buffers.gradInput = ops.mul(d_y, s.mask, { out = self:buffer('gradInput', d_y) })
   return self.buffers.gradInput

@@ -319,16 +319,11 @@ function Module:tensor_options(opts, depth)
   return { dtype = dt.dtype_names[dtype], device = dt.device_names[device] }
 end
 
--- For backward: d_output must be a tensor of shape `shape` (the forward output's); errors are
--- blamed on backward's caller.
-function Module:expect_d_output(d_y, shape, fn)
-  inputs.floating(d_y, fn, 'd_output', self:parameters()[1])
-  local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
-  if want ~= got then
-    error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",
-                        fn, want, got), 3)
-  end
-  return d_y
+-- For backward: d_output must be a tensor of shape `shape` (the forward output's), on the
+-- dtype and device of `like` (a tensor of the forward; by default the module's first
+-- parameter); errors are blamed on the user's line.
+function Module:expect_d_output(d_y, shape, fn, like)
+  return inputs.shaped(d_y, fn, 'd_output', like or self:parameters()[1], shape, "the output's")
 end
 
 -- Raised by backward when no forward kept anything.

@@ -135,7 +135,9 @@ end
 -- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1.
 function RNNBase:run(xs, h0, c0, lengths)
   local fn = self.__name .. ':forward'
-  inputs.floating(xs, fn, 'xs', self[self.parameter_names[1]])
+  local w = self[self.parameter_names[1]]
+  inputs.floating(xs, fn, 'xs', w)
+  compute_option(self.compute, fn, w) -- a module moved to float64 after it was made
   local I = self.input_size
   if xs.ndim ~= 3 or xs.sizes[2] ~= I or xs.sizes[0] < 1 or xs.sizes[1] < 1 then
     blame(string.format("%s: argument 'xs' expected %s x %d (T, B >= 1: the sequence engine takes "

@@ -16,7 +16,7 @@ return function(name, f, d_f)
 
   function Activation:backward(d_y)
     local x = self:expect_saved().input
-    self:expect_d_output(d_y, x:shape(), name .. ':backward')
+    self:expect_d_output(d_y, x:shape(), name .. ':backward', x)
     self.buffers.gradInput = d_f(x, { out = self:buffer('gradInput', d_y) }):mul_(d_y)
     return self.buffers.gradInput
   end
