@@ -73,7 +73,8 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
   describe('probed bad calls on ' .. device, function()
     local B = 2
     -- {what, function, fragments...}: each found by the probe with a wrong name, a wrong line,
-    -- a runtime error or no error at all.
+    -- a runtime error or no error at all. forward_names: the message names the forward functions
+    -- the user called to make the ctx, or their arguments ('W'), which NEVER holds otherwise.
     local CASES = {
       { 'Linear: an input of the module\'s other float dtype', function()
         return nn.Linear(3, 2, o):forward(T({ B, 3 }, 'float32')) end,
@@ -135,6 +136,27 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       { 'Recurrent: xs of the wrong width', function()
         return nn.Recurrent(nn.GRUCell(3, 2, o)):forward(T({ 4, B, 5 })) end,
         "Recurrent:forward: argument 'xs' expected T x B x 3", 'got [4, 2, 5]' },
+      { 'Embedding: a list that is not of integers', function() return nn.Embedding(5, 2, o):forward({ 1, 2.5 }) end,
+        "Embedding:forward: argument 'indices' expected an integer", 'at indices[2]', 'got 2.5' },
+      { 'CrossEntropyLoss: targets that are not a regular list', function()
+        return nn.CrossEntropyLoss():forward(T({ B, 3 }), { { 1 }, 2 }) end,
+        "CrossEntropyLoss:forward: argument 'targets' is not regular", 'at targets[2]' },
+      { 'LayerNorm: a bfloat16 dtype without parameters', function()
+        return nn.LayerNorm(3, { elementwise_affine = false, dtype = 'bfloat16', device = device }) end,
+        "LayerNorm: option 'dtype' expected float32 or float64", 'got bfloat16' },
+      { 'rnn_forward: reverse = 0 (true in Lua: reversed before)', function()
+        return F.rnn_forward('gru', T({ 3, B, 3 }), T({ 6, 3 }), T({ 6, 2 }), T({ 6 }), T({ 6 }), T({ B, 2 }), nil, { reverse = 0 }) end,
+        "rnn_forward: option 'reverse' expected a boolean, got number" },
+      { 'lltm_seq_backward: the ctx of rnn_forward', function()
+        local _, _, _, ctx = F.rnn_forward('gru', T({ 3, B, 3 }), T({ 6, 3 }), T({ 6, 2 }), T({ 6 }), T({ 6 }), T({ B, 2 }))
+        return F.lltm_seq_backward(ctx, T({ 3, B, 2 })) end,
+        "lltm_seq_backward: argument 'ctx' expected the ctx returned by lltm_seq_forward, got the ctx of rnn_forward",
+        forward_names = true },
+      { 'rnn_backward: the ctx of lltm_forward', function()
+        local _, _, ctx = F.lltm_forward(T({ B, 3 }), T({ 6, 5 }), T({ 6 }), T({ B, 2 }), T({ B, 2 }))
+        return F.rnn_backward(ctx, T({ 1, B, 2 })) end,
+        "rnn_backward: argument 'ctx' expected the ctx returned by rnn_forward, got the ctx of lltm_forward",
+        forward_names = true },
       { 'embedding: a 0-d weight (read sizes[-1] and asked for petabytes)', function()
         return F.embedding(fused.tensor({ 1 }, { dtype = 'int64', device = device }), T({})) end,
         "embedding: argument 'weight' expected 2 dims (rows x embedding_dim), got shape []" },
@@ -152,7 +174,7 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
         local _, _, ctx = F.lltm_forward(T({ B, 3 }), T({ 6, 5 }), T({ 6 }), T({ B, 2 }), T({ B, 2 }))
         return F.lltm_backward_accumulate(ctx, T({ B, 2 }), T({ B, 2 }), T({ 6, 4 }), T({ 6 })) end,
         "lltm_backward_accumulate: argument 'gradWeight' expected shape [6, 5] (as 'W')", 'got [6, 4]',
-        forward_names = true }, -- W: what the user passed to lltm_forward, whose ctx this is
+        forward_names = true },
       { 'lltm_seq_backward: a d_hT of another batch', function()
         local _, _, ctx = F.lltm_seq_forward(T({ 3, B, 3 }), T({ 6, 5 }), T({ 6 }), T({ B, 2 }), T({ B, 2 }))
         return F.lltm_seq_backward(ctx, T({ 3, B, 2 }), T({ 3, 2 })) end,

@@ -177,7 +177,7 @@ describe('nn.Embedding', function()
     helper.assert_error(function() embed:forward({ 1, 0 }) end,
                         "Embedding:forward: argument 'indices' expected integers 1 to 3, got 0 at position 2")
     helper.assert_error(function() embed:forward({ 4 }) end, 'got 4 at position 1')
-    helper.assert_error(function() embed:forward({ 1.5 }) end, 'at data[1] (dtype int64), got 1.5')
+    helper.assert_error(function() embed:forward({ 1.5 }) end, "Embedding:forward: argument 'indices'", 'at indices[1] (dtype int64), got 1.5')
     helper.assert_error(function() embed:forward('a') end, "argument 'indices' expected a tensor, got string")
     helper.assert_error(function() nn.Embedding(3, 2):backward(fused.ones({ 1, 2 })) end, 'no forward')
     embed:forward({ 1, 2 })

@@ -53,6 +53,26 @@ function M.optional_floating(x, fn, arg)
   return x
 end
 
+-- The engine's reverse option: nil or a boolean (a 0 would be true in Lua), as 1 or 0.
+function M.reverse(value, fn)
+  if value ~= nil and type(value) ~= 'boolean' then
+    blame(string.format("%s: option 'reverse' expected a boolean, got %s", fn,
+                        argcheck.type_name(value)))
+  end
+  return value and 1 or 0
+end
+
+-- What forward returned a ctx, set in it, checked by the backwards: a ctx of another forward
+-- holds other fields, and would fail inside (ctx.kind = the forward's name).
+function M.expect_ctx(ctx, fn, forward)
+  if type(ctx) ~= 'table' or ctx.kind ~= forward then
+    blame(string.format("%s: argument 'ctx' expected the ctx returned by %s, got %s", fn, forward,
+                        type(ctx) == 'table' and ctx.kind and 'the ctx of ' .. ctx.kind
+                        or argcheck.type_name(ctx)))
+  end
+  return ctx
+end
+
 -- Raises "fn: expected at most n arguments, got m" when a public function of n parameters was
 -- given more: ... holds what came after its last; trailing nils count for nothing.
 function M.no_more(fn, n, ...)

@@ -21,7 +21,6 @@
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local blame = require 'fused.blame'
-local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local lengths_ = require 'fused.functional.lengths'
 local args = require 'fused.functional.args'
@@ -70,17 +69,11 @@ function M.lltm_forward(x, W, b, h, c, opts, ...)
   ctx.hs = as_step(ctx.hs, new_h, fn, 'new_h')
   check(C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0,
                                  C.FUSED_COMPUTE_DEFAULT), fn, FORWARD_NAMES)
-  ctx.x, ctx.h, ctx.W = x, h, W
+  ctx.x, ctx.h, ctx.W, ctx.kind = x, h, W, fn
   return new_h, new_c, ctx
 end
 
-local function expect_ctx(ctx, fn, forward)
-  if type(ctx) ~= 'table' or not ctx.saved then
-    blame(string.format("%s: argument 'ctx' expected the ctx returned by %s, got %s", fn,
-                        forward, argcheck.type_name(ctx)))
-  end
-  return ctx
-end
+local expect_ctx = args.expect_ctx
 
 local BACKWARD_NAMES = { xs = 'x', d_xs = 'd_x', d_h0 = 'd_h', d_c0 = 'd_c', d_hT = 'grad_h',
                          d_cT = 'grad_c' }
@@ -146,11 +139,11 @@ function M.lltm_seq_forward(xs, W, b, h0, c0, opts, ...)
   sizes[2] = 5 * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn)
-  local reverse = opts.reverse and 1 or 0
+  local reverse = args.reverse(opts.reverse, fn)
   check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse,
                                  compute), fn)
   ctx.compute = compute
-  ctx.xs, ctx.h0, ctx.W, ctx.consumed = xs, h0, W, false
+  ctx.xs, ctx.h0, ctx.W, ctx.consumed, ctx.kind = xs, h0, W, false, fn
   ctx.lengths, ctx.reverse = lengths, reverse
   return hs, c_T, ctx
 end

@@ -74,20 +74,17 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn)
-  ctx.reverse = opts and opts.reverse and 1 or 0
+  ctx.reverse = args.reverse(opts and opts.reverse, fn)
   check(C.fused_rnn_forward(id, hs, h_n, c_n, ctx.saved, xs, h0, c0, w_ih, w_hh, b_ih, b_hh,
                             ctx.lengths, ctx.reverse, compute), fn)
   ctx.compute = compute
   ctx.cell, ctx.xs, ctx.h0, ctx.w_ih, ctx.w_hh, ctx.b_hh = id, xs, h0, w_ih, w_hh, b_hh
-  ctx.has_c, ctx.consumed = c0 ~= nil, false
+  ctx.has_c, ctx.consumed, ctx.kind = c0 ~= nil, false, fn
   return hs, h_n, c_n, ctx
 end
 
 local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0, o_c0, names)
-  if type(ctx) ~= 'table' or not ctx.saved then
-    blame(string.format("%s: argument 'ctx' expected the ctx returned by rnn_forward, got %s", fn,
-                        argcheck.type_name(ctx)))
-  end
+  args.expect_ctx(ctx, fn, 'rnn_forward')
   if ctx.consumed then
     blame(fn .. ": the ctx was already gone back through (backward runs once per forward)")
   end
@@ -106,7 +103,7 @@ function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts, ...)
   args.no_more(fn, 5, ...)
   local o = outs(opts, fn)
   local grads = {}
-  if type(ctx) == 'table' and ctx.saved then
+  if type(ctx) == 'table' and ctx.kind == 'rnn_forward' then
     grads[1], grads[2] = like(fn, o[2], ctx.w_ih), like(fn, o[3], ctx.w_hh)
     sizes[0] = ctx.w_ih.sizes[0]
     local dtype, device = ctx.w_ih.scalar_type, ctx.w_ih.device_type

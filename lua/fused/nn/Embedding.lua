@@ -14,7 +14,6 @@ local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
-local factory = require 'fused.factory'
 
 local Embedding = Module:extend('Embedding')
 
@@ -46,7 +45,7 @@ end
 -- The C kernels take int64 indices on the weight's device: an int64 tensor, or a table, whose
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
-  if type(indices) == 'table' then indices = factory.tensor(indices, { dtype = 'int64' }) end
+  if type(indices) == 'table' then indices = inputs.index_list(indices, 'Embedding:forward', 'indices') end
   argcheck.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
   return indices:to(like.device):contiguous()
 end

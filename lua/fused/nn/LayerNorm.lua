@@ -34,8 +34,8 @@ function LayerNorm:__init(normalized_shape, opts, ...)
   end
   self.normalized_shape, self.eps = normalized_shape, eps
   self.elementwise_affine = opts.elementwise_affine ~= false
+  local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   if self.elementwise_affine then
-    local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
     self:parameter('weight', { normalized_shape }, topts):fill_(1)
     self:parameter('bias', { normalized_shape }, topts)
   end

@@ -10,7 +10,6 @@
 local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local inputs = require 'fused.nn.inputs'
-local factory = require 'fused.factory'
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
@@ -29,7 +28,7 @@ end
 return function(input, targets, fn, arg)
   inputs.floating(input, fn, arg)
   local t = targets
-  if type(t) == 'table' then t = factory.tensor(t, { dtype = 'int64' }) end
+  if type(t) == 'table' then t = inputs.index_list(t, fn, 'targets') end
   argcheck.expect_dtype(t, 'int64', fn, 'targets')
   t = t:to(input.device)
   local ndim = input.ndim

@@ -7,6 +7,7 @@ local blame = require 'fused.blame'
 local args = require 'fused.functional.args'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
+local factory = require 'fused.factory'
 
 local M = {}
 
@@ -57,6 +58,15 @@ function M.d_loss(d_loss, reduction, shape, like, fn)
     return
   end
   M.shaped(d_loss, fn, 'd_loss', like, shape, "the targets', reduction 'none'")
+end
+
+-- Indices given as a Lua list (Embedding's, the class losses' targets) as an int64 tensor; a
+-- list fused.tensor refuses is fn's error, about arg and its entries (indices[2]).
+function M.index_list(list, fn, arg)
+  local ok, t = pcall(factory.tensor, list, { dtype = 'int64' })
+  if ok then return t end
+  blame((t:gsub('^[^:]*:%d+: ', ''):gsub("^tensor: argument 'data'", fn .. ": argument '" .. arg .. "'")
+          :gsub('data%[', arg .. '[')))
 end
 
 -- fn takes n arguments: anything after them (... holds it) is an error, not ignored.
