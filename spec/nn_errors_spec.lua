@@ -157,6 +157,15 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
         return F.rnn_backward(ctx, T({ 1, B, 2 })) end,
         "rnn_backward: argument 'ctx' expected the ctx returned by rnn_forward, got the ctx of lltm_forward",
         forward_names = true },
+      { 'rnn_forward: a cell table whose id is no cell (sized saved from -1 blocks before)', function()
+        return F.rnn_forward({ id = 99 }, T({ 3, B, 3 }), T({ 6, 3 }), T({ 6, 2 }), T({ 6 }), T({ 6 }), T({ B, 2 })) end,
+        "rnn_forward: argument 'cell' expected 'lltm', 'lstm', 'gru' or a fused.ext.cell, got table" },
+      { 'rnn_forward: a cell id of 1.5 (ran the LSTM before)', function()
+        return F.rnn_forward({ id = 1.5 }, T({ 3, B, 3 }), T({ 6, 3 }), T({ 6, 2 }), T({ 6 }), T({ 6 }), T({ B, 2 })) end,
+        "rnn_forward: argument 'cell' expected", 'got table' },
+      { 'lltm_forward: a number where out holds the ctx', function()
+        return F.lltm_forward(T({ B, 3 }), T({ 6, 5 }), T({ 6 }), T({ B, 2 }), T({ B, 2 }), { out = { nil, nil, 5 } }) end,
+        "lltm_forward: option 'out' expected a ctx of lltm_forward at position 3, got number", forward_names = true },
       { 'embedding: a 0-d weight (read sizes[-1] and asked for petabytes)', function()
         return F.embedding(fused.tensor({ 1 }, { dtype = 'int64', device = device }), T({})) end,
         "embedding: argument 'weight' expected 2 dims (rows x embedding_dim), got shape []" },

@@ -73,6 +73,18 @@ function M.expect_ctx(ctx, fn, forward)
   return ctx
 end
 
+-- The ctx in out[i] for forward fn to refill: nil (a new one), or a table that is not another
+-- forward's ctx.
+function M.out_ctx(ctx, fn, i)
+  if ctx == nil then return {} end
+  if type(ctx) ~= 'table' or argcheck.is_tensor(ctx) or (ctx.kind and ctx.kind ~= fn) then
+    blame(string.format("%s: option 'out' expected a ctx of %s at position %d, got %s", fn, fn, i,
+                        type(ctx) == 'table' and ctx.kind and 'the ctx of ' .. ctx.kind
+                        or argcheck.type_name(ctx)))
+  end
+  return ctx
+end
+
 -- Raises "fn: expected at most n arguments, got m" when a public function of n parameters was
 -- given more: ... holds what came after its last; trailing nils count for nothing.
 function M.no_more(fn, n, ...)

@@ -61,7 +61,7 @@ function M.lltm_forward(x, W, b, h, c, opts, ...)
   expect_dims(x, 2, fn, 'x')
   expect_dims(h, 2, fn, 'h')
   floating(W, fn, 'W'); floating(b, fn, 'b'); floating(c, fn, 'c')
-  local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), o[3] or {}
+  local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), args.out_ctx(o[3], fn, 3)
   ctx.h_T = like(fn, ctx.h_T, h)
   sizes[0], sizes[1], sizes[2] = 1, x.sizes[0], 5 * h.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, x.scalar_type, x.device_type)
@@ -134,7 +134,7 @@ function M.lltm_seq_forward(xs, W, b, h0, c0, opts, ...)
   sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local c_T = result(fn, o[2], 2, sizes + 1, dtype, device)
-  local ctx = o[3] or {}
+  local ctx = args.out_ctx(o[3], fn, 3)
   ctx.h_T = result(fn, o[4] or ctx.h_T, 2, sizes + 1, dtype, device)
   sizes[2] = 5 * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)

@@ -41,10 +41,10 @@ end
 cell_names = table.concat(cell_names, ', ')
 local sizes = out_.sizes()
 
--- A built-in cell's name, or a spec from fused.ext.cell.
+-- A built-in cell's name, or a spec from fused.ext.cell (its id a registered cell's).
 local function cell_id(cell, fn)
   local id = type(cell) == 'table' and cell.id or CELLS[cell]
-  if not id then
+  if type(id) ~= 'number' or id ~= math.floor(id) or C.fused_rnn_cell(id) == nil then
     blame(string.format("%s: argument 'cell' expected %s or a fused.ext.cell, got %s", fn,
                         cell_names, type(cell) == 'string' and "'" .. cell .. "'"
                         or argcheck.type_name(cell)))
@@ -70,7 +70,7 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local h_n = like(fn, o[2], h0)
   local c_n = c0 ~= nil and like(fn, o[3], h0) or nil
-  local ctx = o[4] or {}
+  local ctx = args.out_ctx(o[4], fn, 4)
   sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn)
