@@ -166,6 +166,9 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       { 'lltm_forward: a number where out holds the ctx', function()
         return F.lltm_forward(T({ B, 3 }), T({ 6, 5 }), T({ 6 }), T({ B, 2 }), T({ B, 2 }), { out = { nil, nil, 5 } }) end,
         "lltm_forward: option 'out' expected a ctx of lltm_forward at position 3, got number", forward_names = true },
+      { 'Recurrent: an empty sequence (backward returned no d_xs before)', function()
+        return nn.Recurrent(nn.GRUCell(3, 2, o)):forward(T({ 0, B, 3 })) end,
+        "Recurrent:forward: argument 'xs' expected T x B x 3 (T, B >= 1", 'got [0, 2, 3]' },
       { 'embedding: a 0-d weight (read sizes[-1] and asked for petabytes)', function()
         return F.embedding(fused.tensor({ 1 }, { dtype = 'int64', device = device }), T({})) end,
         "embedding: argument 'weight' expected 2 dims (rows x embedding_dim), got shape []" },

@@ -72,9 +72,9 @@ function Recurrent:expect_inputs(fn, xs, h0, c0)
   local w = self.cell:parameters()[1]
   inputs.floating(xs, fn, 'xs', w)
   local I = self.cell.input_size or self.cell.input_features
-  if xs.ndim ~= 3 or (I and xs.sizes[2] ~= I) then
-    blame(string.format("%s: argument 'xs' expected T x B x %s (the cell's input size), got %s",
-                        fn, I or 'I', inputs.shape_text(xs)))
+  if xs.ndim ~= 3 or (I and xs.sizes[2] ~= I) or xs.sizes[0] < 1 or xs.sizes[1] < 1 then
+    blame(string.format("%s: argument 'xs' expected T x B x %s (T, B >= 1, as the fused layers; "
+                        .. "the cell's input size), got %s", fn, I or 'I', inputs.shape_text(xs)))
   end
   local state = { xs:size(2), self.hidden_size }
   if h0 ~= nil then inputs.shaped(h0, fn, 'h0', xs, state, "B from 'xs' x the cell's hidden size") end
