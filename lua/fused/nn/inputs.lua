@@ -1,8 +1,8 @@
 -- The checks of what a module's forward (and backward) takes, made before any op runs, so that
 -- an error names the module's method and the argument as its caller wrote it ('LSTM:forward',
 -- 'h0'), at the caller's line (fused/blame.lua): the ops underneath would name themselves and
--- their own arguments. Every module computes in float32 or float64 (docs/nn.md): a bfloat16 or float16
--- input is refused with the conversion to make, as fused.functional refuses it.
+-- their own arguments. Every module computes in float32 or float64 (docs/nn.md): a bfloat16 or
+-- float16 input is refused with the conversion to make, as fused.functional refuses it.
 local blame = require 'fused.blame'
 local args = require 'fused.functional.args'
 local dt = require 'fused.dtype'
