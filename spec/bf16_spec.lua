@@ -209,7 +209,7 @@ describe("compute = 'bfloat16'", function()
     assert.truthy(tostring(m):find("compute='bfloat16'", 1, true))
     m:double()
     err(function() m:forward(fused.zeros({ 2, 1, 3 }, { dtype = 'float64' })) end,
-        "argument 'compute' bfloat16 expected float32 tensors")
+        "LSTM:forward: option 'compute' 'bfloat16' expected a float32 module, got float64 on cpu")
   end)
 
   helper.gpu_it('names the option for float64 CUDA modules (float32 ones run it)', function()
@@ -221,6 +221,6 @@ describe("compute = 'bfloat16'", function()
     m:forward(fused.zeros({ 2, 1, 3 }, { device = 'cuda' }))
     m:double()
     err(function() m:forward(fused.zeros({ 2, 1, 3 }, { dtype = 'float64', device = 'cuda' })) end,
-        "rnn_forward: argument 'compute' bfloat16 expected float32 tensors, got 'xs' float64")
+        "LSTM:forward: option 'compute' 'bfloat16' expected a float32 module, got float64 on cuda")
   end)
 end)

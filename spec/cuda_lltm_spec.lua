@@ -109,9 +109,10 @@ describe('LLTM on the GPU', function()
   gpu_it('mixed devices are clear errors', function()
     local cell = fused.nn.LLTMCell(3, 4):cuda()
     local x, h, c = fused.randn({ 2, 3 }), fused.randn({ 2, 4 }), fused.randn({ 2, 4 })
-    err(function() cell:forward(x, h, c) end, 'lltm_forward', 'device cpu', 'got cuda')
-    err(function() cell:forward(x:cuda(), h, c:cuda()) end, 'lltm_forward', "'h'", 'device cuda',
-        'got cpu')
+    err(function() cell:forward(x, h, c) end, "LLTMCell:forward: argument 'x'",
+        "expected float32 on cuda (the module's), got float32 on cpu")
+    err(function() cell:forward(x:cuda(), h, c:cuda()) end, "LLTMCell:forward: argument 'h'",
+        'on cuda', 'got float32 on cpu')
   end)
 
   gpu_it('gives the same bits on every run', function()

@@ -189,7 +189,8 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       local lstm = fused.nn.LSTM(3, 4)
       if device == 'cuda' then lstm:cuda() end
       helper.assert_error(function() lstm:forward(fused.zeros({ 5, 0, 3 }, opts)) end,
-                          'rnn_forward: expected T, B, I and H >= 1, got T=5 B=0 I=3 H=4')
+                          "LSTM:forward: argument 'xs' expected T x B x 3 (T, B >= 1: the sequence engine "
+                          .. 'takes no empty sequence or batch yet; input_size 3), got [5, 0, 3]')
     end)
 
     test('move between devices and dtypes', function()

@@ -202,7 +202,8 @@ describe('LLTM cell', function()
 
     it('weights that do not fit I and H', function()
       local wrong = fused.nn.LLTMCell(4, 7, { dtype = 'float64' })
-      err(function() wrong:forward(x, h, c) end, 'lltm_forward', "'W'", '[21, 12]', 'got [21, 11]')
+      err(function() wrong:forward(x, h, c) end, "LLTMCell:forward: argument 'x'", 'B x 4',
+          'input_features 4', 'got [3, 5]')
       local W = fused.zeros({ 21, 12 }, { dtype = 'float64' })
       local b = fused.zeros({ 20 }, { dtype = 'float64' })
       err(function() fused.functional.lltm_forward(x, W, b, h, c) end, 'lltm_forward', "'b'",
@@ -211,19 +212,23 @@ describe('LLTM cell', function()
 
     it('x and h with different batch sizes', function()
       local h4 = fused.zeros({ 4, 7 }, { dtype = 'float64' })
-      err(function() cell:forward(x, h4, c) end, 'lltm_forward', "'h'", '[3, 7]', 'got [4, 7]')
-      err(function() cell:forward(x, h, h4) end, 'lltm_forward', "'c'", '[3, 7]', 'got [4, 7]')
+      err(function() cell:forward(x, h4, c) end, "LLTMCell:forward: argument 'h'", '[3, 7]', 'got [4, 7]')
+      err(function() cell:forward(x, h, h4) end, "LLTMCell:forward: argument 'c'", '[3, 7]', 'got [4, 7]')
     end)
 
     it('mixed dtypes', function()
-      err(function() cell:forward(x:float(), h, c) end, 'lltm_forward', "'h'", 'float32', 'float64')
-      err(function() cell:forward(x, h, c:float()) end, 'lltm_forward', "'c'", 'float64', 'float32')
+      err(function() cell:forward(x:float(), h, c) end, "LLTMCell:forward: argument 'x'",
+          "expected float64 on cpu (the module's), got float32")
+      err(function() cell:forward(x, h, c:float()) end, "LLTMCell:forward: argument 'c'", 'float64',
+          'got float32')
     end)
 
-    it('non-contiguous, wrong dims, not a tensor', function()
-      local xt = fused.zeros({ 5, 3 }, { dtype = 'float64' }):t()
-      err(function() cell:forward(xt, h, c) end, 'lltm_forward', "'x'", 'contiguous')
-      err(function() cell:forward(x:view(15), h, c) end, 'lltm_forward', "'x'", '2 dims', 'got 1')
+    it('non-contiguous (taken, as PyTorch takes it), wrong dims, not a tensor', function()
+      local xt = x:t():contiguous():t()
+      local want = cell:forward(x, h, c):clone()
+      helper.assert_close(cell:forward(xt, h, c), want, 0, 'a transposed x')
+      err(function() cell:forward(x:view(15), h, c) end, "LLTMCell:forward: argument 'x'", 'B x 5',
+          'got [15]')
       err(function() cell:forward(x, nil, c) end, 'LLTMCell:forward', "'h'", 'expected a tensor', 'nil')
     end)
 
@@ -235,7 +240,7 @@ describe('LLTM cell', function()
       err(function() fused.functional.lltm_backward(nil, h, c) end, 'lltm_backward', "'ctx'")
       cell:forward(x, h, c)
       err(function() cell:backward(h, fused.zeros({ 3, 6 }, { dtype = 'float64' })) end,
-          'lltm_backward', "'grad_c'", '[3, 7]', 'got [3, 6]')
+          "LLTMCell:backward: argument 'grad_c'", '[3, 7]', 'got [3, 6]')
     end)
 
     it('sizes that are not positive integers', function()

@@ -156,12 +156,13 @@ describe('LLTM sequence', function()
     local xs = fused.randn({ 5, 2, 3 }, o)
 
     it('xs of the wrong rank or size, states of another batch or dtype', function()
-      err(function() rnn:forward(xs:select(1, 1)) end, 'LLTM:forward', "'xs'", '3 dims', 'got 2')
-      err(function() rnn:forward(fused.randn({ 5, 2, 4 }, o)) end, 'lltm_seq_forward', "'W'",
-          '[12, 8]', 'got [12, 7]')
-      err(function() rnn:forward(xs, fused.zeros({ 3, 4 }, o)) end, 'lltm_seq_forward', "'h0'",
+      err(function() rnn:forward(xs:select(1, 1)) end, "LLTM:forward: argument 'xs'", 'T x B x 3',
+          'got [2, 3]')
+      err(function() rnn:forward(fused.randn({ 5, 2, 4 }, o)) end, "LLTM:forward: argument 'xs'",
+          'T x B x 3', 'input_size 3', 'got [5, 2, 4]')
+      err(function() rnn:forward(xs, fused.zeros({ 3, 4 }, o)) end, "LLTM:forward: argument 'h0'",
           '[2, 4]', 'got [3, 4]')
-      err(function() rnn:forward(xs, nil, fused.zeros({ 2, 4 })) end, 'lltm_seq_forward', "'c0'",
+      err(function() rnn:forward(xs, nil, fused.zeros({ 2, 4 })) end, "LLTM:forward: argument 'c0'",
           'float64', 'float32')
       err(function() rnn:forward(xs:float()) end, 'LLTM:forward', "'xs'", 'expected float64 on cpu',
           "(the module's), got float32")
@@ -173,10 +174,10 @@ describe('LLTM sequence', function()
       err(function() fused.nn.Recurrent(fused.nn.LLTMCell(3, 4)):backward(xs) end,
           'Recurrent:backward', 'call forward first')
       rnn:forward(xs)
-      err(function() rnn:backward(fused.zeros({ 4, 2, 4 }, o)) end, 'lltm_seq_backward',
-          "'d_hs'", '[5, 2, 4]', 'got [4, 2, 4]')
+      err(function() rnn:backward(fused.zeros({ 4, 2, 4 }, o)) end, "LLTM:backward: argument 'd_hs'",
+          '[5, 2, 4]', 'got [4, 2, 4]')
       err(function() rnn:backward(fused.zeros({ 5, 2, 4 }, o), nil, fused.zeros({ 2, 5 }, o)) end,
-          'lltm_seq_backward', "'d_cT'", '[2, 4]', 'got [2, 5]')
+          "LLTM:backward: argument 'd_cn'", '[2, 4]', 'got [2, 5]')
       rnn:backward(fused.zeros({ 5, 2, 4 }, o))
       err(function() rnn:backward(fused.zeros({ 5, 2, 4 }, o)) end, 'LLTM:backward',
           'backward runs once per forward')

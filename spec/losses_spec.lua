@@ -94,9 +94,9 @@ describe('CrossEntropyLoss and NLLLoss options', function()
     err(function() nn.NLLLoss({ label_smoothing = 0.1 }) end, "NLLLoss: unknown option 'label_smoothing'")
     local x = fused.randn({ 2, 3 }, F64)
     err(function() nn.CrossEntropyLoss({ ignore_index = -1 }):forward(x, { 4, -1 }) end,
-        "cross_entropy: argument 'targets' expected class indices 1 to 3 or ignore_index -1, got 4 at position 1")
+        "CrossEntropyLoss:forward: argument 'targets' expected class indices 1 to 3 or ignore_index -1, got 4 at position 1")
     err(function() nn.NLLLoss({ reduction = 'none' }):backward(x, { 1, 2 }, fused.ones(3, F64)) end,
-        "nll_loss_backward: argument 'grad_output' expected 2 values (one per target), got 3")
+        "NLLLoss:backward: argument 'd_loss' expected shape [2] (the targets', reduction 'none'), got [3]")
   end)
 
   helper.gpu_it('match the CPU on CUDA with every option, in both layouts', function()

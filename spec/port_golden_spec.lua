@@ -22,7 +22,7 @@ end
 
 -- The loss of one batch (x, y: T x B tokens counted from 1), its gradients added.
 function LM:step(x, y)
-  local logits = self.head:forward(self.lstm:forward(self.embed:forward(x)))
+  local logits = self.head:forward((self.lstm:forward(self.embed:forward(x)))) -- hs alone
   local loss = self.criterion:forward(logits, y)
   self.embed:backward(self.lstm:backward(self.head:backward(self.criterion:backward(logits, y))))
   return loss

@@ -181,6 +181,6 @@ describe('recurrent layers', function()
     err(function() fused.nn.LLTM(2, 3, { dropout = 1.5 }) end,
         "LLTM: option 'dropout' expected a probability in [0, 1], got 1.5")
     err(function() fused.nn.LSTM(2, 3, { batch_first = true }):forward(fused.randn({ 2, 3 })) end,
-        "LSTM:forward: argument 'xs' expected 3 dims (B x T x I), got 2")
+        "LSTM:forward: argument 'xs' expected B x T x 2", 'got [2, 3]')
   end)
 end)

@@ -182,8 +182,8 @@ describe('LSTM and GRU sequences', function()
     end)
 
     it('xs of the wrong input size or dtype, options of the wrong kind', function()
-      err(function() lstm:forward(fused.randn({ 5, 3, 3 }, o)) end, 'rnn_forward', "'w_ih'",
-          '[16, 3]', 'got [16, 2]')
+      err(function() lstm:forward(fused.randn({ 5, 3, 3 }, o)) end, "LSTM:forward: argument 'xs'",
+          'expected T x B x 2', 'input_size 2', 'got [5, 3, 3]')
       err(function() gru:forward(xs:float()) end, 'GRU:forward', "'xs'", 'expected float64 on cpu',
           "(the module's), got float32")
       err(function() fused.nn.LSTM(2, 4, { num_layers = 0 }) end, "LSTM: option 'num_layers'",

@@ -54,8 +54,8 @@ describe('Module:load_state_dict', function()
     assert.are.equal(weight, to.rnn.weight) -- the same tensor, written into
     assert.are.equal('float64', to.rnn.weight.dtype)
     local xs = fused.randn({ 5, 2, 3 })
-    helper.assert_close(to.head:forward(select(2, to.rnn:forward(xs:double()))):float(),
-                        from.head:forward(select(2, from.rnn:forward(xs))), 1e-6, 'output')
+    helper.assert_close(to.head:forward((select(2, to.rnn:forward(xs:double())))):float(),
+                        from.head:forward((select(2, from.rnn:forward(xs)))), 1e-6, 'output')
     from.head.bias:fill_(7) -- copies, not shared
     assert.are_not.equal(7, to.head.bias:totable()[1])
   end)

@@ -125,11 +125,11 @@ int fused_lltm_seq_backward(fused_tensor *d_xs, fused_tensor *d_h0, fused_tensor
   FUSED_TRY(check_compute(fn, compute, xs));
   const int64_t state[2] = {d.B, d.H}, seq[3] = {d.T, d.B, d.H}, save[3] = {d.T, d.B, 5 * d.H};
   if (d_hs) FUSED_TRY(check_operand(fn, "d_hs", d_hs, xs, 3, seq, 1, "T x B x H"));
-  if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, 0, "as 'd_h0'"));
-  if (d_cT) FUSED_TRY(check_operand(fn, "d_cT", d_cT, xs, 2, state, 0, "as 'd_h0'"));
+  if (d_hT) FUSED_TRY(check_operand(fn, "d_hT", d_hT, xs, 2, state, 0, "B x H"));
+  if (d_cT) FUSED_TRY(check_operand(fn, "d_cT", d_cT, xs, 2, state, 0, "B x H"));
   FUSED_TRY(check_operand(fn, "saved", saved, xs, 3, save, 0, "T x B x 5H"));
   FUSED_TRY(check_operand(fn, "d_xs", d_xs, xs, 3, xs->sizes, 0, "as 'xs'"));
-  FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, 0, "as 'd_h0'"));
+  FUSED_TRY(check_operand(fn, "d_c0", d_c0, xs, 2, state, 0, "B x H"));
   FUSED_TRY(check_operand(fn, "d_W", d_W, xs, 2, W->sizes, 0, "as 'W'"));
   FUSED_TRY(check_bias(fn, "d_b", d_b, xs, &d));
   if (lengths) FUSED_TRY(check_indices(fn, "lengths", "step counts", lengths, d.B, d.T));

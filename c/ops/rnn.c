@@ -153,7 +153,7 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
   const int64_t state[2] = {d.B, d.H};
   if (d_hs) FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1,
                                  "T x B x H"));
-  if (d_hn) FUSED_TRY(check_part(fn, "d_hn", d_hn, xs, 2, state, 0, "as 'd_h0'"));
+  if (d_hn) FUSED_TRY(check_part(fn, "d_hn", d_hn, xs, 2, state, 0, "B x H"));
   FUSED_TRY(check_state_c(fn, "d_cn", d_cn, xs, &d, 1));
   FUSED_TRY(check_saved(fn, saved, xs, &d));
   FUSED_TRY(check_part(fn, "d_xs", d_xs, xs, 3, xs->sizes, 0, "as 'xs'"));

@@ -302,9 +302,9 @@ M.entries = {
   ['fused.functional.cross_entropy_backward'] = 'fused.functional.cross_entropy_backward(logits, targets, {ignore_index=, reduction=, label_smoothing=, grad_output=, out=}): its gradient with respect to logits',
   ['fused.functional.nll_loss'] = "fused.functional.nll_loss(log_probs, targets, {ignore_index=, reduction = 'mean'|'sum'|'none'}): -log_probs[i, targets[i]] of N x C log-probabilities, reduced",
   ['fused.functional.nll_loss_backward'] = 'fused.functional.nll_loss_backward(log_probs, targets, {ignore_index=, reduction=, grad_output=}): its gradient with respect to log_probs',
-  ['fused.functional.sgd_step'] = 'fused.functional.sgd_step(param, grad, momentum_buffer, lr, momentum, weight_decay, first_step): one SGD update in place',
+  ['fused.functional.sgd_step'] = 'fused.functional.sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step): one SGD update in place',
   ['fused.functional.rmsprop_step'] = 'fused.functional.rmsprop_step(param, grad, square_avg, momentum_buffer, lr, alpha, eps, momentum, weight_decay): one RMSprop update',
-  ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step): one Adam update',
+  ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, decoupled, step): one Adam update (decoupled: AdamW)',
 
   -- fused.nn
   ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameter(name, shape, {dtype=, device=}) (declares self[name] and its gradient self.grad[name]; gradWeight and gradBias alias grad.weight and grad.bias), parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",

@@ -12,37 +12,38 @@ local ops = require 'fused.ops'
 local options = require 'fused.options'
 local factory = require 'fused.factory'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 
 local M = {}
 
 local reductions = { mean = true, sum = true, none = true }
 
 -- The options in opts, whose keys must be among accepted (ignore_index, reduction,
--- label_smoothing and the caller's own), checked; errors are blamed at level.
-function M.options(opts, fn, accepted, level)
+-- label_smoothing and the caller's own), checked; errors are blamed on the user's line.
+function M.options(opts, fn, accepted)
   opts = options.check(opts, fn, accepted)
   local o = { ignore_index = opts.ignore_index, reduction = opts.reduction or 'mean',
               label_smoothing = opts.label_smoothing or 0 }
   local ii = o.ignore_index
   if ii ~= nil and (type(ii) ~= 'number' or ii ~= math.floor(ii)) then
-    error(string.format("%s: option 'ignore_index' expected an integer, got %s", fn,
-                        argcheck.type_name(ii)), level)
+    blame(string.format("%s: option 'ignore_index' expected an integer, got %s", fn,
+                        argcheck.type_name(ii)))
   end
   if not reductions[o.reduction] then
-    error(string.format("%s: option 'reduction' expected 'mean', 'sum' or 'none', got %s", fn,
-                        tostring(o.reduction)), level)
+    blame(string.format("%s: option 'reduction' expected 'mean', 'sum' or 'none', got %s", fn,
+                        tostring(o.reduction)))
   end
   local eps = o.label_smoothing
   if type(eps) ~= 'number' or not (eps >= 0 and eps <= 1) then
-    error(string.format("%s: option 'label_smoothing' expected a number in [0, 1], got %s", fn,
-                        tostring(eps)), level)
+    blame(string.format("%s: option 'label_smoothing' expected a number in [0, 1], got %s", fn,
+                        tostring(eps)))
   end
   return o
 end
 
 -- The rows that count (bool N × 1), their number, and the targets with the ignored set to 1
 -- (N × 1, safe to gather); every target that counts is checked to be a class.
-local function targets_that_count(log_probs, targets, o, fn, level)
+local function targets_that_count(log_probs, targets, o, fn)
   local n, classes = log_probs:size(1), log_probs:size(2)
   local host = targets:cpu():contiguous()
   local v = ffi.cast('int64_t *', host.data)
@@ -51,9 +52,9 @@ local function targets_that_count(log_probs, targets, o, fn, level)
     local c = tonumber(v[i])
     if c ~= o.ignore_index then
       if c < 1 or c > classes then
-        error(string.format("%s: argument 'targets' expected class indices 1 to %d%s, got %d at position %d",
+        blame(string.format("%s: argument 'targets' expected class indices 1 to %d%s, got %d at position %d",
                             fn, classes, o.ignore_index and ' or ignore_index ' .. o.ignore_index or '',
-                            c, i + 1), level)
+                            c, i + 1))
       end
       count = count + 1
     end
@@ -63,9 +64,9 @@ local function targets_that_count(log_probs, targets, o, fn, level)
   return counts, count, ops.where(counts, column, 1)
 end
 
-function M.forward(log_probs, targets, o, fn, level)
+function M.forward(log_probs, targets, o, fn)
   local n, classes = log_probs:size(1), log_probs:size(2)
-  local counts, count, safe = targets_that_count(log_probs, targets, o, fn, level + 1)
+  local counts, count, safe = targets_that_count(log_probs, targets, o, fn)
   local eps = o.label_smoothing
   local rows = ops.gather(log_probs, 2, safe):mul_(eps - 1)
   if eps > 0 then rows:add_(ops.sum(log_probs, 2):mul_(-eps / classes)) end
@@ -75,15 +76,15 @@ function M.forward(log_probs, targets, o, fn, level)
   return o.reduction == 'mean' and total:div_(count) or total
 end
 
-function M.backward(log_probs, targets, grad_output, o, fn, level)
+function M.backward(log_probs, targets, grad_output, o, fn)
   local n, classes = log_probs:size(1), log_probs:size(2)
-  local counts, count, safe = targets_that_count(log_probs, targets, o, fn, level + 1)
+  local counts, count, safe = targets_that_count(log_probs, targets, o, fn)
   local scale -- N × 1: each row's share of grad_output
   if o.reduction == 'none' then
     argcheck.expect(grad_output, fn, 'grad_output')
     if grad_output:numel() ~= n then
-      error(string.format("%s: argument 'grad_output' expected %d values (one per target), got %d",
-                          fn, n, grad_output:numel()), level)
+      blame(string.format("%s: argument 'grad_output' expected %d values (one per target), got %d",
+                          fn, n, grad_output:numel()))
     end
     scale = ops.where(counts, grad_output:to(log_probs.dtype):contiguous():view(n, 1), 0)
   else

@@ -20,91 +20,77 @@
 -- activations are reused). Outputs must not share memory with the inputs.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
-local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local out_ = require 'fused.ops.out'
 local lengths_ = require 'fused.functional.lengths'
 local args = require 'fused.functional.args'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check = lib.C, args.check
 local result, like = out_.result, out_.like
 local M = {}
 local outs, expect_dims, NO_OUT = args.outs, args.expect_dims, args.NO_OUT
+local floating, optional = args.expect_floating, args.optional_floating
 
 local sizes = out_.sizes()
 local tensor_t = ffi.typeof('fused_tensor')
 local step_sizes, step_strides = out_.sizes(), out_.sizes()
-
--- The library's last error raised as fn's (level 3: the caller of the public function), the
--- engine's argument names replaced by the cell's (names[engine's] = cell's).
-local function raise_as(fn, names)
-  local message = ffi.string(C.fused_last_error()):gsub('^[%w_]+:', fn .. ':', 1)
-  error((message:gsub("'([%w_]+)'", function(n) return "'" .. (names[n] or n) .. "'" end)), 3)
-end
 
 -- v (a struct kept for the purpose, or nil for a new one) made a view of the contiguous B×N t
 -- (named arg) as one step, 1×B×N.
 local VIEW_NAMES = {}
 local function as_step(v, t, fn, arg)
   if C.fused_tensor_is_contiguous(t) ~= 1 then
-    error(string.format("%s: argument '%s' expected a contiguous tensor, got sizes [%s] with "
+    blame(string.format("%s: argument '%s' expected a contiguous tensor, got sizes [%s] with "
                         .. "strides [%s] (call :contiguous() first)", fn, arg,
-                        table.concat(t:shape(), ', '), table.concat(t:stride(), ', ')), 3)
+                        table.concat(t:shape(), ', '), table.concat(t:stride(), ', ')))
   end
   if v then C.fused_tensor_release(v) else v = tensor_t() end
   step_sizes[0], step_sizes[1], step_sizes[2] = 1, t.sizes[0], t.sizes[1]
   step_strides[0], step_strides[1], step_strides[2] = t.sizes[0] * t.sizes[1], t.sizes[1], 1
-  if C.fused_tensor_view(v, t, 3, step_sizes, step_strides, 0) ~= 0 then
-    VIEW_NAMES.src = arg
-    raise_as(fn, VIEW_NAMES)
-  end
+  VIEW_NAMES.src = arg
+  check(C.fused_tensor_view(v, t, 3, step_sizes, step_strides, 0), fn, VIEW_NAMES)
   return v
 end
 
 local FORWARD_NAMES = { xs = 'x', h0 = 'h', c0 = 'c', hs = 'new_h', c_T = 'new_c' }
 
-function M.lltm_forward(x, W, b, h, c, opts)
+function M.lltm_forward(x, W, b, h, c, opts, ...)
   local fn = 'lltm_forward'
+  args.no_more(fn, 6, ...)
   local o = outs(opts, fn)
   expect_dims(x, 2, fn, 'x')
   expect_dims(h, 2, fn, 'h')
-  expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c, fn, 'c')
-  local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), o[3] or {}
+  floating(W, fn, 'W'); floating(b, fn, 'b'); floating(c, fn, 'c')
+  local new_h, new_c, ctx = like(fn, o[1], h), like(fn, o[2], h), args.out_ctx(o[3], fn, 3)
   ctx.h_T = like(fn, ctx.h_T, h)
   sizes[0], sizes[1], sizes[2] = 1, x.sizes[0], 5 * h.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, x.scalar_type, x.device_type)
   ctx.xs = as_step(ctx.xs, x, fn, 'x')
   ctx.hs = as_step(ctx.hs, new_h, fn, 'new_h')
-  if C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0,
-                               C.FUSED_COMPUTE_DEFAULT)
-     ~= 0 then
-    raise_as(fn, FORWARD_NAMES)
-  end
-  ctx.x, ctx.h, ctx.W = x, h, W
+  check(C.fused_lltm_seq_forward(ctx.hs, ctx.h_T, new_c, ctx.saved, ctx.xs, h, c, W, b, nil, 0,
+                                 C.FUSED_COMPUTE_DEFAULT), fn, FORWARD_NAMES)
+  ctx.x, ctx.h, ctx.W, ctx.kind = x, h, W, fn
   return new_h, new_c, ctx
 end
 
-local function expect_ctx(ctx, fn, forward)
-  if type(ctx) ~= 'table' or not ctx.saved then
-    error(string.format("%s: argument 'ctx' expected the ctx returned by %s, got %s", fn,
-                        forward, type(ctx)), 3)
-  end
-  return ctx
-end
+local expect_ctx = args.expect_ctx
 
 local BACKWARD_NAMES = { xs = 'x', d_xs = 'd_x', d_h0 = 'd_h', d_c0 = 'd_c', d_hT = 'grad_h',
                          d_cT = 'grad_c' }
+-- The _accumulate backwards' names: the gradients the user passes too.
+local SEQ_ACCUMULATE_NAMES = { d_W = 'gradWeight', d_b = 'gradBias' }
+local ACCUMULATE_NAMES = { d_W = 'gradWeight', d_b = 'gradBias' }
+for k, v in pairs(BACKWARD_NAMES) do ACCUMULATE_NAMES[k] = v end
 
 local function cell_backward(fn, ctx, grad_h, grad_c, d_W, d_b, accumulate, o_x, o_h, o_c)
-  expect(grad_h, fn, 'grad_h'); expect(grad_c, fn, 'grad_c')
+  floating(grad_h, fn, 'grad_h'); floating(grad_c, fn, 'grad_c')
   local d_x, d_h, d_c = like(fn, o_x, ctx.x), like(fn, o_h, ctx.h), like(fn, o_c, ctx.h)
   ctx.work = like(fn, ctx.work, ctx.saved)
-  check(C.fused_copy(ctx.work, ctx.saved))
+  check(C.fused_copy(ctx.work, ctx.saved), fn)
   ctx.d_xs = as_step(ctx.d_xs, d_x, fn, 'd_x')
-  if C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, nil, grad_h, grad_c, ctx.work,
-                               ctx.xs, ctx.W, nil, 0, accumulate,
-                               C.FUSED_COMPUTE_DEFAULT) ~= 0 then
-    raise_as(fn, BACKWARD_NAMES)
-  end
+  check(C.fused_lltm_seq_backward(ctx.d_xs, d_h, d_c, d_W, d_b, nil, grad_h, grad_c, ctx.work,
+                                  ctx.xs, ctx.W, nil, 0, accumulate, C.FUSED_COMPUTE_DEFAULT),
+        fn, accumulate == 1 and ACCUMULATE_NAMES or BACKWARD_NAMES)
   return d_x, d_h, d_c
 end
 
@@ -114,8 +100,9 @@ local function weight_grads(fn, W, o_W, o_b)
   return like(fn, o_W, W), result(fn, o_b, 1, sizes, W.scalar_type, W.device_type)
 end
 
-function M.lltm_backward(ctx, grad_h, grad_c, opts)
+function M.lltm_backward(ctx, grad_h, grad_c, opts, ...)
   local fn = 'lltm_backward'
+  args.no_more(fn, 4, ...)
   local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_forward')
   local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
@@ -123,60 +110,61 @@ function M.lltm_backward(ctx, grad_h, grad_c, opts)
   return d_x, d_W, d_b, d_h, d_c
 end
 
-function M.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias, opts)
+function M.lltm_backward_accumulate(ctx, grad_h, grad_c, gradWeight, gradBias, opts, ...)
   local fn = 'lltm_backward_accumulate'
+  args.no_more(fn, 6, ...)
   local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_forward')
-  expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
+  floating(gradWeight, fn, 'gradWeight'); floating(gradBias, fn, 'gradBias')
   return cell_backward(fn, ctx, grad_h, grad_c, gradWeight, gradBias, 1, o[1], o[2], o[3])
 end
 
 -- Over a sequence: xs T×B×I, h0 and c0 B×H; hs T×B×H, c_T B×H. The backward writes over ctx's
 -- saved activations, so it runs once per forward; d_hT and d_cT may be nil (zero).
-function M.lltm_seq_forward(xs, W, b, h0, c0, opts)
+function M.lltm_seq_forward(xs, W, b, h0, c0, opts, ...)
   local fn = 'lltm_seq_forward'
+  args.no_more(fn, 6, ...)
   local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute' })
   opts = opts or NO_OUT
   local compute = args.compute(opts.compute, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
-  expect(W, fn, 'W'); expect(b, fn, 'b'); expect(c0, fn, 'c0')
+  floating(W, fn, 'W'); floating(b, fn, 'b'); floating(c0, fn, 'c0')
   local dtype, device = xs.scalar_type, xs.device_type
   sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local c_T = result(fn, o[2], 2, sizes + 1, dtype, device)
-  local ctx = o[3] or {}
+  local ctx = args.out_ctx(o[3], fn, 3)
   ctx.h_T = result(fn, o[4] or ctx.h_T, 2, sizes + 1, dtype, device)
   sizes[2] = 5 * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   local lengths = lengths_.check(opts.lengths, tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), fn)
-  local reverse = opts.reverse and 1 or 0
+  local reverse = args.reverse(opts.reverse, fn)
   check(C.fused_lltm_seq_forward(hs, ctx.h_T, c_T, ctx.saved, xs, h0, c0, W, b, lengths, reverse,
-                                 compute))
+                                 compute), fn)
   ctx.compute = compute
-  ctx.xs, ctx.h0, ctx.W, ctx.consumed = xs, h0, W, false
+  ctx.xs, ctx.h0, ctx.W, ctx.consumed, ctx.kind = xs, h0, W, false, fn
   ctx.lengths, ctx.reverse = lengths, reverse
   return hs, c_T, ctx
 end
 
 local function seq_backward(fn, ctx, d_hs, d_hT, d_cT, d_W, d_b, accumulate, o_xs, o_h0, o_c0)
   if ctx.consumed then
-    error(fn .. ": the ctx was already gone back through (backward runs once per forward)", 3)
+    blame(fn .. ": the ctx was already gone back through (backward runs once per forward)")
   end
-  expect(d_hs, fn, 'd_hs')
-  if d_hT ~= nil then expect(d_hT, fn, 'd_hT') end
-  if d_cT ~= nil then expect(d_cT, fn, 'd_cT') end
+  floating(d_hs, fn, 'd_hs'); optional(d_hT, fn, 'd_hT'); optional(d_cT, fn, 'd_cT')
   local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
   local d_c0 = like(fn, o_c0, ctx.h0)
   check(C.fused_lltm_seq_backward(d_xs, d_h0, d_c0, d_W, d_b, d_hs, d_hT, d_cT, ctx.saved,
                                   ctx.xs, ctx.W, ctx.lengths, ctx.reverse, accumulate,
-                                  ctx.compute))
+                                  ctx.compute), fn, accumulate == 1 and SEQ_ACCUMULATE_NAMES or nil)
   ctx.consumed = true
   return d_xs, d_h0, d_c0
 end
 
-function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts)
+function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts, ...)
   local fn = 'lltm_seq_backward'
+  args.no_more(fn, 5, ...)
   local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_seq_forward')
   local d_W, d_b = weight_grads(fn, ctx.W, o[2], o[3])
@@ -184,11 +172,12 @@ function M.lltm_seq_backward(ctx, d_hs, d_hT, d_cT, opts)
   return d_xs, d_W, d_b, d_h0, d_c0
 end
 
-function M.lltm_seq_backward_accumulate(ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, opts)
+function M.lltm_seq_backward_accumulate(ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, opts, ...)
   local fn = 'lltm_seq_backward_accumulate'
+  args.no_more(fn, 7, ...)
   local o = outs(opts, fn)
   expect_ctx(ctx, fn, 'lltm_seq_forward')
-  expect(gradWeight, fn, 'gradWeight'); expect(gradBias, fn, 'gradBias')
+  floating(gradWeight, fn, 'gradWeight'); floating(gradBias, fn, 'gradBias')
   return seq_backward(fn, ctx, d_hs, d_hT, d_cT, gradWeight, gradBias, 1, o[1], o[2], o[3])
 end
 

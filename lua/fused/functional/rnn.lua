@@ -20,14 +20,16 @@
 -- lltm.lua; hs in out may be a view with a row stride (a direction's half of a wider output).
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
+local blame = require 'fused.blame'
 local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local lengths_ = require 'fused.functional.lengths'
 local args = require 'fused.functional.args'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C = lib.C
 local result, like = out_.result, out_.like
-local outs, expect_dims = args.outs, args.expect_dims
+local outs, expect_dims, check = args.outs, args.expect_dims, args.check
+local floating, optional = args.expect_floating, args.optional_floating
 local M = {}
 
 -- The built-in cells by name (fused.h's FUSED_CELLS), and those names for the error.
@@ -39,26 +41,27 @@ end
 cell_names = table.concat(cell_names, ', ')
 local sizes = out_.sizes()
 
--- A built-in cell's name, or a spec from fused.ext.cell.
+-- A built-in cell's name, or a spec from fused.ext.cell (its id a registered cell's).
 local function cell_id(cell, fn)
   local id = type(cell) == 'table' and cell.id or CELLS[cell]
-  if not id then
-    error(string.format("%s: argument 'cell' expected %s or a fused.ext.cell, got %s", fn,
-                        cell_names, tostring(cell)), 3)
+  if type(id) ~= 'number' or id ~= math.floor(id) or C.fused_rnn_cell(id) == nil then
+    blame(string.format("%s: argument 'cell' expected %s or a fused.ext.cell, got %s", fn,
+                        cell_names, type(cell) == 'string' and "'" .. cell .. "'"
+                        or argcheck.type_name(cell)))
   end
   return id
 end
 
-function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
+function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   local fn = 'rnn_forward'
+  args.no_more(fn, 9, ...)
   local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute' })
   local id = cell_id(cell, fn)
   local compute = args.compute(opts and opts.compute, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
-  expect(w_ih, fn, 'w_ih'); expect(w_hh, fn, 'w_hh'); expect(b_ih, fn, 'b_ih')
-  if b_hh ~= nil then expect(b_hh, fn, 'b_hh') end
-  if c0 ~= nil then expect(c0, fn, 'c0') end
+  floating(w_ih, fn, 'w_ih'); floating(w_hh, fn, 'w_hh'); floating(b_ih, fn, 'b_ih')
+  optional(b_hh, fn, 'b_hh'); optional(c0, fn, 'c0')
   local dtype, device = xs.scalar_type, xs.device_type
   -- a custom cell's CUDA steps are built on its first CUDA run (fused.ext.cell)
   if device == C.FUSED_CUDA and type(cell) == 'table' and cell.build_cuda then cell.build_cuda() end
@@ -67,44 +70,40 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts)
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local h_n = like(fn, o[2], h0)
   local c_n = c0 ~= nil and like(fn, o[3], h0) or nil
-  local ctx = o[4] or {}
+  local ctx = args.out_ctx(o[4], fn, 4)
   sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
   ctx.lengths = lengths_.check(opts and opts.lengths, T, B, fn)
-  ctx.reverse = opts and opts.reverse and 1 or 0
+  ctx.reverse = args.reverse(opts and opts.reverse, fn)
   check(C.fused_rnn_forward(id, hs, h_n, c_n, ctx.saved, xs, h0, c0, w_ih, w_hh, b_ih, b_hh,
-                            ctx.lengths, ctx.reverse, compute))
+                            ctx.lengths, ctx.reverse, compute), fn)
   ctx.compute = compute
   ctx.cell, ctx.xs, ctx.h0, ctx.w_ih, ctx.w_hh, ctx.b_hh = id, xs, h0, w_ih, w_hh, b_hh
-  ctx.has_c, ctx.consumed = c0 ~= nil, false
+  ctx.has_c, ctx.consumed, ctx.kind = c0 ~= nil, false, fn
   return hs, h_n, c_n, ctx
 end
 
-local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0, o_c0)
-  if type(ctx) ~= 'table' or not ctx.saved then
-    error(string.format("%s: argument 'ctx' expected the ctx returned by rnn_forward, got %s", fn,
-                        type(ctx)), 3)
-  end
+local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0, o_c0, names)
+  args.expect_ctx(ctx, fn, 'rnn_forward')
   if ctx.consumed then
-    error(fn .. ": the ctx was already gone back through (backward runs once per forward)", 3)
+    blame(fn .. ": the ctx was already gone back through (backward runs once per forward)")
   end
-  if d_hs ~= nil then expect(d_hs, fn, 'd_hs') end
-  if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
-  if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
+  optional(d_hs, fn, 'd_hs'); optional(d_hn, fn, 'd_hn'); optional(d_cn, fn, 'd_cn')
   local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
   local d_c0 = ctx.has_c and like(fn, o_c0, ctx.h0) or nil
   check(C.fused_rnn_backward(ctx.cell, d_xs, d_h0, d_c0, grads[1], grads[2], grads[3], grads[4],
                              d_hs, d_hn, d_cn, ctx.saved, ctx.xs, ctx.w_ih, ctx.w_hh, ctx.lengths,
-                             ctx.reverse, accumulate, ctx.compute))
+                             ctx.reverse, accumulate, ctx.compute), fn, names)
   ctx.consumed = true
   return d_xs, d_h0, d_c0
 end
 
-function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts)
+function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts, ...)
   local fn = 'rnn_backward'
+  args.no_more(fn, 5, ...)
   local o = outs(opts, fn)
   local grads = {}
-  if type(ctx) == 'table' and ctx.saved then
+  if type(ctx) == 'table' and ctx.kind == 'rnn_forward' then
     grads[1], grads[2] = like(fn, o[2], ctx.w_ih), like(fn, o[3], ctx.w_hh)
     sizes[0] = ctx.w_ih.sizes[0]
     local dtype, device = ctx.w_ih.scalar_type, ctx.w_ih.device_type
@@ -115,15 +114,22 @@ function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts)
   return d_xs, grads[1], grads[2], grads[3], grads[4], d_h0, d_c0
 end
 
-function M.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, grads, opts)
+-- The C function's names for the tensors of `grads`.
+local GRADS = { d_w_ih = 'grads[1]', d_w_hh = 'grads[2]', d_b_ih = 'grads[3]', d_b_hh = 'grads[4]' }
+
+function M.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, grads, opts, ...)
   local fn = 'rnn_backward_accumulate'
+  args.no_more(fn, 6, ...)
   local o = outs(opts, fn)
-  if type(grads) ~= 'table' then
-    error(string.format("%s: argument 'grads' expected a list {d_w_ih, d_w_hh, d_b_ih, d_b_hh}, "
-                        .. "got %s", fn, argcheck.type_name(grads)), 2)
+  if type(grads) ~= 'table' or argcheck.is_tensor(grads) then
+    blame(string.format("%s: argument 'grads' expected a list {d_w_ih, d_w_hh, d_b_ih, d_b_hh}, "
+                        .. "got %s", fn, argcheck.type_name(grads)))
   end
-  for i, name in ipairs({ 'd_w_ih', 'd_w_hh', 'd_b_ih' }) do expect(grads[i], fn, name) end
-  return backward(fn, ctx, d_hs, d_hn, d_cn, grads, 1, o[1], o[2], o[3])
+  for i, name in ipairs({ 'd_w_ih', 'd_w_hh', 'd_b_ih', 'd_b_hh' }) do
+    local g = grads[i]
+    if i < 4 or g ~= nil then floating(g, fn, 'grads[' .. i .. ']') end
+  end
+  return backward(fn, ctx, d_hs, d_hn, d_cn, grads, 1, o[1], o[2], o[3], GRADS)
 end
 
 return M

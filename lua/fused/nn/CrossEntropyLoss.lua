@@ -14,14 +14,16 @@
 -- d_loss (a number, 1 by default; the targets' shape for 'none').
 local class_loss = require 'fused.functional.class_loss'
 local class_rows = require 'fused.nn.class_rows'
-local functional = require 'fused.functional'
+local cross_entropy = require 'fused.functional.cross_entropy'
+local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
 
-function CrossEntropyLoss:__init(opts)
+function CrossEntropyLoss:__init(opts, ...)
+  inputs.no_more('CrossEntropyLoss', 1, ...)
   self.options = class_loss.options(opts, 'CrossEntropyLoss',
-                                    { 'ignore_index', 'reduction', 'label_smoothing' }, 4)
+                                    { 'ignore_index', 'reduction', 'label_smoothing' })
 end
 
 -- The functional's options: the module's, and out or grad_output.
@@ -30,20 +32,24 @@ local function with(o, key, value)
            label_smoothing = o.label_smoothing, [key] = value }
 end
 
-function CrossEntropyLoss:forward(logits, targets)
+function CrossEntropyLoss:forward(logits, targets, ...)
+  inputs.no_more('CrossEntropyLoss:forward', 2, ...)
   local rows, t, shape = class_rows(logits, targets, 'CrossEntropyLoss:forward', 'logits')
-  local loss = functional.cross_entropy(rows, t, with(self.options, 'out', self:buffer('loss', logits)))
+  local loss = cross_entropy.as.cross_entropy('CrossEntropyLoss:forward', rows, t,
+                                              with(self.options, 'out', self:buffer('loss', logits)))
   self.buffers.loss = loss
   if self.options.reduction == 'none' then return loss:view(shape) end
   return loss:item()
 end
 
 function CrossEntropyLoss:backward(logits, targets, d_loss)
-  local rows, t, _, back = class_rows(logits, targets, 'CrossEntropyLoss:backward', 'logits')
+  local fn = 'CrossEntropyLoss:backward'
+  local rows, t, shape, back = class_rows(logits, targets, fn, 'logits')
+  inputs.d_loss(d_loss, self.options.reduction, shape, logits, fn)
   if self.options.reduction == 'none' and d_loss ~= nil then d_loss = d_loss:contiguous():view(-1) end
   local opts = with(self.options, 'grad_output', d_loss)
   opts.out = self:buffer('gradInput', logits)
-  self.buffers.gradInput = functional.cross_entropy_backward(rows, t, opts)
+  self.buffers.gradInput = cross_entropy.as.cross_entropy_backward(fn, rows, t, opts)
   return back(self.buffers.gradInput)
 end
 

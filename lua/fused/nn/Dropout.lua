@@ -7,11 +7,12 @@
 --   local d_x = drop:backward(d_y)         -- d_y ⊙ the same mask
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
-local argcheck = require 'fused.check'
+local inputs = require 'fused.nn.inputs'
 
 local Dropout = Module:extend('Dropout')
 
-function Dropout:__init(p)
+function Dropout:__init(p, ...)
+  inputs.no_more('Dropout', 1, ...)
   if p == nil then p = 0.5 end
   if type(p) ~= 'number' or not (p >= 0 and p <= 1) then
     error(string.format("Dropout: argument 'p' expected a probability in [0, 1], got %s",
@@ -22,8 +23,9 @@ end
 
 function Dropout:extra_repr() return string.format('(p=%g)', self.p) end
 
-function Dropout:forward(x)
-  argcheck.expect(x, 'Dropout:forward', 'input')
+function Dropout:forward(x, ...)
+  inputs.no_more('Dropout:forward', 1, ...)
+  inputs.floating(x, 'Dropout:forward', 'input')
   self.saved = { shape = x:shape() }
   if not self.training or self.p == 0 then return x end
   -- The mask is 1[u > p] / (1-p) for u uniform in [0, 1).
@@ -38,7 +40,7 @@ end
 
 function Dropout:backward(d_y)
   local s = self:expect_saved()
-  self:expect_d_output(d_y, s.shape, 'Dropout:backward')
+  self:expect_d_output(d_y, s.shape, 'Dropout:backward', s.mask)
   if not s.mask then return d_y end
   self.buffers.gradInput = ops.mul(d_y, s.mask, { out = self:buffer('gradInput', d_y) })
   return self.buffers.gradInput

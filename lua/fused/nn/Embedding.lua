@@ -9,15 +9,16 @@
 -- indices, negative from the end; PyTorch's padding_idx + 1): that row starts at zero and
 -- backward never adds into its gradient, so an optimizer leaves it as it is. Indices have no
 -- gradient: backward returns nothing.
-local functional = require 'fused.functional'
+local embedding = require 'fused.functional.embedding'
+local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
-local factory = require 'fused.factory'
 
 local Embedding = Module:extend('Embedding')
 
-function Embedding:__init(num_embeddings, embedding_dim, opts)
+function Embedding:__init(num_embeddings, embedding_dim, opts, ...)
+  inputs.no_more('Embedding', 3, ...)
   opts = options.check(opts, 'Embedding', { 'padding_idx', 'dtype', 'device' })
   local padding_idx = opts.padding_idx
   opts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
@@ -44,30 +45,34 @@ end
 -- The C kernels take int64 indices on the weight's device: an int64 tensor, or a table, whose
 -- conversion to int64 rejects a value that is not an integer.
 local function index_tensor(indices, like)
-  if type(indices) == 'table' then indices = factory.tensor(indices, { dtype = 'int64' }) end
+  if type(indices) == 'table' then indices = inputs.index_list(indices, 'Embedding:forward', 'indices') end
   argcheck.expect_dtype(indices, 'int64', 'Embedding:forward', 'indices')
   return indices:to(like.device):contiguous()
 end
 
-function Embedding:forward(indices)
+function Embedding:forward(indices, ...)
+  inputs.no_more('Embedding:forward', 1, ...)
   local idx = index_tensor(indices, self.weight)
-  self.buffers.output = functional.embedding(idx, self.weight,
-                                             { out = self:buffer('output', self.weight) })
+  self.buffers.output = embedding.as.embedding('Embedding:forward', idx, self.weight,
+                                               { out = self:buffer('output', self.weight) })
   self.saved = { indices = idx }
   return self.buffers.output
 end
 
 function Embedding:backward(d_y)
   local saved = self:expect_saved()
-  argcheck.expect(d_y, 'Embedding:backward', 'd_output')
+  local shape = saved.indices:shape()
+  shape[#shape + 1] = self.embedding_dim
+  inputs.shaped(d_y, 'Embedding:backward', 'd_output', self.weight, shape, "the output's")
+  local fn = 'Embedding:backward'
   if not self.padding_idx then
-    functional.embedding_backward_accumulate(d_y, saved.indices, self.grad.weight)
+    embedding.as.embedding_backward_accumulate(fn, d_y, saved.indices, self.grad.weight)
     return
   end
   -- The padding row's gradient as it was before, put back after the others are added.
   local row = self.grad.weight:narrow(1, self.padding_idx, 1)
   local kept = self:buffer_shaped('padding_grad', row:shape(), row):copy_(row)
-  functional.embedding_backward_accumulate(d_y, saved.indices, self.grad.weight)
+  embedding.as.embedding_backward_accumulate(fn, d_y, saved.indices, self.grad.weight)
   row:copy_(kept)
 end
 

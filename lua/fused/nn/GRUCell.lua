@@ -9,10 +9,10 @@ local RNNCellBase = require 'fused.nn.RNNCellBase'
 local GRUCell = RNNCellBase:extend('GRUCell')
 GRUCell.cell, GRUCell.gates, GRUCell.has_c = 'gru', 3, false
 
-function GRUCell:forward(x, h) return (self:step(x, h, nil)) end
+function GRUCell:forward(x, h, ...) return (self:step(x, h, nil, ...)) end
 
-function GRUCell:backward(grad_h)
-  local d_x, d_h = self:step_backward(grad_h, nil)
+function GRUCell:backward(grad_h, ...)
+  local d_x, d_h = self:step_backward(grad_h, ...)
   return d_x, d_h
 end
 

@@ -20,10 +20,13 @@ local ops = require 'fused.ops'
 local options = require 'fused.options'
 local sparse = require 'fused.sparse'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local inputs = require 'fused.nn.inputs'
 
 local GraphConv = Module:extend('GraphConv')
 
-function GraphConv:__init(in_features, out_features, opts)
+function GraphConv:__init(in_features, out_features, opts, ...)
+  inputs.no_more('GraphConv', 3, ...)
   opts = options.check(opts, 'GraphConv', { 'activation', 'device', 'dtype' })
   if opts.activation ~= nil and opts.activation ~= 'relu' then
     error(string.format("GraphConv: option 'activation' expected 'relu' or nil, got %s",
@@ -55,26 +58,26 @@ local function shape_of(x)
 end
 
 -- A (N x N) and X (N x in_features), on the module's dtype and device.
-local function check_inputs(self, A, X)
+local function check_inputs(self, A, X, ...)
   local fn = 'GraphConv:forward'
+  inputs.no_more(fn, 2, ...)
   if not (sparse.is_sparse(A) or argcheck.is_tensor(A)) then
-    error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, argcheck.type_name(A)), 3)
+    blame(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, argcheck.type_name(A)))
   end
+  if not sparse.is_sparse(A) then inputs.floating(A, fn, 'A', self.weight) end
   if not sparse.is_sparse(A) and A.ndim ~= 2 or A:size(1) ~= A:size(2) then
-    error(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)), 3)
+    blame(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)))
   end
-  argcheck.expect(X, fn, 'X')
+  inputs.floating(X, fn, 'X', self.weight)
   local n = A:size(1)
   if X.ndim ~= 2 or X:size(1) ~= n or X:size(2) ~= self.in_features then
-    error(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
-                        n, self.in_features, shape_of(X)), 3)
+    blame(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
+                        n, self.in_features, shape_of(X)))
   end
-  for _, arg in ipairs({ { 'A', A }, { 'X', X } }) do
-    local x = arg[2]
-    if x.dtype ~= self.weight.dtype or x.device ~= self.weight.device then
-      error(string.format("%s: argument '%s' expected %s on %s (the module's), got %s on %s", fn,
-                          arg[1], self.weight.dtype, self.weight.device, x.dtype, x.device), 3)
-    end
+  local w = self.weight
+  if sparse.is_sparse(A) and (A.dtype ~= w.dtype or A.device ~= w.device) then
+    blame(string.format("%s: argument 'A' expected %s on %s (the module's), got %s on %s", fn,
+                        w.dtype, w.device, A.dtype, A.device))
   end
 end
 
@@ -91,8 +94,8 @@ local function propagate(self, name, A, M, bias, relu)
   return out
 end
 
-function GraphConv:forward(A, X)
-  check_inputs(self, A, X)
+function GraphConv:forward(A, X, ...)
+  check_inputs(self, A, X, ...)
   local b, relu = self.buffers, self.activation == 'relu'
   if self.out_features <= self.in_features then
     b.XW = ops.matmul(X, self.weight:t(), { out = self:buffer('XW', X) })
@@ -110,11 +113,8 @@ end
 function GraphConv:backward(grad_out)
   local saved = self:expect_saved()
   local b = self.buffers
-  argcheck.expect(grad_out, 'GraphConv:backward', 'grad_out')
-  if table.concat(grad_out:shape(), 'x') ~= table.concat(b.output:shape(), 'x') then
-    error(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
-                        table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')), 2)
-  end
+  inputs.shaped(grad_out, 'GraphConv:backward', 'grad_out', self.weight, b.output:shape(),
+                "the output's")
   local g = grad_out -- the gradient at A·X·Wᵀ + b: through the relu, whose output says where it passed
   if self.activation == 'relu' then
     b.grad_z = ops.d_relu(b.output, { out = self:buffer('grad_z', grad_out) }):mul_(grad_out)

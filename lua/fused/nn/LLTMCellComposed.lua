@@ -6,19 +6,21 @@
 local Module = require 'fused.nn.Module'
 local LLTMCell = require 'fused.nn.LLTMCell'
 local ops = require 'fused.ops'
+local inputs = require 'fused.nn.inputs'
 
 local LLTMCellComposed = Module:extend('LLTMCellComposed')
 LLTMCellComposed.has_c = true
 
-function LLTMCellComposed:__init(input_features, state_size, opts)
+function LLTMCellComposed:__init(input_features, state_size, opts, ...)
+  inputs.no_more('LLTMCellComposed', 3, ...)
   LLTMCell.init_parameters(self, input_features, state_size, opts)
 end
 
 LLTMCellComposed.extra_repr = LLTMCell.extra_repr
 
 -- An h or c that is this cell's own output is copied first, as LLTMCell does.
-function LLTMCellComposed:forward(x, h, c)
-  LLTMCell.expect_step('LLTMCellComposed:forward', { 'x', 'h', 'c' }, x, h, c)
+function LLTMCellComposed:forward(x, h, c, ...)
+  LLTMCell.expect_inputs(self, 'LLTMCellComposed:forward', x, h, c, ...)
   local b, w = self.buffers, self.weight
   local function out(name) return { out = self:buffer(name, w) } end
   local function gate(name, z) return self:buffer_shaped(name, z:shape(), w):copy_(z) end
@@ -39,8 +41,8 @@ end
 
 -- Writes only d_ buffers: backward may run more than once per forward.
 function LLTMCellComposed:backward(grad_h, grad_c)
-  LLTMCell.expect_step('LLTMCellComposed:backward', { 'grad_h', 'grad_c' }, grad_h, grad_c)
   local s, w, H = self:expect_saved(), self.weight, self.state_size
+  LLTMCell.expect_grads(self, 'LLTMCellComposed:backward', s.new_h, grad_h, grad_c)
   local function out(name) return { out = self:buffer(name, w) } end
   s.d_output_gate = ops.mul(s.tanh_new_c, grad_h, out('d_output_gate'))
   s.d_tanh_new_c = ops.mul(s.output_gate, grad_h, out('d_tanh_new_c'))

@@ -8,7 +8,7 @@ local RNNCellBase = require 'fused.nn.RNNCellBase'
 local LSTMCell = RNNCellBase:extend('LSTMCell')
 LSTMCell.cell, LSTMCell.gates, LSTMCell.has_c = 'lstm', 4, true
 
-function LSTMCell:forward(x, h, c) return self:step(x, h, c) end
+function LSTMCell:forward(x, h, c, ...) return self:step(x, h, c, ...) end
 function LSTMCell:backward(grad_h, grad_c) return self:step_backward(grad_h, grad_c) end
 
 return LSTMCell

@@ -12,11 +12,13 @@
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
-local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local inputs = require 'fused.nn.inputs'
 
 local LayerNorm = Module:extend('LayerNorm')
 
-function LayerNorm:__init(normalized_shape, opts)
+function LayerNorm:__init(normalized_shape, opts, ...)
+  inputs.no_more('LayerNorm', 2, ...)
   opts = options.check(opts, 'LayerNorm', { 'eps', 'elementwise_affine', 'dtype', 'device' })
   if type(normalized_shape) == 'table' and #normalized_shape == 1 then
     normalized_shape = normalized_shape[1]
@@ -32,8 +34,8 @@ function LayerNorm:__init(normalized_shape, opts)
   end
   self.normalized_shape, self.eps = normalized_shape, eps
   self.elementwise_affine = opts.elementwise_affine ~= false
+  local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
   if self.elementwise_affine then
-    local topts = self:tensor_options({ dtype = opts.dtype, device = opts.device })
     self:parameter('weight', { normalized_shape }, topts):fill_(1)
     self:parameter('bias', { normalized_shape }, topts)
   end
@@ -44,12 +46,13 @@ function LayerNorm:extra_repr()
                        tostring(self.elementwise_affine))
 end
 
-function LayerNorm:forward(x)
-  local N = self.normalized_shape
-  argcheck.expect(x, 'LayerNorm:forward', 'input')
-  if x:size(x:dim()) ~= N then
-    error(string.format("LayerNorm:forward: argument 'input' expected a last dim of %d "
-                        .. "(normalized_shape), got shape [%s]", N, table.concat(x:shape(), ', ')), 2)
+function LayerNorm:forward(x, ...)
+  local N, fn = self.normalized_shape, 'LayerNorm:forward'
+  inputs.no_more(fn, 1, ...)
+  inputs.floating(x, fn, 'input', self.weight)
+  if x.ndim == 0 or x:size(x.ndim) ~= N then
+    blame(string.format("%s: argument 'input' expected a last dim of %d (normalized_shape), got "
+                        .. 'shape %s', fn, N, inputs.shape_text(x)))
   end
   local b = self.buffers
   local rows = x:contiguous():view(-1, N)

@@ -10,11 +10,13 @@
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
-local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local inputs = require 'fused.nn.inputs'
 
 local Linear = Module:extend('Linear')
 
-function Linear:__init(in_features, out_features, opts)
+function Linear:__init(in_features, out_features, opts, ...)
+  inputs.no_more('Linear', 3, ...)
   opts = options.check(opts, 'Linear', { 'bias', 'dtype', 'device' })
   if opts.bias ~= nil and type(opts.bias) ~= 'boolean' then
     error(string.format("Linear: option 'bias' expected a boolean, got %s", type(opts.bias)), 3)
@@ -31,11 +33,11 @@ end
 
 -- x as a 2-D matrix of rows, and the shape of the output.
 local function rows_of(self, x, fn)
-  argcheck.expect(x, 'Linear:' .. fn, 'input')
+  inputs.floating(x, fn, 'input', self.weight)
   local n = x.ndim
   if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
-    error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",
-                        fn, self.in_features, self.in_features, table.concat(x:shape(), ', ')), 3)
+    blame(string.format("%s: argument 'input' expected B x %d or T x B x %d, got %s", fn,
+                        self.in_features, self.in_features, inputs.shape_text(x)))
   end
   local shape = x:shape()
   shape[n] = self.out_features
@@ -47,8 +49,9 @@ function Linear:extra_repr()
                        self.bias and '' or ', bias=false')
 end
 
-function Linear:forward(x)
-  local rows, shape = rows_of(self, x, 'forward')
+function Linear:forward(x, ...)
+  inputs.no_more('Linear:forward', 1, ...)
+  local rows, shape = rows_of(self, x, 'Linear:forward')
   local b = self.buffers
   local out = { out = self:buffer('output', x) }
   b.output = self.bias and ops.addmm(self.bias, rows, self.weight:t(), out)

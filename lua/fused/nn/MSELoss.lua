@@ -7,25 +7,27 @@
 -- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
-local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local inputs = require 'fused.nn.inputs'
 
 local MSELoss = Module:extend('MSELoss')
 
-local function expect_pair(input, target, fn)
-  argcheck.expect(input, fn, 'input')
-  argcheck.expect(target, fn, 'target')
-  local a, b = table.concat(input:shape(), ', '), table.concat(target:shape(), ', ')
+local function expect_pair(fn, input, target, ...)
+  inputs.no_more(fn, 2, ...)
+  inputs.floating(input, fn, 'input')
+  inputs.floating(target, fn, 'target')
+  local a, b = inputs.shape_text(input), inputs.shape_text(target)
   if a ~= b then
-    error(string.format("%s: argument 'target' expected shape [%s] (as input), got [%s]", fn, a, b), 3)
+    blame(string.format("%s: argument 'target' expected shape %s (as input), got %s", fn, a, b))
   end
   if input.dtype ~= target.dtype or input.device ~= target.device then
-    error(string.format("%s: argument 'target' expected %s on %s (as input), got %s on %s", fn,
-                        input.dtype, input.device, target.dtype, target.device), 3)
+    blame(string.format("%s: argument 'target' expected %s on %s (as input), got %s on %s", fn,
+                        input.dtype, input.device, target.dtype, target.device))
   end
 end
 
-function MSELoss:forward(input, target)
-  expect_pair(input, target, 'MSELoss:forward')
+function MSELoss:forward(input, target, ...)
+  expect_pair('MSELoss:forward', input, target, ...)
   -- In the input's dtype, as (d * d):sum(): a float32 loss overflows to inf where the
   -- training loop stops on it.
   local b = self.buffers
@@ -35,8 +37,8 @@ function MSELoss:forward(input, target)
   return b.sum:item() / input:numel()
 end
 
-function MSELoss:backward(input, target)
-  expect_pair(input, target, 'MSELoss:backward')
+function MSELoss:backward(input, target, ...)
+  expect_pair('MSELoss:backward', input, target, ...)
   self.buffers.gradInput = ops.sub(input, target, { out = self:buffer('gradInput', input) })
   return self.buffers.gradInput:mul_(2 / input:numel())
 end

@@ -16,6 +16,7 @@ local options = require 'fused.options'
 local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
 local tensor = require 'fused.tensor'
+local inputs = require 'fused.nn.inputs'
 
 local Module = { __name = 'Module' }
 Module.__index = Module
@@ -287,7 +288,8 @@ end
 -- module.to()). What the latest forward kept and the buffers (Torch7's output and gradInput
 -- too) are dropped, since they live on the old device or dtype.
 function Module:to(a, b)
-  tensor.parse_to(a, b, self.__name .. ':to', 3)
+  local dtype = tensor.parse_to(a, b, self.__name .. ':to', 3)
+  if dtype then inputs.module_dtype(dtype, self.__name .. ':to', 'the dtype') end
   for _, p, g in self:named_parameters() do
     tensor.to_in_place(p, a, b)
     tensor.to_in_place(g, a, b)
@@ -303,7 +305,7 @@ function Module:cpu() return self:to('cpu') end
 -- For constructors: n must be a positive integer (arg names it in the error, which is blamed
 -- on the constructor's caller; `depth` counts the calls between __init and here, default 0).
 function Module:check_size(n, arg, depth)
-  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
+  if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) or n >= 2 ^ 53 then
     error(string.format("%s: argument '%s' expected a positive integer, got %s", self.__name,
                         arg, tostring(n)), 4 + (depth or 0))
   end
@@ -313,19 +315,15 @@ end
 -- options of its tensors ({dtype = name, device = name}). depth as check_size's.
 function Module:tensor_options(opts, depth)
   local dtype, device = dt.parse(opts, self.__name, 5 + (depth or 0))
+  inputs.module_dtype(dtype, self.__name, "option 'dtype'")
   return { dtype = dt.dtype_names[dtype], device = dt.device_names[device] }
 end
 
--- For backward: d_output must be a tensor of shape `shape` (the forward output's); errors are
--- blamed on backward's caller.
-function Module:expect_d_output(d_y, shape, fn)
-  argcheck.expect(d_y, fn, 'd_output')
-  local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
-  if want ~= got then
-    error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",
-                        fn, want, got), 3)
-  end
-  return d_y
+-- For backward: d_output must be a tensor of shape `shape` (the forward output's), on the
+-- dtype and device of `like` (a tensor of the forward; by default the module's first
+-- parameter); errors are blamed on the user's line.
+function Module:expect_d_output(d_y, shape, fn, like)
+  return inputs.shaped(d_y, fn, 'd_output', like or self:parameters()[1], shape, "the output's")
 end
 
 -- Raised by backward when no forward kept anything.

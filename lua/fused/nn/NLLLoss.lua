@@ -11,29 +11,36 @@
 -- targets' shape for 'none').
 local class_loss = require 'fused.functional.class_loss'
 local class_rows = require 'fused.nn.class_rows'
-local functional = require 'fused.functional'
+local nll_loss = require 'fused.functional.nll_loss'
+local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 
 local NLLLoss = Module:extend('NLLLoss')
 
-function NLLLoss:__init(opts)
-  self.options = class_loss.options(opts, 'NLLLoss', { 'ignore_index', 'reduction' }, 4)
+function NLLLoss:__init(opts, ...)
+  inputs.no_more('NLLLoss', 1, ...)
+  self.options = class_loss.options(opts, 'NLLLoss', { 'ignore_index', 'reduction' })
 end
 
-function NLLLoss:forward(input, targets)
+function NLLLoss:forward(input, targets, ...)
+  inputs.no_more('NLLLoss:forward', 2, ...)
   local rows, t, shape = class_rows(input, targets, 'NLLLoss:forward', 'input')
   local o = self.options
-  local loss = functional.nll_loss(rows, t, { ignore_index = o.ignore_index, reduction = o.reduction })
+  local loss = nll_loss.as.nll_loss('NLLLoss:forward', rows, t,
+                                    { ignore_index = o.ignore_index, reduction = o.reduction })
   if o.reduction == 'none' then return loss:view(shape) end
   return loss:item()
 end
 
 function NLLLoss:backward(input, targets, d_loss)
-  local rows, t, _, back = class_rows(input, targets, 'NLLLoss:backward', 'input')
+  local fn = 'NLLLoss:backward'
+  local rows, t, shape, back = class_rows(input, targets, fn, 'input')
   local o = self.options
+  inputs.d_loss(d_loss, o.reduction, shape, input, fn)
   if o.reduction == 'none' and d_loss ~= nil then d_loss = d_loss:contiguous():view(-1) end
-  return back(functional.nll_loss_backward(rows, t, { ignore_index = o.ignore_index,
-                                                      reduction = o.reduction, grad_output = d_loss }))
+  return back(nll_loss.as.nll_loss_backward(fn, rows, t, { ignore_index = o.ignore_index,
+                                                          reduction = o.reduction,
+                                                          grad_output = d_loss }))
 end
 
 return NLLLoss

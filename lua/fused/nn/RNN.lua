@@ -10,11 +10,13 @@
 -- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H), bias_ih_l0, bias_hh_l0 (G·H), ...
 local RNNBase = require 'fused.nn.RNNBase'
 local gated = require 'fused.nn.gated_layer'
+local inputs = require 'fused.nn.inputs'
 
 local RNN = RNNBase:extend('RNN')
 RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
-function RNN:__init(input_size, hidden_size, opts)
+function RNN:__init(input_size, hidden_size, opts, ...)
+  inputs.no_more('RNN', 3, ...)
   local spec = type(opts) == 'table' and opts.cell or nil
   if type(spec) ~= 'table' or not spec.id then
     error(string.format("RNN: option 'cell' expected a cell from fused.cell.define or "

@@ -13,13 +13,13 @@
 -- (1-based, PyTorch's order).
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
-local argcheck = require 'fused.check'
 local lengths_ = require 'fused.functional.lengths'
 local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
+local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
 local compute_option = require 'fused.nn.compute'
 
-local expect = argcheck.expect
 local RNNBase = Module:extend('RNNBase')
 
 -- opts: num_layers (1), bidirectional (false), batch_first (false: xs T×B×I, hs T×B×D·H; true:
@@ -27,7 +27,8 @@ local RNNBase = Module:extend('RNNBase')
 -- dropping an element of a layer's output before the next layer, in training mode only), bias
 -- (true; false: no bias parameters, has_bias false), dtype, device, compute (nil; 'bfloat16':
 -- the products on bfloat16 operands, nn/compute.lua).
-function RNNBase:__init(input_size, hidden_size, opts)
+function RNNBase:__init(input_size, hidden_size, opts, ...)
+  inputs.no_more(self.__name, 3, ...)
   opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'batch_first', 'dropout',
                                            'bias', 'dtype', 'device', 'compute' })
   self:check_size(input_size, 'input_size')
@@ -96,12 +97,13 @@ end
 function RNNBase:initial_state(t, arg, xs, B, fn)
   local LD, H = self.num_layers * self.directions, self.hidden_size
   if t == nil then return self:buffer_shaped('zeros', { B, H }, xs, true) end
-  expect(t, fn, arg)
+  inputs.floating(t, fn, arg, xs)
   local ok = t.ndim == 3 and t.sizes[0] == LD and t.sizes[1] == B and t.sizes[2] == H
-  if not ok and not (t.ndim == 2 and LD == 1) then
-    error(string.format("%s: argument '%s' expected shape [%d, %d, %d] (num_layers x directions, "
-                        .. "B from 'xs', hidden_size), got [%s]", fn, arg, LD, B, H,
-                        table.concat(t:shape(), ', ')), 4)
+  if not ok and not (LD == 1 and t.ndim == 2 and t.sizes[0] == B and t.sizes[1] == H) then
+    blame(string.format("%s: argument '%s' expected shape [%d, %d, %d] (num_layers x directions, "
+                        .. "B from 'xs', hidden_size)%s, got %s", fn, arg, LD, B, H,
+                        LD == 1 and string.format(' or [%d, %d]', B, H) or '',
+                        inputs.shape_text(t)))
   end
   return self:unshared(t)
 end
@@ -133,15 +135,14 @@ end
 -- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1.
 function RNNBase:run(xs, h0, c0, lengths)
   local fn = self.__name .. ':forward'
-  expect(xs, fn, 'xs')
-  if xs.ndim ~= 3 then
-    error(string.format("%s: argument 'xs' expected 3 dims (%s), got %d", fn,
-                        self.batch_first and 'B x T x I' or 'T x B x I', xs.ndim), 3)
-  end
   local w = self[self.parameter_names[1]]
-  if xs.dtype ~= w.dtype or xs.device ~= w.device then
-    error(string.format("%s: argument 'xs' expected %s on %s (the module's), got %s on %s", fn,
-                        w.dtype, w.device, xs.dtype, xs.device), 3)
+  inputs.floating(xs, fn, 'xs', w)
+  compute_option(self.compute, fn, w) -- a module moved to float64 after it was made
+  local I = self.input_size
+  if xs.ndim ~= 3 or xs.sizes[2] ~= I or xs.sizes[0] < 1 or xs.sizes[1] < 1 then
+    blame(string.format("%s: argument 'xs' expected %s x %d (T, B >= 1: the sequence engine takes "
+                        .. 'no empty sequence or batch yet; input_size %d), got %s', fn,
+                        self.batch_first and 'B x T' or 'T x B', I, I, inputs.shape_text(xs)))
   end
   if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
@@ -177,17 +178,33 @@ function RNNBase:run(xs, h0, c0, lengths)
   return x, h_n, c_n
 end
 
+-- backward's gradients: d_hs of forward's hs, d_hn and d_cn (nil: zeros) of its h_n (or B×H
+-- when that is (1, B, H)); xs is forward's, time-major.
+function RNNBase:expect_gradients(fn, xs, d_hs, d_hn, d_cn)
+  local T, B, H = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size
+  local DH = self.directions * H
+  inputs.shaped(d_hs, fn, 'd_hs', xs, self.batch_first and { B, T, DH } or { T, B, DH },
+                "forward's hs")
+  local state = self.buffers.h_n:shape()
+  for _, g in ipairs({ { 'd_hn', d_hn }, { 'd_cn', d_cn } }) do
+    local t = g[2]
+    if t ~= nil then
+      inputs.floating(t, fn, g[1], xs)
+      local squeezed = #state == 3 and state[1] == 1 and t.ndim == 2
+      inputs.shaped(t, fn, g[1], xs, squeezed and { B, H } or state, "forward's " .. g[1]:sub(3))
+    end
+  end
+end
+
 -- d_xs, d_h0 (and d_c0); parameter gradients accumulate.
 function RNNBase:run_backward(d_hs, d_hn, d_cn)
   local s = self:expect_saved()
   local fn = self.__name .. ':backward'
   if s.consumed then
-    error(fn .. ': the latest forward was already gone back through (backward runs once per '
-          .. 'forward)', 3)
+    blame(fn .. ': the latest forward was already gone back through (backward runs once per '
+          .. 'forward)')
   end
-  expect(d_hs, fn, 'd_hs')
-  if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
-  if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
+  self:expect_gradients(fn, s.xs, d_hs, d_hn, d_cn)
   if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
   local xs, H, D = s.xs, self.hidden_size, self.directions
   local h_n = self.buffers.h_n

@@ -7,10 +7,12 @@
 --   local new_h, new_c = cell:forward(x, h, c)           -- state 'hc'
 --   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into grad.<name>
 local RNNCellBase = require 'fused.nn.RNNCellBase'
+local inputs = require 'fused.nn.inputs'
 
 local RNNCell = RNNCellBase:extend('RNNCell')
 
-function RNNCell:__init(input_size, hidden_size, opts)
+function RNNCell:__init(input_size, hidden_size, opts, ...)
+  inputs.no_more('RNNCell', 3, ...)
   local spec = type(opts) == 'table' and opts.cell
   if type(spec) ~= 'table' or not spec.id then
     error(string.format("RNNCell: option 'cell' expected a cell from fused.cell.define or "
@@ -22,9 +24,9 @@ function RNNCell:__init(input_size, hidden_size, opts)
   RNNCellBase.__init(self, input_size, hidden_size, rest)
 end
 
-function RNNCell:forward(x, h, c)
-  if self.has_c then return self:step(x, h, c) end
-  return (self:step(x, h, nil))
+function RNNCell:forward(x, h, c, ...)
+  if self.has_c then return self:step(x, h, c, ...) end
+  return (self:step(x, h, nil, c, ...))
 end
 
 function RNNCell:backward(grad_h, grad_c)

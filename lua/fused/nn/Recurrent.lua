@@ -20,15 +20,16 @@ local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
 local dt = require 'fused.dtype'
 local ops = require 'fused.ops'
-local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
 local lengths_ = require 'fused.functional.lengths'
 local recurrent_args = require 'fused.nn.recurrent_args'
+local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
 
-local expect = argcheck.expect
 local Recurrent = Module:extend('Recurrent')
 
-function Recurrent:__init(cell)
+function Recurrent:__init(cell, ...)
+  inputs.no_more('Recurrent', 1, ...)
   local ok = type(cell) == 'table' and type(cell.forward) == 'function'
              and type(cell.backward) == 'function' and type(cell.has_c) == 'boolean'
              and (cell.hidden_size or cell.state_size)
@@ -65,13 +66,25 @@ function Recurrent:step_mask(lengths, T, B, xs)
   return self:buffer_shaped('mask', { T, B, 1 }, xs):copy_(host)
 end
 
+-- forward's xs (T×B×I, on the cell's dtype and device), h0 and c0 (B×H or nil): checked here,
+-- so that an error names Recurrent:forward and its arguments rather than the cell's.
+function Recurrent:expect_inputs(fn, xs, h0, c0)
+  local w = self.cell:parameters()[1]
+  inputs.floating(xs, fn, 'xs', w)
+  local I = self.cell.input_size or self.cell.input_features
+  if xs.ndim ~= 3 or (I and xs.sizes[2] ~= I) or xs.sizes[0] < 1 or xs.sizes[1] < 1 then
+    blame(string.format("%s: argument 'xs' expected T x B x %s (T, B >= 1, as the fused layers; "
+                        .. "the cell's input size), got %s", fn, I or 'I', inputs.shape_text(xs)))
+  end
+  local state = { xs:size(2), self.hidden_size }
+  if h0 ~= nil then inputs.shaped(h0, fn, 'h0', xs, state, "B from 'xs' x the cell's hidden size") end
+  if c0 ~= nil then inputs.shaped(c0, fn, 'c0', xs, state, "B from 'xs' x the cell's hidden size") end
+end
+
 function Recurrent:forward(xs, ...)
   local fn = 'Recurrent:forward'
   local h0, c0, opts = recurrent_args.forward(self, fn, ...)
-  expect(xs, fn, 'xs')
-  if xs:dim() ~= 3 then
-    error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()), 2)
-  end
+  self:expect_inputs(fn, xs, h0, c0)
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
   local lengths = lengths_.check(opts.lengths, T, B, fn)
   local mask = lengths and self:step_mask(lengths, T, B, xs)
@@ -103,8 +116,11 @@ end
 
 function Recurrent:backward(d_hs, d_hT, d_cT, ...)
   recurrent_args.backward(self, 'Recurrent:backward', d_hs, d_hT, d_cT, ...)
-  local s, b = self:expect_saved(), self.buffers
-  expect(d_hs, 'Recurrent:backward', 'd_hs')
+  local fn, s, b = 'Recurrent:backward', self:expect_saved(), self.buffers
+  inputs.shaped(d_hs, fn, 'd_hs', b.hs, b.hs:shape(), "forward's hs")
+  local state = b.h_T:shape()
+  if d_hT ~= nil then inputs.shaped(d_hT, fn, 'd_hT', b.hs, state, "forward's h_T") end
+  if d_cT ~= nil then inputs.shaped(d_cT, fn, 'd_cT', b.hs, state, "forward's c_T") end
   local T, steps = s.T, b.steps
   local d_h, d_c = d_hT, d_cT
   for t = T, 1, -1 do

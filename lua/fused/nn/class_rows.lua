@@ -8,7 +8,8 @@
 -- are the same reading. A 3-D (A, B, B) input with (A, B) targets fits both and they differ:
 -- refused, saying how to call it (flat targets read the class dim last).
 local argcheck = require 'fused.check'
-local factory = require 'fused.factory'
+local blame = require 'fused.blame'
+local inputs = require 'fused.nn.inputs'
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
@@ -23,21 +24,25 @@ end
 
 -- rows (N × C, contiguous), targets (N int64 on input's device), the shape of a per-target
 -- result (reduction 'none'), and a function that takes a gradient to the rows back to the
--- input's shape. Errors are blamed on the caller of the module's method.
+-- input's shape. Errors are blamed on the user's line.
 return function(input, targets, fn, arg)
-  argcheck.expect(input, fn, arg)
+  inputs.floating(input, fn, arg)
   local t = targets
-  if type(t) == 'table' then t = factory.tensor(t, { dtype = 'int64' }) end
+  if type(t) == 'table' then t = inputs.index_list(t, fn, 'targets') end
   argcheck.expect_dtype(t, 'int64', fn, 'targets')
   t = t:to(input.device)
   local ndim = input.ndim
   local first = class_dim_2(input, t) and ndim > 2
   local last = (ndim == 2 or ndim == 3) and t:numel() * input:size(ndim) == input:numel()
+  if input.ndim == 0 or input:size(first and 2 or ndim) == 0 then
+    blame(string.format("%s: argument '%s' expected at least one class (a class dim of size >= 1), "
+                        .. 'got shape %s', fn, arg, shape_text(input)))
+  end
   if first and last then
-    error(string.format("%s: argument '%s' %s with targets %s reads both as PyTorch's (N, C, d) "
+    blame(string.format("%s: argument '%s' %s with targets %s reads both as PyTorch's (N, C, d) "
                         .. "and as class-last (T, B, C): pass the targets flat (view(-1)) to read "
                         .. "the class dim last, or transpose(2, 3) the %s and pass the targets flat "
-                        .. "for (N, C, d)", fn, arg, shape_text(input), shape_text(t), arg), 4)
+                        .. "for (N, C, d)", fn, arg, shape_text(input), shape_text(t), arg))
   end
   if first then
     -- (N, C, d1, ..., dk) to (N, d1, ..., dk, C): dim 2 walked to the end.
@@ -52,14 +57,14 @@ return function(input, targets, fn, arg)
     return x:contiguous():view(-1, input:size(2)), t:contiguous():view(-1), t:shape(), back
   end
   if ndim ~= 2 and ndim ~= 3 then
-    error(string.format("%s: argument '%s' expected N x C, T x B x C, or PyTorch's (N, C, d1, ...) "
+    blame(string.format("%s: argument '%s' expected N x C, T x B x C, or PyTorch's (N, C, d1, ...) "
                         .. "with targets (N, d1, ...), got %s with targets %s", fn, arg,
-                        shape_text(input), shape_text(t)), 4)
+                        shape_text(input), shape_text(t)))
   end
   local rows = input:contiguous():view(-1, input:size(ndim))
   if t:numel() ~= rows:size(1) then
-    error(string.format("%s: argument 'targets' expected %d class indices (one per row of the %s), got %d",
-                        fn, rows:size(1), arg, t:numel()), 4)
+    blame(string.format("%s: argument 'targets' expected %d class indices (one per row of the %s), got %d",
+                        fn, rows:size(1), arg, t:numel()))
   end
   return rows, t:contiguous():view(-1), t:shape(), function(d_rows) return d_rows:view(input:shape()) end
 end

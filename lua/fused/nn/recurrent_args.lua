@@ -5,6 +5,7 @@
 -- place (the older positional calls) is an error that says how to call.
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 
 local M = {}
 
@@ -21,26 +22,26 @@ local function count(...)
 end
 
 -- h0, c0 (nil without a cell state) and opts from forward's arguments after xs; errors are
--- blamed on forward's caller.
+-- blamed on the user's line.
 function M.forward(module, fn, ...)
   local h0, c0, opts
   if module.has_c then h0, c0, opts = ... else h0, opts = ... end
   local n, most = count(...), module.has_c and 3 or 2
   if n > most then
-    error(string.format('%s: expected at most %d arguments after xs, got %d (call %s)', fn, most,
-                        n, usage(module)), 3)
+    blame(string.format('%s: expected at most %d arguments after xs, got %d (call %s)', fn, most,
+                        n, usage(module)))
   end
   for _, s in ipairs({ { 'h0', h0 }, { 'c0', c0 } }) do
     if s[2] ~= nil and not argcheck.is_tensor(s[2]) then
-      error(string.format("%s: argument '%s' expected a tensor or nil, got %s (lengths go in the "
-                          .. 'options: %s)', fn, s[1], argcheck.type_name(s[2]), usage(module)), 3)
+      blame(string.format("%s: argument '%s' expected a tensor or nil, got %s (lengths go in the "
+                          .. 'options: %s)', fn, s[1], argcheck.type_name(s[2]), usage(module)))
     end
   end
   if argcheck.is_tensor(opts) or (type(opts) == 'table' and opts[1] ~= nil) then
-    error(string.format("%s: argument 'opts' expected the options {lengths = ...}, got %s (the "
+    blame(string.format("%s: argument 'opts' expected the options {lengths = ...}, got %s (the "
                         .. 'states are %s; call %s)', fn,
                         argcheck.is_tensor(opts) and 'a tensor' or 'a list',
-                        module.has_c and 'h0, c0' or 'h0 only', usage(module)), 3)
+                        module.has_c and 'h0, c0' or 'h0 only', usage(module)))
   end
   return h0, c0, options.check(opts, fn, { 'lengths' })
 end
@@ -49,8 +50,8 @@ end
 function M.backward(module, fn, ...)
   local n, most = count(...), module.has_c and 3 or 2
   if n > most then
-    error(string.format('%s: expected (d_hs, d_hn%s), got %d arguments', fn,
-                        module.has_c and ', d_cn' or '', n), 3)
+    blame(string.format('%s: expected (d_hs, d_hn%s), got %d arguments', fn,
+                        module.has_c and ', d_cn' or '', n))
   end
 end
 
