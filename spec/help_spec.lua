@@ -17,7 +17,8 @@ end
 -- Files of nn and optim that no user calls: the folder's loader and helpers of its modules.
 local INTERNAL = { ['nn.init'] = true, ['nn.activation'] = true, ['nn.gated_layer'] = true,
                    ['nn.recurrent_args'] = true, ['optim.init'] = true,
-                   ['nn.class_rows'] = true, ['nn.softmax_layer'] = true, ['nn.compute'] = true }
+                   ['nn.class_rows'] = true, ['nn.softmax_layer'] = true, ['nn.compute'] = true,
+                   ['nn.calls'] = true, ['nn.gradients'] = true }
 
 describe('help entries', function()
   it('cover every name of fused, the lazily loaded modules too', function()

@@ -18,6 +18,7 @@ local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
+CrossEntropyLoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 function CrossEntropyLoss:__init(opts)
   self.options = class_loss.options(opts, 'CrossEntropyLoss',

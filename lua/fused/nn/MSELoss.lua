@@ -10,6 +10,7 @@ local ops = require 'fused.ops'
 local argcheck = require 'fused.check'
 
 local MSELoss = Module:extend('MSELoss')
+MSELoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 local function expect_pair(input, target, fn)
   argcheck.expect(input, fn, 'input')

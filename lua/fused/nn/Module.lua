@@ -1,8 +1,9 @@
 -- The base of every module, in the Torch7 spirit: forward computes and keeps what backward
 -- needs; backward returns the input gradients and ADDS into the parameter gradients.
 -- forward's results and backward's gradients are the module's buffers (self.buffers, passed
--- back to the ops as {out = ...}), overwritten by the next call as Torch7's output and
--- gradInput are: a step with the shapes of the last allocates nothing. :clone() keeps a copy.
+-- back to the ops as {out = ...}), one set per call waiting for its backward (nn/calls.lua):
+-- a slot is reused once its call has gone back, so a step with the shapes of the last
+-- allocates nothing. :clone() keeps a result past that.
 --
 --   local Cell = Module:extend('Cell')
 --   function Cell:__init(...)              -- called by Cell(...)
@@ -16,11 +17,14 @@ local options = require 'fused.options'
 local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
 local tensor = require 'fused.tensor'
+local calls = require 'fused.nn.calls'
+local gradients = require 'fused.nn.gradients'
 
 local Module = { __name = 'Module' }
 Module.__index = Module
 
--- A subclass: calling it makes an instance and runs __init.
+-- A subclass: calling it makes an instance and runs __init. The forward and backward it
+-- defines are wrapped by nn/calls.lua, which keeps each call's state apart.
 function Module:extend(name)
   local class = setmetatable({ __name = name }, {
     __index = self,
@@ -28,6 +32,10 @@ function Module:extend(name)
       local obj = setmetatable({ buffers = {} }, cls)
       obj:__init(...)
       return obj
+    end,
+    __newindex = function(cls, k, v)
+      if (k == 'forward' or k == 'backward') and type(v) == 'function' then v = calls['wrap_' .. k](v) end
+      rawset(cls, k, v)
     end,
   })
   class.__index = class
@@ -43,40 +51,86 @@ function Module:__init(...)
   end
 end
 
+-- At most this many calls of one module wait for their backward (nn/calls.lua): the forward
+-- past it forgets the oldest. A field: set it on a module, or here for all.
+Module.max_pending = 64
+
 -- Torch7's protocol, for a module that defines updateOutput(input) and updateGradInput(input,
 -- gradOutput) (and accGradParameters(input, gradOutput, scale) when it has parameters) rather
 -- than forward and backward: forward sets self.output, backward self.gradInput. backward takes
--- Torch7's (input, gradOutput, scale) or, as every module here and Sequential call it, the
--- gradient alone, with the input that forward kept.
-function Module:forward(input)
+-- Torch7's (input, gradOutput[, scale]) or the gradient alone (nn/calls.lua decides which and
+-- finds the call; scale reaches accGradParameters).
+Module.forward = calls.wrap_forward(function(self, input)
   if not self.updateOutput then error(self.__name .. ':forward is not implemented', 2) end
   self.saved = { input = input }
   self.output = self:updateOutput(input)
   return self.output
-end
+end)
 
-function Module:backward(input, gradOutput, scale)
-  if not self.updateGradInput then error(self.__name .. ':backward is not implemented', 2) end
-  if gradOutput == nil then input, gradOutput = self:expect_saved().input, input end
+Module.backward = calls.wrap_backward(function(self, gradOutput, scale)
+  local input = self.saved.input
   self.gradInput = self:updateGradInput(input, gradOutput)
-  if self.accGradParameters then self:accGradParameters(input, gradOutput, scale or 1) end
+  self:accGradParameters(input, gradOutput, scale)
   return self.gradInput
+end, function(self)
+  if not self.updateOutput then error(self.__name .. ':backward is not implemented', 3) end
+end)
+
+-- Torch7's two halves of backward, for every module: on a module of fused's, the input
+-- gradient of the call that `input` names (the parameters' gradients untouched), then
+-- scale times that call's parameter gradients added in. A module of Torch7's protocol defines
+-- its own; one without parameters needs no accGradParameters (this one does nothing for it).
+function Module:updateGradInput(input, gradOutput, ...)
+  if self.updateOutput then error(self.__name .. ':updateGradInput is not implemented', 2) end
+  return calls.update_grad_input(self, input, gradOutput, ...)
 end
 
+function Module:accGradParameters(input, gradOutput, scale, ...)
+  if self.updateOutput then return end
+  calls.acc_grad_parameters(self, input, gradOutput, scale, ...)
+end
+
+-- A module instance (a class has its own __index).
 local function is_module(v)
   return type(v) == 'table' and getmetatable(v) ~= nil and getmetatable(v).__index ~= nil
-    and v.parameters ~= nil
+    and v.parameters ~= nil and rawget(v, '__index') == nil
 end
 
--- Modules held in fields, in a stable order (sorted by field name), and those names.
-function Module:children()
-  local names = {}
-  for k, v in pairs(self) do
-    if is_module(v) then names[#names + 1] = k end
+local function is_plain_table(v) return type(v) == 'table' and getmetatable(v) == nil end
+
+-- A table's keys in a stable order: the numbers ascending, then the rest by name.
+local function sorted_keys(t, skip)
+  local keys = {}
+  for k in pairs(t) do
+    if not (skip and skip[k]) and (type(k) == 'number' or type(k) == 'string') then keys[#keys + 1] = k end
   end
-  table.sort(names)
-  local list = {}
-  for i, k in ipairs(names) do list[i] = self[k] end
+  table.sort(keys, function(a, b)
+    if type(a) ~= type(b) then return type(a) == 'number' end
+    return a < b
+  end)
+  return keys
+end
+
+-- Adds the modules in t (a module's fields, or a plain table inside them: a list of modules is
+-- PyTorch's ModuleList, a table by name its ModuleDict) to list, named as PyTorch names them:
+-- the field, then each position from 0 or key ('layers.0', 'blocks.enc').
+local function collect(t, prefix, list, names, seen, skip)
+  seen[t] = true
+  for _, k in ipairs(sorted_keys(t, skip)) do
+    local v, name = t[k], prefix .. (type(k) == 'number' and tostring(k - 1) or k)
+    if is_module(v) then
+      list[#list + 1], names[#names + 1] = v, name
+    elseif is_plain_table(v) and not seen[v] then
+      collect(v, name .. '.', list, names, seen)
+    end
+  end
+end
+
+-- Modules held in fields, and in lists and tables in fields, in a stable order (fields by
+-- name), and their names. Per-call state (buffers: Recurrent's step clones) is not a child.
+function Module:children()
+  local list, names = {}, {}
+  collect(self, '', list, names, {}, calls.PRIVATE)
   return list, names
 end
 
@@ -105,10 +159,35 @@ function Module:parameter(name, shape, opts)
   dt.parse(opts, fn, 3)
   local p = factory.zeros(shape, opts)
   self[name], self.grad[name] = p, factory.zeros(shape, opts)
+  gradients.register(p, self.grad[name])
   if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = self.grad[name] end
   self.parameter_names = self.parameter_names or {}
   self.parameter_names[#self.parameter_names + 1] = name
   return p
+end
+
+-- The gradient of the parameter `name` (self[name]): the one registered with the tensor, so
+-- that a parameter assigned from another module (decoder.weight = encoder.weight) shares its
+-- gradient; a tensor assigned by hand that no module registered gets a gradient of its own,
+-- zeros (a module of Torch7's protocol: the gradWeight or gradBias it set by hand).
+-- self.grad[name] (or gradWeight and gradBias) is pointed at it.
+local function gradient_of(self, name, torch7)
+  local p = self[name]
+  if not argcheck.is_tensor(p) then
+    error(string.format("%s: parameter '%s' expected a tensor, got %s", self.__name, name,
+                        argcheck.type_name(p)), 4)
+  end
+  local mine = torch7 and self[TORCH7_GRAD[name]] or self.grad[name]
+  local g = gradients.of(p)
+  if g == nil then
+    g = torch7 and mine or tensor.empty_like(p):zero_()
+    if g ~= nil then gradients.register(p, g) end
+  end
+  if not rawequal(g, mine) then
+    if not torch7 then self.grad[name] = g end
+    if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = g end
+  end
+  return g
 end
 
 -- The module's own parameters (not its children's) as {name, parameter, gradient}: those that
@@ -117,10 +196,28 @@ end
 local function own_parameters(self)
   local list = {}
   if self.parameter_names then
-    for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], self.grad[name] } end
+    for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], gradient_of(self, name) } end
   else
     for _, name in ipairs({ 'weight', 'bias' }) do
-      if argcheck.is_tensor(self[name]) then list[#list + 1] = { name, self[name], self[TORCH7_GRAD[name]] } end
+      if argcheck.is_tensor(self[name]) then list[#list + 1] = { name, self[name], gradient_of(self, name, true) } end
+    end
+  end
+  return list
+end
+
+-- Points each parameter's gradient field at its registered gradient: forward and backward
+-- call it (nn/calls.lua), so a tie made after construction holds whichever runs first.
+function Module:sync_parameters() own_parameters(self) end
+
+-- Every parameter under every name it has (a tied one under each), in named_parameters' order.
+local function all_parameters(self, prefix, list)
+  for _, e in ipairs(own_parameters(self)) do list[#list + 1] = { prefix .. e[1], e[2], e[3] } end
+  local children, names = self:children()
+  for i, child in ipairs(children) do
+    if getmetatable(child) and child.sync_parameters then
+      all_parameters(child, prefix .. names[i] .. '.', list)
+    else -- a module made elsewhere: its own list
+      for name, p, g in child:named_parameters() do list[#list + 1] = { prefix .. names[i] .. '.' .. name, p, g } end
     end
   end
   return list
@@ -128,14 +225,15 @@ end
 
 -- for name, param, grad in module:named_parameters(): the module's own parameters, then those
 -- of each child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's
--- named_parameters. parameters(), state_dict(), load_state_dict(), zero_grad(), to() and the
--- optimizers' positions all follow this list.
+-- named_parameters; a parameter held under several names (tied) is listed once, under the
+-- first. parameters(), state_dict(), load_state_dict(), zero_grad(), to() and the optimizers'
+-- positions all follow this list.
 function Module:named_parameters()
-  local list = own_parameters(self)
-  local children, names = self:children()
-  for i, child in ipairs(children) do
-    for name, p, g in child:named_parameters() do
-      list[#list + 1] = { names[i] .. '.' .. name, p, g }
+  local list, seen = {}, {}
+  for _, e in ipairs(all_parameters(self, '', {})) do
+    if not seen[e[2]] then
+      seen[e[2]] = true
+      list[#list + 1] = e
     end
   end
   local i = 0
@@ -165,8 +263,10 @@ local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' 
 -- Copies the tensors of state (converted to each parameter's dtype and device) into the
 -- parameters of the same names; a shape that differs is an error. Strict (the default, as
 -- PyTorch's strict=True): a missing or an unexpected key is an error too. One error names
--- every key that does not fit, and nothing is copied unless all do. Returns the missing and
--- the unexpected names (sorted lists: empty when strict), as {strict = false} allows them.
+-- every key that does not fit, and nothing is copied unless all do. A tied parameter loads
+-- from any of its names: state_dict() names it once, PyTorch's names it under each (both
+-- accepted; given twice, the values must be equal). Returns the missing and the unexpected
+-- names (sorted lists: empty when strict), as {strict = false} allows them.
 function Module:load_state_dict(state, opts)
   local fn = self.__name .. ':load_state_dict'
   opts = options.check(opts, fn, { 'strict' })
@@ -175,22 +275,49 @@ function Module:load_state_dict(state, opts)
                         argcheck.type_name(state)), 2)
   end
   local strict = opts.strict ~= false
-  local problems, missing, unexpected, params = {}, {}, {}, {}
-  for name, p in self:named_parameters() do
-    params[name] = p
-    local src = state[name]
-    if src == nil then
-      missing[#missing + 1] = name
-      if strict then
-        problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", name, shape_text(p))
-      end
-    elseif not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
-      problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
-                                              argcheck.is_tensor(src) and shape_text(src) or argcheck.type_name(src))
+  local problems, missing, unexpected, known = {}, {}, {}, {}
+  local groups, group_of = {}, {} -- {names..., p = parameter}, one per tensor
+  for _, e in ipairs(all_parameters(self, '', {})) do
+    local name, p = e[1], e[2]
+    known[name] = true
+    local group = group_of[p]
+    if not group then
+      group = { p = p }
+      group_of[p], groups[#groups + 1] = group, group
     end
+    group[#group + 1] = name
+  end
+  for _, group in ipairs(groups) do
+    local p, given = group.p, {}
+    for _, name in ipairs(group) do
+      local src = state[name]
+      if src ~= nil then
+        given[#given + 1] = name
+        if not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+          problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
+                                                  argcheck.is_tensor(src) and shape_text(src) or argcheck.type_name(src))
+        end
+      end
+    end
+    if #given == 0 then
+      missing[#missing + 1] = group[1]
+      if strict then
+        problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", group[1], shape_text(p))
+      end
+    end
+    local first = state[given[1]]
+    for i = 2, #given do
+      local other = state[given[i]]
+      if argcheck.is_tensor(first) and argcheck.is_tensor(other) and shape_text(first) == shape_text(other)
+         and not rawequal(first, other) and other:to(first.dtype, first.device):ne(first):any() then
+        problems[#problems + 1] = string.format("keys '%s' and '%s' name one tied parameter and hold "
+                                                .. 'different values', given[1], given[i])
+      end
+    end
+    group.source = first
   end
   for name, src in pairs(state) do
-    if not params[name] then
+    if not known[name] then
       unexpected[#unexpected + 1] = tostring(name)
       if strict then
         problems[#problems + 1] = string.format("unexpected key '%s' (got %s)", tostring(name),
@@ -204,8 +331,9 @@ function Module:load_state_dict(state, opts)
                         table.concat(problems, '; ')), 2)
   end
   table.sort(unexpected)
-  for name, p in pairs(params) do
-    if state[name] ~= nil then p:copy_(state[name]:to(p.dtype, p.device)) end
+  for _, group in ipairs(groups) do
+    local p = group.p
+    if group.source ~= nil then p:copy_(group.source:to(p.dtype, p.device)) end
   end
   return missing, unexpected
 end
@@ -252,19 +380,45 @@ function Module:unshared(t)
   return t
 end
 
+local function holds_module(t, seen)
+  seen[t] = true
+  for _, v in pairs(t) do
+    if is_module(v) or (is_plain_table(v) and not seen[v] and holds_module(v, seen)) then return true end
+  end
+  return false
+end
+
+-- v as a shared_clone holds it: a module cloned, a plain table that holds modules (at any
+-- depth) copied with its modules cloned, anything else shared. earlier: what an earlier clone
+-- held there, re-pointed rather than made anew; seen: the tables copied so far.
+local function clone_value(v, earlier, seen)
+  if is_module(v) then
+    if seen[v] then return seen[v] end
+    seen[v] = v:shared_clone(not rawequal(earlier, v) and is_module(earlier) and earlier or nil)
+    return seen[v]
+  end
+  if not is_plain_table(v) or not holds_module(v, {}) then return v end
+  if seen[v] then return seen[v] end
+  local c = is_plain_table(earlier) and not rawequal(earlier, v) and earlier or {}
+  seen[v] = c
+  for k in pairs(c) do
+    if v[k] == nil then c[k] = nil end
+  end
+  for k, x in pairs(v) do c[k] = clone_value(x, c[k], seen) end
+  return c
+end
+
 -- A module of this one's class that shares its parameters and their gradients (the same
 -- tensors) and its other fields (sizes, options, a cell's definition), with buffers of its own
--- and each child a shared_clone of the original's, as Torch7's clone('weight', 'bias',
--- 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at the current parameters
--- instead. Tensors other than the parameters and gradients (Torch7's output) are not shared.
+-- and each module it holds (in a field, a list or a table, at any depth) a shared_clone of
+-- the original's, as Torch7's clone('weight', 'bias', 'gradWeight', 'gradBias'); into, an
+-- earlier clone, is re-pointed at the current parameters instead. Tensors other than the
+-- parameters and gradients (Torch7's output) are not shared, nor calls waiting for backward.
 function Module:shared_clone(into)
   local c = into or setmetatable({ buffers = {} }, getmetatable(self))
+  local seen = {}
   for k, v in pairs(self) do
-    if is_module(v) then
-      c[k] = v:shared_clone(c[k] ~= v and c[k] or nil)
-    elseif k ~= 'buffers' and k ~= 'saved' and not argcheck.is_tensor(v) then
-      c[k] = v
-    end
+    if not calls.PRIVATE[k] and not argcheck.is_tensor(v) then c[k] = clone_value(v, c[k], seen) end
   end
   for _, e in ipairs(own_parameters(self)) do
     c[e[1]] = e[2]
@@ -273,11 +427,10 @@ function Module:shared_clone(into)
   return c
 end
 
--- Drops what the latest forward kept and the buffers (Torch7's output and gradInput too), in
--- this module and its children: a backward after this is an error.
+-- Drops every call waiting for backward and the buffers (Torch7's output and gradInput too),
+-- in this module and its children: a backward after this is an error.
 function Module:clearState()
-  self.saved, self.output, self.gradInput = nil, nil, nil
-  self.buffers = {}
+  calls.clear(self)
   for _, child in ipairs(self:children()) do child:clearState() end
   return self
 end

@@ -15,6 +15,7 @@ local functional = require 'fused.functional'
 local Module = require 'fused.nn.Module'
 
 local NLLLoss = Module:extend('NLLLoss')
+NLLLoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 function NLLLoss:__init(opts)
   self.options = class_loss.options(opts, 'NLLLoss', { 'ignore_index', 'reduction' }, 4)

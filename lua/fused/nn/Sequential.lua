@@ -31,13 +31,28 @@ function Sequential:add(module)
   return self
 end
 
+-- Each module's input is kept, so that backward goes back through the calls this forward made
+-- (Torch7's form names a call by its input), whatever else called the modules in between.
+-- A module with several results passes its first on.
+local function first_and_count(...) return (...), select('#', ...) end
+
 function Sequential:forward(x)
-  for _, module in ipairs(self.modules) do x = module:forward(x) end
+  local inputs, several = {}, {}
+  for i, module in ipairs(self.modules) do
+    inputs[i] = x
+    local n
+    x, n = first_and_count(module:forward(x))
+    several[i] = n > 1
+  end
+  self.saved = { inputs = inputs, several = several }
   return x
 end
 
 function Sequential:backward(d_y)
-  for i = #self.modules, 1, -1 do d_y = self.modules[i]:backward(d_y) end
+  local s = self:expect_saved()
+  for i = #self.modules, 1, -1 do
+    d_y = self.modules[i]:backward(s.inputs[i], s.several[i] and { d_y } or d_y)
+  end
   return d_y
 end
 
@@ -45,15 +60,6 @@ function Sequential:children()
   local names = {}
   for i = 1, #self.modules do names[i] = tostring(i - 1) end
   return { unpack(self.modules) }, names
-end
-
--- Module's shared_clone, with each module in the list a shared_clone of the original's.
-function Sequential:shared_clone(into)
-  local earlier = into and into.modules or {}
-  local c = Module.shared_clone(self, into)
-  c.modules = {}
-  for i, m in ipairs(self.modules) do c.modules[i] = m:shared_clone(earlier[i]) end
-  return c
 end
 
 function Sequential:__tostring()
