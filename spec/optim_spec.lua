@@ -253,7 +253,7 @@ describe('optim.clip_grad_norm', function()
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2 }) }, 0) end,
                         "argument 'max_norm' expected a number > 0, got 0")
     helper.assert_error(function() optim.clip_grad_norm({}, 1) end,
-                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors, got an empty list")
+                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors (the parameters or their gradients), got an empty list")
     helper.assert_error(function() optim.clip_grad_norm({ 1 }, 1) end, "argument 'grads[1]' expected a tensor")
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2, 2 }):t() }, 1) end,
                         "sum_squares: argument 'input' expected a contiguous tensor")

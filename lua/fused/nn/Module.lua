@@ -181,8 +181,9 @@ local function gradient_of(self, name, torch7)
   local g = gradients.of(p)
   if g == nil then
     g = torch7 and mine or tensor.empty_like(p):zero_()
-    if g ~= nil then gradients.register(p, g) end
+    gradients.register(p, g or false) -- false: a parameter without a gradient
   end
+  if not g then return nil end
   if not rawequal(g, mine) then
     if not torch7 then self.grad[name] = g end
     if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = g end
@@ -309,7 +310,7 @@ function Module:load_state_dict(state, opts)
     for i = 2, #given do
       local other = state[given[i]]
       if argcheck.is_tensor(first) and argcheck.is_tensor(other) and shape_text(first) == shape_text(other)
-         and not rawequal(first, other) and other:to(first.dtype, first.device):ne(first):any() then
+         and not rawequal(first, other) and other:to(first.dtype, first.device):ne(first):sum() > 0 then
         problems[#problems + 1] = string.format("keys '%s' and '%s' name one tied parameter and hold "
                                                 .. 'different values', given[1], given[i])
       end

@@ -152,8 +152,8 @@ function RNNBase:run(xs, h0, c0, lengths)
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
   local h_n = self:buffer_shaped('h_n', state, xs)
   local c_n = self.has_c and self:buffer_shaped('c_n', state, xs) or nil
-  local saved = self.saved or { ctxs = {} }
-  saved.consumed, saved.lengths = false, lengths
+  local saved = self.saved or { ctxs = {} } -- a free slot's: its contexts are reused
+  saved.lengths = lengths
   local x = xs
   for l = 0, self.num_layers - 1 do
     local drop = dropout_before(self, l)
@@ -181,10 +181,6 @@ end
 function RNNBase:run_backward(d_hs, d_hn, d_cn)
   local s = self:expect_saved()
   local fn = self.__name .. ':backward'
-  if s.consumed then
-    error(fn .. ': the latest forward was already gone back through (backward runs once per '
-          .. 'forward)', 3)
-  end
   expect(d_hs, fn, 'd_hs')
   if d_hn ~= nil then expect(d_hn, fn, 'd_hn') end
   if d_cn ~= nil then expect(d_cn, fn, 'd_cn') end
@@ -208,7 +204,6 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
     local drop = dropout_before(self, l)
     d_out = drop and drop:backward(d_in) or d_in
   end
-  s.consumed = true
   if self.batch_first then d_out = self:swap_batch_time('d_xs_batch_first', d_out) end
   return d_out, d_h0, d_c0
 end

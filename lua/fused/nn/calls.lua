@@ -123,6 +123,10 @@ function M.find(self, fn, ...)
                           self.__name, fn, fn == 'accGradParameters' and '[, scale]' or '', n,
                           usage(self, results)))
     end
+    if results > 1 and n >= 2 and rawequal(input, pending[#pending].input) then
+      blame(string.format("%s:%s: the first gradient is the call's input (for Torch7's form pass "
+                          .. 'the gradients as a list: %s)', self.__name, fn, usage(self, results)))
+    end
     return pending[#pending], pack(...), nil
   end
   if n > 3 or (scale ~= nil and (type(scale) ~= 'number' or fn == 'updateGradInput')) then

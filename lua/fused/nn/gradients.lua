@@ -9,7 +9,8 @@ local of = setmetatable({}, { __mode = 'k' })
 
 function M.register(param, grad) of[param] = grad end
 
--- The parameter's gradient, or nil for a tensor that is no module's parameter.
+-- The parameter's gradient (false for a parameter of Torch7's protocol set without one), or nil
+-- for a tensor that is no module's parameter.
 function M.of(param) return of[param] end
 
 return M
