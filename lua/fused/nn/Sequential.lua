@@ -9,6 +9,7 @@
 -- '1.bias'), so that a state_dict loads into torch.nn.Sequential; tostring counts from 1, as
 -- Torch7 prints and as Lua indexes model.modules.
 local Module = require 'fused.nn.Module'
+local calls = require 'fused.nn.calls'
 
 local Sequential = Module:extend('Sequential')
 
@@ -32,8 +33,9 @@ function Sequential:add(module)
 end
 
 -- Each module's input is kept, so that backward goes back through the calls this forward made
--- (Torch7's form names a call by its input), whatever else called the modules in between.
--- A module with several results passes its first on.
+-- (Torch7's form names a call by its input), whatever else called the modules in between; a
+-- look-alike table that is no Module gets the gradient alone. A module with several results
+-- passes its first on.
 local function first_and_count(...) return (...), select('#', ...) end
 
 function Sequential:forward(x)
@@ -51,7 +53,12 @@ end
 function Sequential:backward(d_y)
   local s = self:expect_saved()
   for i = #self.modules, 1, -1 do
-    d_y = self.modules[i]:backward(s.inputs[i], s.several[i] and { d_y } or d_y)
+    local m = self.modules[i]
+    if calls.wraps(m.backward) then
+      d_y = m:backward(s.inputs[i], s.several[i] and { d_y } or d_y)
+    else
+      d_y = m:backward(d_y)
+    end
   end
   return d_y
 end

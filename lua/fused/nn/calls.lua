@@ -49,7 +49,7 @@ local function pack(...) return { n = select('#', ...), ... } end
 -- An error raised inside the wrapped function: one without a position was blamed on its
 -- caller (here, pcall), and is blamed on the wrapper's caller instead.
 local function rethrow(err)
-  if type(err) == 'string' and not err:match('^[^\n]-:%d+: ') then error(err, 3) end
+  if type(err) == 'string' and not err:match('^[^:\n]+:%d+: ') then error(err, 3) end
   error(err, 0)
 end
 
@@ -235,6 +235,9 @@ function M.acc_grad_parameters(self, ...)
   end
   done(self, call)
 end
+
+-- Whether f is a wrapped forward or backward (a module of Module's, not a look-alike table).
+function M.wraps(f) return inner_of[f] ~= nil end
 
 -- Drops every pending call and free slot (clearState, to()).
 function M.clear(self)
