@@ -190,3 +190,68 @@ describe('a module called again before its backward', function()
     err(function() m:backward(fused.ones({ 4, 2 }, F64)) end, 'no forward to go back through')
   end)
 end)
+
+-- PyTorch's word language model, as the issue ported it: one Dropout applied twice, a 2-layer
+-- LSTM with dropout, the decoder tied to the embedding.
+describe("PyTorch's word language model", function()
+  local V, E = 6, 4
+  local LM = nn.Module:extend('WordLM')
+  function LM:__init()
+    self.encoder = nn.Embedding(V, E, F64)
+    self.drop = nn.Dropout(0.3)
+    self.rnn = nn.LSTM(E, E, { num_layers = 2, dropout = 0.2, dtype = 'float64' })
+    self.decoder = nn.Linear(E, V, F64)
+    self.decoder.weight = self.encoder.weight
+  end
+  function LM:forward(x)
+    local hs = self.rnn:forward(self.drop:forward(self.encoder:forward(x)))
+    return self.decoder:forward(self.drop:forward(hs))
+  end
+  function LM:backward(d)
+    local d_emb = self.rnn:backward(self.drop:backward(self.decoder:backward(d)))
+    self.encoder:backward(self.drop:backward(d_emb))
+  end
+  local tokens = fused.tensor({ { 1, 2 }, { 3, 4 }, { 5, 6 } }, { dtype = 'int64' })
+
+  it('goes back exactly (finite differences through the tied weight)', function()
+    fused.manual_seed(1)
+    local m = LM()
+    local f = {
+      forward = function(w)
+        m.encoder.weight:copy_(w)
+        fused.manual_seed(9)
+        return m:forward(tokens):clone()
+      end,
+      backward = function(_, d)
+        m:zero_grad()
+        m:backward(d)
+        return m.encoder.grad.weight:clone()
+      end,
+    }
+    local ok, worst = fused.gradcheck(f, { fused.randn({ V, E }, F64) })
+    assert.is_true(ok, worst and worst.message)
+  end)
+
+  it('trains with no new storage per step, clipping the parameters', function()
+    fused.manual_seed(2)
+    local m, ce = LM(), nn.CrossEntropyLoss()
+    local params, grads = m:parameters()
+    local opt = fused.optim.SGD(params, grads, { lr = 0.01 })
+    local function step()
+      m:zero_grad()
+      local out = m:forward(tokens)
+      ce:forward(out, tokens)
+      m:backward(ce:backward(out, tokens))
+      fused.optim.clip_grad_norm(m:parameters(), 0.25)
+      opt:step()
+    end
+    for _ = 1, 3 do step() end
+    collectgarbage()
+    collectgarbage('stop')
+    local before = fused.debug.allocations()
+    for _ = 1, 5 do step() end
+    local made = fused.debug.allocations() - before
+    collectgarbage('restart')
+    assert.are.equal(0, made)
+  end)
+end)
