@@ -17,6 +17,7 @@ local options = require 'fused.options'
 local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
 local tensor = require 'fused.tensor'
+local blame = require 'fused.blame'
 local calls = require 'fused.nn.calls'
 local gradients = require 'fused.nn.gradients'
 
@@ -174,8 +175,8 @@ end
 local function gradient_of(self, name, torch7)
   local p = self[name]
   if not argcheck.is_tensor(p) then
-    error(string.format("%s: parameter '%s' expected a tensor, got %s", self.__name, name,
-                        argcheck.type_name(p)), 4)
+    blame(string.format("%s: parameter '%s' expected a tensor, got %s", self.__name, name,
+                        argcheck.type_name(p)))
   end
   local mine = torch7 and self[TORCH7_GRAD[name]] or self.grad[name]
   local g = gradients.of(p)

@@ -47,9 +47,9 @@ end
 local function pack(...) return { n = select('#', ...), ... } end
 
 -- An error raised inside the wrapped function: one without a position was blamed on its
--- caller (here, pcall), and is blamed on the wrapper's caller instead.
+-- caller (here, pcall), and is blamed on the user's line instead.
 local function rethrow(err)
-  if type(err) == 'string' and not err:match('^[^:\n]+:%d+: ') then error(err, 3) end
+  if type(err) == 'string' and not err:match('^[^:\n]+:%d+: ') then blame(err) end
   error(err, 0)
 end
 
@@ -66,7 +66,13 @@ function M.wrap_forward(inner)
     self.pending = self.pending or {}
     local r = pack(pcall(inner, self, ...))
     leave(self, call)
-    if not r[1] then rethrow(r[2]) end
+    if not r[1] then
+      if training then -- the slot goes back for the next forward
+        self.free = self.free or {}
+        self.free[#self.free + 1] = call
+      end
+      rethrow(r[2])
+    end
     call.input, call.results = (...), r.n - 1
     local pending = self.pending
     if #pending == 0 then self.forgotten = nil end
@@ -86,13 +92,17 @@ function M.wrap_forward(inner)
   return forward
 end
 
-local function usage(self, results)
-  local name = self.__name .. ':backward'
-  if results == 1 then
-    return string.format('%s(gradOutput) or, as Torch7, %s(input, gradOutput[, scale])', name, name)
+-- The forms of fn (backward, updateGradInput, accGradParameters) for a module whose forward
+-- returns `results` values.
+local function usage(self, fn, results)
+  local name = self.__name .. ':' .. fn
+  local grad = results > 1 and '{<those gradients>}' or 'gradOutput'
+  local torch7 = string.format('%s(input, %s%s)', name, grad, fn == 'updateGradInput' and '' or '[, scale]')
+  if fn ~= 'backward' then return torch7 end
+  if results > 1 then
+    return string.format('%s(<a gradient per result of forward, %d>) or, as Torch7, %s', name, results, torch7)
   end
-  return string.format('%s(<a gradient per result of forward, %d>) or, as Torch7, %s(input, '
-                       .. '{<those gradients>}[, scale])', name, results, name)
+  return string.format('%s(gradOutput) or, as Torch7, %s', name, torch7)
 end
 
 local function count(...)
@@ -116,26 +126,30 @@ function M.find(self, fn, ...)
   end
   local results, n = pending[#pending].results, count(...)
   local input, grad, scale = ...
-  local torch7 = (results <= 1 and n >= 2) or (results > 1 and is_list(grad))
+  -- With one result, backward(input, nil) is Torch7's form missing its gradient, not fused's.
+  local torch7 = (results <= 1 and select('#', ...) >= 2) or (results > 1 and is_list(grad))
   if not torch7 then
     if fn ~= 'backward' then
-      blame(string.format("%s:%s: expected (input, gradOutput%s), got %d arguments (call %s)",
-                          self.__name, fn, fn == 'accGradParameters' and '[, scale]' or '', n,
-                          usage(self, results)))
+      blame(string.format('%s:%s: expected %s, got %d arguments', self.__name, fn,
+                          usage(self, fn, results), n))
     end
     if results > 1 and n >= 2 and rawequal(input, pending[#pending].input) then
       blame(string.format("%s:%s: the first gradient is the call's input (for Torch7's form pass "
-                          .. 'the gradients as a list: %s)', self.__name, fn, usage(self, results)))
+                          .. 'the gradients as a list: %s)', self.__name, fn, usage(self, fn, results)))
     end
     return pending[#pending], pack(...), nil
   end
   if n > 3 or (scale ~= nil and (type(scale) ~= 'number' or fn == 'updateGradInput')) then
     blame(string.format('%s:%s: expected %s, got %d arguments (%s)', self.__name, fn,
-                        usage(self, results), n, n > 3 and 'more than 3' or 'the third is ' .. type(scale)))
+                        usage(self, fn, results), n, n > 3 and 'more than 3' or 'the third is ' .. type(scale)))
+  end
+  if results <= 1 and grad == nil then
+    blame(string.format("%s:%s: argument 'gradOutput' expected a tensor, got nil (call %s)",
+                        self.__name, fn, usage(self, fn, results)))
   end
   if results > 1 and not is_list(grad) then
     blame(string.format("%s:%s: argument 'gradOutput' expected a list of the gradients at the %d "
-                        .. 'results (call %s)', self.__name, fn, results, usage(self, results)))
+                        .. 'results (call %s)', self.__name, fn, results, usage(self, fn, results)))
   end
   for i = #pending, 1, -1 do
     if rawequal(pending[i].input, input) then
