@@ -209,7 +209,15 @@ end
 
 -- Points each parameter's gradient field at its registered gradient: forward and backward
 -- call it (nn/calls.lua), so a tie made after construction holds whichever runs first.
-function Module:sync_parameters() own_parameters(self) end
+function Module:sync_parameters()
+  if self.parameter_names then
+    for _, name in ipairs(self.parameter_names) do gradient_of(self, name) end
+  else
+    for name in pairs(TORCH7_GRAD) do
+      if argcheck.is_tensor(self[name]) then gradient_of(self, name, true) end
+    end
+  end
+end
 
 -- Every parameter under every name it has (a tied one under each), in named_parameters' order.
 local function all_parameters(self, prefix, list)

@@ -55,45 +55,48 @@ end
 
 local function is_list(v) return type(v) == 'table' end -- a tensor is cdata
 
+-- After a forward's pcall: the call waits (or its slot goes back, on an error), and forward's
+-- results are returned as they came.
+local function forwarded(self, call, input, ok, ...)
+  leave(self, call)
+  local training = not call.evaluation
+  if not ok then
+    if training then -- the slot goes back for the next forward
+      self.free = self.free or {}
+      self.free[#self.free + 1] = call
+    end
+    rethrow((...))
+  end
+  call.input, call.results = input, select('#', ...)
+  local pending = self.pending
+  if #pending == 0 then self.forgotten = nil end
+  if not training then -- only the latest call in evaluation mode waits
+    for i = #pending, 1, -1 do
+      if pending[i].evaluation then table.remove(pending, i) end
+    end
+  end
+  pending[#pending + 1] = call
+  if #pending > self.max_pending then
+    table.remove(pending, 1)
+    self.forgotten = (self.forgotten or 0) + 1
+  end
+  return ...
+end
+
 function M.wrap_forward(inner)
   local function forward(self, ...)
     -- A subclass's forward calling this class's (Linear.forward(self, x)) is part of its call.
     if self.forward ~= forward or self.criterion then return inner(self, ...) end
     self:sync_parameters()
-    local training = self.training
-    local call = training and take(self) or { buffers = {}, evaluation = true }
+    local call = self.training and take(self) or { buffers = {}, evaluation = true }
     enter(self, call)
     self.pending = self.pending or {}
-    local r = pack(pcall(inner, self, ...))
-    leave(self, call)
-    if not r[1] then
-      if training then -- the slot goes back for the next forward
-        self.free = self.free or {}
-        self.free[#self.free + 1] = call
-      end
-      rethrow(r[2])
-    end
-    call.input, call.results = (...), r.n - 1
-    local pending = self.pending
-    if #pending == 0 then self.forgotten = nil end
-    if not training then -- only the latest call in evaluation mode waits
-      for i = #pending, 1, -1 do
-        if pending[i].evaluation then table.remove(pending, i) end
-      end
-    end
-    pending[#pending + 1] = call
-    if #pending > self.max_pending then
-      table.remove(pending, 1)
-      self.forgotten = (self.forgotten or 0) + 1
-    end
-    return unpack(r, 2, r.n)
+    return forwarded(self, call, (...), pcall(inner, self, ...))
   end
   inner_of[forward] = inner
   return forward
 end
 
--- The forms of fn (backward, updateGradInput, accGradParameters) for a module whose forward
--- returns `results` values.
 local function usage(self, fn, results)
   local name = self.__name .. ':' .. fn
   local grad = results > 1 and '{<those gradients>}' or 'gradOutput'
