@@ -20,6 +20,7 @@ local tensor = require 'fused.tensor'
 local blame = require 'fused.blame'
 local calls = require 'fused.nn.calls'
 local gradients = require 'fused.nn.gradients'
+local tree = require 'fused.nn.tree'
 
 local Module = { __name = 'Module' }
 Module.__index = Module
@@ -91,47 +92,11 @@ function Module:accGradParameters(input, gradOutput, scale, ...)
   calls.acc_grad_parameters(self, input, gradOutput, scale, ...)
 end
 
--- A module instance (a class has its own __index).
-local function is_module(v)
-  return type(v) == 'table' and getmetatable(v) ~= nil and getmetatable(v).__index ~= nil
-    and v.parameters ~= nil and rawget(v, '__index') == nil
-end
-
-local function is_plain_table(v) return type(v) == 'table' and getmetatable(v) == nil end
-
--- A table's keys in a stable order: the numbers ascending, then the rest by name.
-local function sorted_keys(t, skip)
-  local keys = {}
-  for k in pairs(t) do
-    if not (skip and skip[k]) and (type(k) == 'number' or type(k) == 'string') then keys[#keys + 1] = k end
-  end
-  table.sort(keys, function(a, b)
-    if type(a) ~= type(b) then return type(a) == 'number' end
-    return a < b
-  end)
-  return keys
-end
-
--- Adds the modules in t (a module's fields, or a plain table inside them: a list of modules is
--- PyTorch's ModuleList, a table by name its ModuleDict) to list, named as PyTorch names them:
--- the field, then each position from 0 or key ('layers.0', 'blocks.enc').
-local function collect(t, prefix, list, names, seen, skip)
-  seen[t] = true
-  for _, k in ipairs(sorted_keys(t, skip)) do
-    local v, name = t[k], prefix .. (type(k) == 'number' and tostring(k - 1) or k)
-    if is_module(v) then
-      list[#list + 1], names[#names + 1] = v, name
-    elseif is_plain_table(v) and not seen[v] then
-      collect(v, name .. '.', list, names, seen)
-    end
-  end
-end
-
 -- Modules held in fields, and in lists and tables in fields, in a stable order (fields by
 -- name), and their names. Per-call state (buffers: Recurrent's step clones) is not a child.
 function Module:children()
   local list, names = {}, {}
-  collect(self, '', list, names, {}, calls.PRIVATE)
+  tree.collect(self, '', list, names, {}, calls.PRIVATE)
   return list, names
 end
 
@@ -390,34 +355,6 @@ function Module:unshared(t)
   return t
 end
 
-local function holds_module(t, seen)
-  seen[t] = true
-  for _, v in pairs(t) do
-    if is_module(v) or (is_plain_table(v) and not seen[v] and holds_module(v, seen)) then return true end
-  end
-  return false
-end
-
--- v as a shared_clone holds it: a module cloned, a plain table that holds modules (at any
--- depth) copied with its modules cloned, anything else shared. earlier: what an earlier clone
--- held there, re-pointed rather than made anew; seen: the tables copied so far.
-local function clone_value(v, earlier, seen)
-  if is_module(v) then
-    if seen[v] then return seen[v] end
-    seen[v] = v:shared_clone(not rawequal(earlier, v) and is_module(earlier) and earlier or nil)
-    return seen[v]
-  end
-  if not is_plain_table(v) or not holds_module(v, {}) then return v end
-  if seen[v] then return seen[v] end
-  local c = is_plain_table(earlier) and not rawequal(earlier, v) and earlier or {}
-  seen[v] = c
-  for k in pairs(c) do
-    if v[k] == nil then c[k] = nil end
-  end
-  for k, x in pairs(v) do c[k] = clone_value(x, c[k], seen) end
-  return c
-end
-
 -- A module of this one's class that shares its parameters and their gradients (the same
 -- tensors) and its other fields (sizes, options, a cell's definition), with buffers of its own
 -- and each module it holds (in a field, a list or a table, at any depth) a shared_clone of
@@ -428,7 +365,7 @@ function Module:shared_clone(into)
   local c = into or setmetatable({ buffers = {} }, getmetatable(self))
   local seen = {}
   for k, v in pairs(self) do
-    if not calls.PRIVATE[k] and not argcheck.is_tensor(v) then c[k] = clone_value(v, c[k], seen) end
+    if not calls.PRIVATE[k] and not argcheck.is_tensor(v) then c[k] = tree.clone_value(v, c[k], seen) end
   end
   for _, e in ipairs(own_parameters(self)) do
     c[e[1]] = e[2]

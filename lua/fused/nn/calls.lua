@@ -116,7 +116,7 @@ end
 
 -- The pending call that backward's arguments name, the gradients to go back with, and scale
 -- (nil in fused's form). fn names the method the user called.
-function M.find(self, fn, ...)
+local function find(self, fn, ...)
   local pending = self.pending
   if not pending or #pending == 0 then
     local why = self.free and #self.free > 0 and '; backward runs once per forward' or ''
@@ -217,7 +217,7 @@ function M.wrap_backward(inner, check)
     if self.backward ~= backward or self.criterion then return inner(self, ...) end
     if check then check(self) end
     self:sync_parameters()
-    local call, g, scale = M.find(self, 'backward', ...)
+    local call, g, scale = find(self, 'backward', ...)
     local r = run(self, call, g, scale)
     done(self, call)
     return unpack(r, 2, r.n)
@@ -230,7 +230,7 @@ end
 -- the parameters' left as they are; the call waits for its accGradParameters.
 function M.update_grad_input(self, ...)
   self:sync_parameters()
-  local call, g = M.find(self, 'updateGradInput', ...)
+  local call, g = find(self, 'updateGradInput', ...)
   if not call.contribution then
     local r, contribution = run(self, call, g, nil, true)
     call.contribution, call.grad_input = contribution, r
@@ -243,7 +243,7 @@ end
 -- did), and the call is done.
 function M.acc_grad_parameters(self, ...)
   self:sync_parameters()
-  local call, g, scale = M.find(self, 'accGradParameters', ...)
+  local call, g, scale = find(self, 'accGradParameters', ...)
   if call.contribution then
     local _, grads = self:parameters()
     for i, t in ipairs(grads) do t:add_(call.contribution[i]:mul_(scale or 1)) end
