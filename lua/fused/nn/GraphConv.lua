@@ -15,6 +15,7 @@
 -- Kept for backward: A and the output, with X (A·(X·Wᵀ)) or A·X ((A·X)·Wᵀ). Backward multiplies by
 -- Aᵀ; a sparse Aᵀ is built once per A (a cache keyed on the matrix, shared by every layer), so
 -- a training loop over one graph transposes it once. A is taken as unchanging.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
@@ -58,22 +59,22 @@ end
 local function check_inputs(self, A, X)
   local fn = 'GraphConv:forward'
   if not (sparse.is_sparse(A) or argcheck.is_tensor(A)) then
-    error(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, argcheck.type_name(A)), 3)
+    blame(string.format("%s: argument 'A' expected a tensor or a sparse matrix, got %s", fn, argcheck.type_name(A)))
   end
   if not sparse.is_sparse(A) and A.ndim ~= 2 or A:size(1) ~= A:size(2) then
-    error(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)), 3)
+    blame(string.format("%s: argument 'A' expected a square N x N adjacency, got %s", fn, shape_of(A)))
   end
   argcheck.expect(X, fn, 'X')
   local n = A:size(1)
   if X.ndim ~= 2 or X:size(1) ~= n or X:size(2) ~= self.in_features then
-    error(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
-                        n, self.in_features, shape_of(X)), 3)
+    blame(string.format("%s: argument 'X' expected %d x %d (N from 'A' x in_features), got %s", fn,
+                        n, self.in_features, shape_of(X)))
   end
   for _, arg in ipairs({ { 'A', A }, { 'X', X } }) do
     local x = arg[2]
     if x.dtype ~= self.weight.dtype or x.device ~= self.weight.device then
-      error(string.format("%s: argument '%s' expected %s on %s (the module's), got %s on %s", fn,
-                          arg[1], self.weight.dtype, self.weight.device, x.dtype, x.device), 3)
+      blame(string.format("%s: argument '%s' expected %s on %s (the module's), got %s on %s", fn,
+                          arg[1], self.weight.dtype, self.weight.device, x.dtype, x.device))
     end
   end
 end
@@ -112,8 +113,8 @@ function GraphConv:backward(grad_out)
   local b = self.buffers
   argcheck.expect(grad_out, 'GraphConv:backward', 'grad_out')
   if table.concat(grad_out:shape(), 'x') ~= table.concat(b.output:shape(), 'x') then
-    error(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
-                        table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')), 2)
+    blame(string.format("GraphConv:backward: argument 'grad_out' expected shape [%s] (the output's), got [%s]",
+                        table.concat(b.output:shape(), ', '), table.concat(grad_out:shape(), ', ')))
   end
   local g = grad_out -- the gradient at A·X·Wᵀ + b: through the relu, whose output says where it passed
   if self.activation == 'relu' then

@@ -7,6 +7,7 @@
 --
 -- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts;
 -- {bias = false}: no bias (y = x·weightᵀ), and no 'bias' in named_parameters.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
@@ -34,8 +35,8 @@ local function rows_of(self, x, fn)
   argcheck.expect(x, 'Linear:' .. fn, 'input')
   local n = x.ndim
   if (n ~= 2 and n ~= 3) or tonumber(x.sizes[n - 1]) ~= self.in_features then
-    error(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",
-                        fn, self.in_features, self.in_features, table.concat(x:shape(), ', ')), 3)
+    blame(string.format("Linear:%s: argument 'input' expected B x %d or T x B x %d, got [%s]",
+                        fn, self.in_features, self.in_features, table.concat(x:shape(), ', ')))
   end
   local shape = x:shape()
   shape[n] = self.out_features

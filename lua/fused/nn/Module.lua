@@ -63,7 +63,7 @@ Module.max_pending = 64
 -- Torch7's (input, gradOutput[, scale]) or the gradient alone (nn/calls.lua decides which and
 -- finds the call; scale reaches accGradParameters).
 Module.forward = calls.wrap_forward(function(self, input)
-  if not self.updateOutput then error(self.__name .. ':forward is not implemented', 2) end
+  if not self.updateOutput then blame(self.__name .. ':forward is not implemented') end
   self.saved = { input = input }
   self.output = self:updateOutput(input)
   return self.output
@@ -75,7 +75,7 @@ Module.backward = calls.wrap_backward(function(self, gradOutput, scale)
   self:accGradParameters(input, gradOutput, scale)
   return self.gradInput
 end, function(self)
-  if not self.updateOutput then error(self.__name .. ':backward is not implemented', 3) end
+  if not self.updateOutput then blame(self.__name .. ':backward is not implemented') end
 end)
 
 -- Torch7's two halves of backward, for every module: on a module of fused's, the input
@@ -83,7 +83,7 @@ end)
 -- scale times that call's parameter gradients added in. A module of Torch7's protocol defines
 -- its own; one without parameters needs no accGradParameters (this one does nothing for it).
 function Module:updateGradInput(input, gradOutput, ...)
-  if self.updateOutput then error(self.__name .. ':updateGradInput is not implemented', 2) end
+  if self.updateOutput then blame(self.__name .. ':updateGradInput is not implemented') end
   return calls.update_grad_input(self, input, gradOutput, ...)
 end
 
@@ -422,8 +422,8 @@ function Module:expect_d_output(d_y, shape, fn)
   argcheck.expect(d_y, fn, 'd_output')
   local want, got = table.concat(shape, ', '), table.concat(d_y:shape(), ', ')
   if want ~= got then
-    error(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",
-                        fn, want, got), 3)
+    blame(string.format("%s: argument 'd_output' expected shape [%s] (the output's), got [%s]",
+                        fn, want, got))
   end
   return d_y
 end
@@ -431,8 +431,8 @@ end
 -- Raised by backward when no forward kept anything.
 function Module:expect_saved(fn)
   if not self.saved then
-    error(string.format('%s:%s: no forward to go back through (call forward first)',
-                        self.__name, fn or 'backward'), 3)
+    blame(string.format('%s:%s: no forward to go back through (call forward first)',
+                        self.__name, fn or 'backward'))
   end
   return self.saved
 end

@@ -11,6 +11,7 @@
 -- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0,
 -- lengths, reverse, out) and back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k
 -- (1-based, PyTorch's order).
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
@@ -99,9 +100,9 @@ function RNNBase:initial_state(t, arg, xs, B, fn)
   expect(t, fn, arg)
   local ok = t.ndim == 3 and t.sizes[0] == LD and t.sizes[1] == B and t.sizes[2] == H
   if not ok and not (t.ndim == 2 and LD == 1) then
-    error(string.format("%s: argument '%s' expected shape [%d, %d, %d] (num_layers x directions, "
+    blame(string.format("%s: argument '%s' expected shape [%d, %d, %d] (num_layers x directions, "
                         .. "B from 'xs', hidden_size), got [%s]", fn, arg, LD, B, H,
-                        table.concat(t:shape(), ', ')), 4)
+                        table.concat(t:shape(), ', ')))
   end
   return self:unshared(t)
 end
@@ -135,13 +136,13 @@ function RNNBase:run(xs, h0, c0, lengths)
   local fn = self.__name .. ':forward'
   expect(xs, fn, 'xs')
   if xs.ndim ~= 3 then
-    error(string.format("%s: argument 'xs' expected 3 dims (%s), got %d", fn,
-                        self.batch_first and 'B x T x I' or 'T x B x I', xs.ndim), 3)
+    blame(string.format("%s: argument 'xs' expected 3 dims (%s), got %d", fn,
+                        self.batch_first and 'B x T x I' or 'T x B x I', xs.ndim))
   end
   local w = self[self.parameter_names[1]]
   if xs.dtype ~= w.dtype or xs.device ~= w.device then
-    error(string.format("%s: argument 'xs' expected %s on %s (the module's), got %s on %s", fn,
-                        w.dtype, w.device, xs.dtype, xs.device), 3)
+    blame(string.format("%s: argument 'xs' expected %s on %s (the module's), got %s on %s", fn,
+                        w.dtype, w.device, xs.dtype, xs.device))
   end
   if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions

@@ -2,6 +2,7 @@
 -- run as a sequence of one step (functional.rnn_forward), with PyTorch's parameters weight_ih
 -- (G·H × I), weight_hh (G·H × H), bias_ih, bias_hh (G·H), uniform in ±1/sqrt(H), and their
 -- gradients grad.<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
 local argcheck = require 'fused.check'
@@ -29,7 +30,7 @@ function RNNCellBase:step(x, h, c)
   local fn = self.__name .. ':forward'
   argcheck.expect(x, fn, 'x'); argcheck.expect(h, fn, 'h')
   if x.ndim ~= 2 then
-    error(string.format("%s: argument 'x' expected 2 dims (B x I), got %d", fn, x.ndim), 3)
+    blame(string.format("%s: argument 'x' expected 2 dims (B x I), got %d", fn, x.ndim))
   end
   local b = self.buffers
   h, c = self:unshared(h), self:unshared(c)

@@ -16,6 +16,7 @@
 -- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
 -- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
 -- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
+local blame = require 'fused.blame'
 local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
 local dt = require 'fused.dtype'
@@ -70,7 +71,7 @@ function Recurrent:forward(xs, ...)
   local h0, c0, opts = recurrent_args.forward(self, fn, ...)
   expect(xs, fn, 'xs')
   if xs:dim() ~= 3 then
-    error(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()), 2)
+    blame(string.format("%s: argument 'xs' expected 3 dims (T x B x I), got %d", fn, xs:dim()))
   end
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
   local lengths = lengths_.check(opts.lengths, T, B, fn)

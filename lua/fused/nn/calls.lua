@@ -55,18 +55,12 @@ end
 
 local function is_list(v) return type(v) == 'table' end -- a tensor is cdata
 
--- After a forward's pcall: the call waits (or its slot goes back, on an error), and forward's
--- results are returned as they came.
-local function forwarded(self, call, input, ok, ...)
+-- After a forward: the call waits, and forward's results are returned as they came. (The class's
+-- forward is called unprotected, so that an error keeps its traceback: a call that raised is
+-- simply never kept.)
+local function forwarded(self, call, input, ...)
   leave(self, call)
   local training = not call.evaluation
-  if not ok then
-    if training then -- the slot goes back for the next forward
-      self.free = self.free or {}
-      self.free[#self.free + 1] = call
-    end
-    rethrow((...))
-  end
   call.input, call.results = input, select('#', ...)
   local pending = self.pending
   if #pending == 0 then self.forgotten = nil end
@@ -91,7 +85,7 @@ function M.wrap_forward(inner)
     local call = self.training and take(self) or { buffers = {}, evaluation = true }
     enter(self, call)
     self.pending = self.pending or {}
-    return forwarded(self, call, (...), pcall(inner, self, ...))
+    return forwarded(self, call, (...), inner(self, ...))
   end
   inner_of[forward] = inner
   return forward
@@ -180,7 +174,8 @@ end
 
 -- The class's backward run on `call` with the gradients g; the parameter gradients get
 -- scale times the call's contribution (Torch7's scale; 1: added as the module adds them), or
--- none of it (keep): the contribution is returned, for accGradParameters.
+-- none of it (keep): the contribution is returned, for accGradParameters. Only then is it run
+-- protected, to put the gradients back on an error.
 local function run(self, call, g, scale, keep)
   local inner = inner_of[self.backward]
   enter(self, call)
@@ -188,24 +183,24 @@ local function run(self, call, g, scale, keep)
   if self.updateOutput then -- Torch7's protocol takes the scale itself
     args, scale = pack(g[1], scale or 1), nil
   end
-  local _, grads, kept = nil, nil, nil
-  if keep or (scale ~= nil and scale ~= 1) then
-    _, grads = self:parameters()
-    kept = {}
-    for i, t in ipairs(grads) do kept[i] = t:clone(); t:zero_() end
+  if not keep and (scale == nil or scale == 1) then
+    local r = pack(true, inner(self, unpack(args, 1, args.n))) -- as pcall's
+    leave(self, call)
+    return r
   end
+  local _, grads = self:parameters()
+  local kept = {}
+  for i, t in ipairs(grads) do kept[i] = t:clone(); t:zero_() end
   local r = pack(pcall(inner, self, unpack(args, 1, args.n)))
   leave(self, call)
   local contribution
-  if kept then
-    if keep and r[1] then
-      contribution = {}
-      for i, t in ipairs(grads) do contribution[i] = t:clone() end
-    end
-    for i, t in ipairs(grads) do
-      if r[1] and not keep then t:mul_(scale) else t:zero_() end
-      t:add_(kept[i])
-    end
+  if keep and r[1] then
+    contribution = {}
+    for i, t in ipairs(grads) do contribution[i] = t:clone() end
+  end
+  for i, t in ipairs(grads) do
+    if r[1] and not keep then t:mul_(scale) else t:zero_() end
+    t:add_(kept[i])
   end
   if not r[1] then rethrow(r[2]) end
   return r, contribution
