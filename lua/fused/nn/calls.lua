@@ -123,8 +123,12 @@ local function find(self, fn, ...)
   end
   local results, n = pending[#pending].results, count(...)
   local input, grad, scale = ...
-  -- With one result, backward(input, nil) is Torch7's form missing its gradient, not fused's.
-  local torch7 = (results <= 1 and select('#', ...) >= 2) or (results > 1 and is_list(grad))
+  local torch7 = (results <= 1 and n >= 2) or (results > 1 and is_list(grad))
+  if results <= 1 and n == 1 and select('#', ...) >= 2 then
+    -- backward(g, nil) is fused's form with a trailing nil (code written for cells with and
+    -- without c), unless g is a waiting call's input: Torch7's form missing its gradient.
+    for i = 1, #pending do torch7 = torch7 or rawequal(pending[i].input, input) end
+  end
   if not torch7 then
     if fn ~= 'backward' then
       blame(string.format('%s:%s: expected %s, got %d arguments', self.__name, fn,
