@@ -345,8 +345,9 @@ function Module:buffer_shaped(name, shape, like, zero)
   return t
 end
 
--- t, or a copy of it when it shares memory with one of this module's buffers (h_T fed back as
--- h0, say): forward overwrites its buffers, and backward needs its inputs as they were.
+-- t, or a copy of it when it shares memory with the running call's buffers (h_T of a call gone
+-- back, fed back as h0 into the call reusing its slot): forward overwrites them, and backward
+-- needs its inputs as they were.
 function Module:unshared(t)
   if not argcheck.is_tensor(t) then return t end
   for _, b in pairs(self.buffers) do
