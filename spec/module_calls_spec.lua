@@ -178,6 +178,24 @@ describe('a module called again before its backward', function()
         '1 earlier calls were forgotten', 'max_pending = 2')
   end)
 
+  it('in a module of your own, its forward redefined as in the REPL', function()
+    local Mine = nn.Module:extend('Mine')
+    function Mine:__init() self.lin = nn.Linear(2, 2, F64) end
+    function Mine:forward(x) return self.lin:forward(x) * 2 end
+    function Mine:backward(d_y) return self.lin:backward(d_y * 2) end
+    function Mine:forward(x) return self.lin:forward(x) end -- a fix, typed again
+    function Mine:backward(d_y) return self.lin:backward(d_y) end
+    local m = Mine()
+    local a, b = fused.ones({ 1, 2 }, F64), fused.zeros({ 1, 2 }, F64)
+    local y1 = m:forward(a)
+    local kept = y1:clone()
+    m:forward(b)
+    close(y1, kept, 0, "the first call's output")
+    m:backward(fused.ones({ 1, 2 }, F64))
+    close(m:backward(a, fused.ones({ 1, 2 }, F64)), fused.ones({ 1, 2 }, F64):matmul(m.lin.weight), 1e-15, 'd_x')
+    close(m.lin.grad.weight, fused.ones({ 2, 2 }, F64), 0, 'grad.weight: a + b in each row')
+  end)
+
   it('in evaluation mode: fresh results, and only the latest call waits', function()
     fused.manual_seed(8)
     local m = nn.Linear(3, 2, F64):eval()

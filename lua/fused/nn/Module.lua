@@ -25,11 +25,18 @@ local tree = require 'fused.nn.tree'
 local Module = { __name = 'Module' }
 Module.__index = Module
 
--- A subclass: calling it makes an instance and runs __init. The forward and backward it
--- defines are wrapped by nn/calls.lua, which keeps each call's state apart.
+-- Lua's metamethods a class may define for its instances (kept in the class itself, where Lua
+-- looks for them).
+local METAMETHODS = { __tostring = true, __call = true, __eq = true, __lt = true, __le = true,
+                      __len = true, __concat = true }
+
+-- A subclass: calling it makes an instance and runs __init. Its methods live in a table behind
+-- it, so that every definition, a redefinition in the REPL too, passes __newindex: the forward
+-- and backward it defines are wrapped by nn/calls.lua, which keeps each call's state apart.
 function Module:extend(name)
+  local methods = setmetatable({}, { __index = self })
   local class = setmetatable({ __name = name }, {
-    __index = self,
+    __index = methods,
     __call = function(cls, ...)
       local obj = setmetatable({ buffers = {} }, cls)
       obj:__init(...)
@@ -37,11 +44,12 @@ function Module:extend(name)
     end,
     __newindex = function(cls, k, v)
       if (k == 'forward' or k == 'backward') and type(v) == 'function' then v = calls['wrap_' .. k](v) end
-      rawset(cls, k, v)
+      if METAMETHODS[k] then rawset(cls, k, v) else methods[k] = v end
     end,
   })
-  class.__index = class
-  class.__tostring, class.__call = self.__tostring, self.__call
+  rawset(class, '__index', class)
+  rawset(class, '__tostring', self.__tostring)
+  rawset(class, '__call', self.__call)
   return class
 end
 
