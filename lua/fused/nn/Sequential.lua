@@ -39,14 +39,15 @@ end
 local function first_and_count(...) return (...), select('#', ...) end
 
 function Sequential:forward(x)
-  local inputs, several = {}, {}
+  local s = self.saved or { inputs = {}, several = {} } -- a free slot's lists, reused
+  local inputs, several = s.inputs, s.several
   for i, module in ipairs(self.modules) do
     inputs[i] = x
     local n
     x, n = first_and_count(module:forward(x))
     several[i] = n > 1
   end
-  self.saved = { inputs = inputs, several = several }
+  self.saved = s
   return x
 end
 

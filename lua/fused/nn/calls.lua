@@ -108,8 +108,9 @@ local function count(...)
   return n
 end
 
--- The pending call that backward's arguments name, the gradients to go back with, and scale
--- (nil in fused's form). fn names the method the user called.
+-- The pending call that backward's arguments name, and in Torch7's form the gradients to go
+-- back with (packed) and scale (nil in fused's form: the arguments are the gradients). fn names
+-- the method the user called.
 local function find(self, fn, ...)
   local pending = self.pending
   if not pending or #pending == 0 then
@@ -138,7 +139,7 @@ local function find(self, fn, ...)
       blame(string.format("%s:%s: the first gradient is the call's input (for Torch7's form pass "
                           .. 'the gradients as a list: %s)', self.__name, fn, usage(self, fn, results)))
     end
-    return pending[#pending], pack(...), nil
+    return pending[#pending], nil, nil -- the arguments are the gradients, as they came
   end
   if n > 3 or (scale ~= nil and (type(scale) ~= 'number' or fn == 'updateGradInput')) then
     blame(string.format('%s:%s: expected %s, got %d arguments (%s)', self.__name, fn,
@@ -210,6 +211,13 @@ local function run(self, call, g, scale, keep)
   return r, contribution
 end
 
+-- After the class's backward of a call: the call is done; backward's results as they came.
+local function went_back(self, call, ...)
+  leave(self, call)
+  done(self, call)
+  return ...
+end
+
 -- check(self), when given, raises before anything else (a backward that cannot run at all).
 function M.wrap_backward(inner, check)
   local function backward(self, ...)
@@ -217,7 +225,11 @@ function M.wrap_backward(inner, check)
     if check then check(self) end
     self:sync_parameters()
     local call, g, scale = find(self, 'backward', ...)
-    local r = run(self, call, g, scale)
+    if g == nil and not self.updateOutput then -- fused's form, the common case: no tables
+      enter(self, call)
+      return went_back(self, call, inner(self, ...))
+    end
+    local r = run(self, call, g or pack(...), scale)
     done(self, call)
     return unpack(r, 2, r.n)
   end
