@@ -196,6 +196,33 @@ describe('a module called again before its backward', function()
     close(m.lin.grad.weight, fused.ones({ 2, 2 }, F64), 0, 'grad.weight: a + b in each row')
   end)
 
+  it("in a module of Torch7's protocol: each call's output, gradInput and input apart", function()
+    local Scale = nn.Module:extend('Scale')
+    function Scale:__init()
+      self.weight, self.gradWeight = t64({ 2, 3 }), t64({ 0, 0 })
+    end
+    function Scale:updateOutput(input)
+      self.output = input * self.weight
+      return self.output
+    end
+    function Scale:updateGradInput(_, gradOutput)
+      self.gradInput = gradOutput * self.weight
+      return self.gradInput
+    end
+    function Scale:accGradParameters(input, gradOutput, scale)
+      self.gradWeight:add_((gradOutput * input):sum(1):view(-1) * scale)
+    end
+    local m = Scale()
+    local a, b, g = t64({ { 1, 1 } }), t64({ { 10, 100 } }), t64({ { 1, 1 } })
+    local ya = m:forward(a)
+    m:forward(b)
+    close(ya, t64({ { 2, 3 } }), 0, "the first call's output")
+    m:backward(a, g, 0.5) -- the first call first, by its input
+    close(m.gradWeight, t64({ 0.5, 0.5 }), 0, 'gradWeight from a alone, scaled')
+    m:backward(g)
+    close(m.gradWeight, t64({ 10.5, 100.5 }), 0, 'then b')
+  end)
+
   it('in evaluation mode: fresh results, and only the latest call waits', function()
     fused.manual_seed(8)
     local m = nn.Linear(3, 2, F64):eval()
