@@ -161,9 +161,9 @@ local function find(self, fn, ...)
   end
   blame(string.format("%s:%s: argument 'input' is not the input of a forward waiting for its "
                       .. 'backward (%d waiting%s; Torch7\'s form names the call by its input, the '
-                      .. 'same object forward got)', self.__name, fn, #pending,
+                      .. 'same object forward got; call %s)', self.__name, fn, #pending,
                       self.forgotten and string.format(', %d older forgotten past max_pending = %d',
-                      self.forgotten, self.max_pending) or ''))
+                      self.forgotten, self.max_pending) or '', usage(self, fn, results)))
 end
 
 local function done(self, call)
