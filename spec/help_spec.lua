@@ -18,7 +18,8 @@ end
 local INTERNAL = { ['nn.init'] = true, ['nn.activation'] = true, ['nn.gated_layer'] = true,
                    ['nn.recurrent_args'] = true, ['optim.init'] = true,
                    ['nn.class_rows'] = true, ['nn.softmax_layer'] = true, ['nn.compute'] = true,
-                   ['nn.inputs'] = true }
+                   ['nn.inputs'] = true,
+                   ['nn.calls'] = true, ['nn.gradients'] = true, ['nn.tree'] = true }
 
 describe('help entries', function()
   it('cover every name of fused, the lazily loaded modules too', function()

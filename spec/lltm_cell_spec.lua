@@ -114,6 +114,7 @@ describe('LLTM cell', function()
       local cell = cell_with(class, g.W, g.b)
       cell:forward(g.x, g.h, g.c)
       cell:backward(g.grad_h, g.grad_c)
+      cell:forward(g.x, g.h, g.c) -- backward runs once per forward
       local d_x = cell:backward(g.grad_h, g.grad_c)
       close(d_x, g.d_x, 1e-10, class .. ' d_x of a second backward')
       close(cell.grad.weight, g.d_W * 2, 1e-10, class .. ' gradWeight after two backwards')

@@ -247,13 +247,44 @@ describe('optim.clip_grad_norm', function()
     assert(math.abs(optim.clip_grad_norm({ g }, 1) - want) < 1e-15)
   end)
 
+  it("takes the parameters, PyTorch's call: their gradients are clipped, the weights untouched", function()
+    local m = fused.nn.Sequential(fused.nn.Linear(2, 2, F64), fused.nn.Linear(2, 1, F64))
+    local params, grads = m:parameters()
+    for i, p in ipairs(params) do p:fill_(10); grads[i]:fill_(1) end
+    local n = 0
+    for _, g in ipairs(grads) do n = n + g:numel() end
+    assert.are.equal(math.sqrt(n), optim.clip_grad_norm(m:parameters(), 1))
+    for i, p in ipairs(params) do
+      assert.are.equal(10, p:min())
+      assert.are.equal(1 / (math.sqrt(n) + 1e-6), grads[i]:max())
+    end
+    -- a parameter and its own gradient both given: clipped once
+    for _, g in ipairs(grads) do g:fill_(1) end
+    assert.are.equal(math.sqrt(n), optim.clip_grad_norm({ params[1], grads[1], params[2], params[3], params[4] }, 1))
+    assert.are.equal(1 / (math.sqrt(n) + 1e-6), grads[1]:max())
+  end)
+
+  it('takes norm_type (math.huge: the largest |g|) and error_if_nonfinite, as PyTorch', function()
+    local a, b = fused.tensor({ 3, -4 }, F64), fused.tensor({ 1 }, F64)
+    assert.are.equal(8, optim.clip_grad_norm({ a, b }, 100, { norm_type = 1 }))
+    assert.are.equal(4, optim.clip_grad_norm({ a, b }, 2, { norm_type = math.huge }))
+    assert.are.same({ 3 * 2 / (4 + 1e-6), -4 * 2 / (4 + 1e-6) }, a:totable())
+    local nan = fused.tensor({ 1, 0 / 0 })
+    helper.assert_error(function() optim.clip_grad_norm({ nan }, 1, { error_if_nonfinite = true }) end,
+                        'clip_grad_norm: the total norm of order 2 of the gradients is nan')
+    helper.assert_error(function() optim.clip_grad_norm({ a }, 1, { norm_type = 0 }) end,
+                        "clip_grad_norm: option 'norm_type' expected a number > 0")
+    helper.assert_error(function() optim.clip_grad_norm({ a }, 1, 2) end,
+                        "clip_grad_norm: argument 'opts' expected a table of options")
+  end)
+
   it('rejects bad arguments', function()
     helper.assert_error(function() optim.clip_grad_norm(fused.ones({ 2 }), 1) end,
                         "clip_grad_norm: argument 'grads' expected a non-empty list of tensors")
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2 }) }, 0) end,
                         "argument 'max_norm' expected a number > 0, got 0")
     helper.assert_error(function() optim.clip_grad_norm({}, 1) end,
-                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors, got an empty list")
+                        "clip_grad_norm: argument 'grads' expected a non-empty list of tensors (the parameters or their gradients), got an empty list")
     helper.assert_error(function() optim.clip_grad_norm({ 1 }, 1) end, "argument 'grads[1]' expected a tensor")
     helper.assert_error(function() optim.clip_grad_norm({ fused.ones({ 2, 2 }):t() }, 1) end,
                         "sum_squares: argument 'input' expected a contiguous tensor")

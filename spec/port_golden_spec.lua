@@ -24,7 +24,7 @@ end
 function LM:step(x, y)
   local logits = self.head:forward((self.lstm:forward(self.embed:forward(x)))) -- hs alone
   local loss = self.criterion:forward(logits, y)
-  self.embed:backward(self.lstm:backward(self.head:backward(self.criterion:backward(logits, y))))
+  self.embed:backward((self.lstm:backward(self.head:backward(self.criterion:backward(logits, y)))))
   return loss
 end
 

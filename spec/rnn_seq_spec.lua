@@ -168,8 +168,10 @@ describe('LSTM and GRU sequences', function()
           'at most 2 arguments after xs, got 3', 'GRU:forward(xs, h0, {lengths = ...})')
       err(function() gru:forward(xs, nil, { lenghts = lengths }) end, 'GRU:forward',
           "unknown option 'lenghts'")
+      gru:forward(xs) -- a backward before any forward is that error
       err(function() gru:backward(fused.zeros({ 5, 3, 8 }, o), nil, fused.zeros({ 2, 3, 4 }, o)) end,
           'GRU:backward', 'expected (d_hs, d_hn), got 3 arguments')
+      gru:backward(fused.zeros({ 5, 3, 8 }, o))
     end)
 
     it('h0 or c0 with the wrong number of layers times directions', function()

@@ -307,7 +307,7 @@ M.entries = {
   ['fused.functional.adam_step'] = 'fused.functional.adam_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, decoupled, step): one Adam update (decoupled: AdamW)',
 
   -- fused.nn
-  ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameter(name, shape, {dtype=, device=}) (declares self[name] and its gradient self.grad[name]; gradWeight and gradBias alias grad.weight and grad.bias), parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",
+  ['fused.nn.Module'] = "fused.nn.Module: the base of every module: forward, backward, parameter(name, shape, {dtype=, device=}) (declares self[name] and its gradient self.grad[name]; gradWeight and gradBias alias grad.weight and grad.bias), parameters(), named_parameters(), zero_grad() (zeroGradParameters()), state_dict(), load_state_dict(), to(), train()/eval() and the training flag; m(x) is m:forward(x); backward(gradOutput) or Torch7's backward(input, gradOutput[, scale]), updateGradInput and accGradParameters, each call kept until its backward (max_pending); a subclass may define Torch7's updateOutput/updateGradInput/accGradParameters instead",
   ['fused.nn.Sequential'] = 'fused.nn.Sequential(m1, m2, ...) | Sequential():add(m): a chain of modules; parameters named by position from 0',
   ['fused.nn.Linear'] = 'fused.nn.Linear(in_features, out_features, {bias = true, dtype=, device=}): y = x weightᵀ + bias on ... x in inputs',
   ['fused.nn.ReLU'] = 'fused.nn.ReLU(): y = max(x, 0) elementwise',
@@ -341,7 +341,7 @@ M.entries = {
   ['fused.optim.Adam'] = 'fused.optim.Adam(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0}): as torch.optim.Adam (weight decay as L2)',
   ['fused.optim.AdamW'] = 'fused.optim.AdamW(params, grads, {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 1e-2}): as torch.optim.AdamW (decoupled weight decay)',
   ['fused.optim.RMSprop'] = 'fused.optim.RMSprop(params, grads, {lr = 0.01, alpha = 0.99, eps = 1e-8, momentum = 0, weight_decay = 0}): as torch.optim.RMSprop',
-  ['fused.optim.clip_grad_norm'] = 'fused.optim.clip_grad_norm(grads, max_norm) -> total_norm: scales every gradient in place when their joint L2 norm exceeds max_norm',
+  ['fused.optim.clip_grad_norm'] = 'fused.optim.clip_grad_norm(params or grads, max_norm, {norm_type = 2, error_if_nonfinite = false}) -> total_norm: scales the gradients (of the parameters given, or the gradients given) in place when their joint norm exceeds max_norm',
 }
 
 -- The tables under which a bare name is looked for: help('tanh') is fused.tanh, help('view')

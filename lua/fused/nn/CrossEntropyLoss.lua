@@ -19,6 +19,7 @@ local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 
 local CrossEntropyLoss = Module:extend('CrossEntropyLoss')
+CrossEntropyLoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 function CrossEntropyLoss:__init(opts, ...)
   inputs.no_more('CrossEntropyLoss', 1, ...)

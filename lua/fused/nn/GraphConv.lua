@@ -15,6 +15,7 @@
 -- Kept for backward: A and the output, with X (A·(X·Wᵀ)) or A·X ((A·X)·Wᵀ). Backward multiplies by
 -- Aᵀ; a sparse Aᵀ is built once per A (a cache keyed on the matrix, shared by every layer), so
 -- a training loop over one graph transposes it once. A is taken as unchanging.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'

@@ -17,7 +17,8 @@
 -- Memory kept from forward for backward, in elements (torch-rnn's LSTM.lua states its own so),
 -- per layer and direction: hs T·B·H plus, for every step, the gates, tanh(c_t) and the state
 -- h_{t-1} it started from, 5·T·B·H, so 6·T·B·H, besides a reference to xs; the outputs and
--- input gradients are buffers too, all reused by the next call of the same sizes. Scratch while
+-- input gradients are buffers too, reused by the next call of the same sizes once their call has
+-- gone back (nn/calls.lua). Scratch while
 -- a call runs: forward 3H·(H+I) + 3H·B (the transposed weight, one step's recurrent part),
 -- none backward.
 local RNNBase = require 'fused.nn.RNNBase'

@@ -9,6 +9,7 @@
 -- weight starts at ones and bias at zeros; without elementwise_affine there are neither. On the
 -- R rows of N: a row's mean and 1/sqrt(var + eps) are R × 1 and broadcast over its N columns,
 -- weight and bias over the rows. Kept for backward: x̂ (R × N) and 1/sqrt(var + eps).
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'

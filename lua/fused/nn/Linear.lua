@@ -7,6 +7,7 @@
 --
 -- weight is out × in and bias out, both uniform in ±1/sqrt(in) as torch.nn.Linear starts;
 -- {bias = false}: no bias (y = x·weightᵀ), and no 'bias' in named_parameters.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'

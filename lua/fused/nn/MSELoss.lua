@@ -11,6 +11,7 @@ local blame = require 'fused.blame'
 local inputs = require 'fused.nn.inputs'
 
 local MSELoss = Module:extend('MSELoss')
+MSELoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 local function expect_pair(fn, input, target, ...)
   inputs.no_more(fn, 2, ...)

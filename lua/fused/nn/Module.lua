@@ -1,8 +1,9 @@
 -- The base of every module, in the Torch7 spirit: forward computes and keeps what backward
 -- needs; backward returns the input gradients and ADDS into the parameter gradients.
 -- forward's results and backward's gradients are the module's buffers (self.buffers, passed
--- back to the ops as {out = ...}), overwritten by the next call as Torch7's output and
--- gradInput are: a step with the shapes of the last allocates nothing. :clone() keeps a copy.
+-- back to the ops as {out = ...}), one set per call waiting for its backward (nn/calls.lua):
+-- a slot is reused once its call has gone back, so a step with the shapes of the last
+-- allocates nothing. :clone() keeps a result past that.
 --
 --   local Cell = Module:extend('Cell')
 --   function Cell:__init(...)              -- called by Cell(...)
@@ -17,22 +18,39 @@ local argcheck = require 'fused.check'
 local factory = require 'fused.factory'
 local tensor = require 'fused.tensor'
 local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
+local calls = require 'fused.nn.calls'
+local gradients = require 'fused.nn.gradients'
+local tree = require 'fused.nn.tree'
 
 local Module = { __name = 'Module' }
 Module.__index = Module
 
--- A subclass: calling it makes an instance and runs __init.
+-- Lua's metamethods a class may define for its instances (kept in the class itself, where Lua
+-- looks for them).
+local METAMETHODS = { __tostring = true, __call = true, __eq = true, __lt = true, __le = true,
+                      __len = true, __concat = true }
+
+-- A subclass: calling it makes an instance and runs __init. Its methods live in a table behind
+-- it, so that every definition, a redefinition in the REPL too, passes __newindex: the forward
+-- and backward it defines are wrapped by nn/calls.lua, which keeps each call's state apart.
 function Module:extend(name)
+  local methods = setmetatable({}, { __index = self })
   local class = setmetatable({ __name = name }, {
-    __index = self,
+    __index = methods,
     __call = function(cls, ...)
       local obj = setmetatable({ buffers = {} }, cls)
       obj:__init(...)
       return obj
     end,
+    __newindex = function(cls, k, v)
+      if (k == 'forward' or k == 'backward') and type(v) == 'function' then v = calls['wrap_' .. k](v) end
+      if METAMETHODS[k] then rawset(cls, k, v) else methods[k] = v end
+    end,
   })
-  class.__index = class
-  class.__tostring, class.__call = self.__tostring, self.__call
+  rawset(class, '__index', class)
+  rawset(class, '__tostring', self.__tostring)
+  rawset(class, '__call', self.__call)
   return class
 end
 
@@ -44,40 +62,50 @@ function Module:__init(...)
   end
 end
 
+-- At most this many calls of one module wait for their backward (nn/calls.lua): the forward
+-- past it forgets the oldest. A field: set it on a module, or here for all.
+Module.max_pending = 64
+
 -- Torch7's protocol, for a module that defines updateOutput(input) and updateGradInput(input,
 -- gradOutput) (and accGradParameters(input, gradOutput, scale) when it has parameters) rather
 -- than forward and backward: forward sets self.output, backward self.gradInput. backward takes
--- Torch7's (input, gradOutput, scale) or, as every module here and Sequential call it, the
--- gradient alone, with the input that forward kept.
-function Module:forward(input)
-  if not self.updateOutput then error(self.__name .. ':forward is not implemented', 2) end
+-- Torch7's (input, gradOutput[, scale]) or the gradient alone (nn/calls.lua decides which and
+-- finds the call; scale reaches accGradParameters).
+Module.forward = calls.wrap_forward(function(self, input)
+  if not self.updateOutput then blame(self.__name .. ':forward is not implemented') end
   self.saved = { input = input }
   self.output = self:updateOutput(input)
   return self.output
-end
+end)
 
-function Module:backward(input, gradOutput, scale)
-  if not self.updateGradInput then error(self.__name .. ':backward is not implemented', 2) end
-  if gradOutput == nil then input, gradOutput = self:expect_saved().input, input end
+Module.backward = calls.wrap_backward(function(self, gradOutput, scale)
+  local input = self.saved.input
   self.gradInput = self:updateGradInput(input, gradOutput)
-  if self.accGradParameters then self:accGradParameters(input, gradOutput, scale or 1) end
+  self:accGradParameters(input, gradOutput, scale)
   return self.gradInput
+end, function(self)
+  if not self.updateOutput then blame(self.__name .. ':backward is not implemented') end
+end)
+
+-- Torch7's two halves of backward, for every module: on a module of fused's, the input
+-- gradient of the call that `input` names (the parameters' gradients untouched), then
+-- scale times that call's parameter gradients added in. A module of Torch7's protocol defines
+-- its own; one without parameters needs no accGradParameters (this one does nothing for it).
+function Module:updateGradInput(input, gradOutput, ...)
+  if self.updateOutput then blame(self.__name .. ':updateGradInput is not implemented') end
+  return calls.update_grad_input(self, input, gradOutput, ...)
 end
 
-local function is_module(v)
-  return type(v) == 'table' and getmetatable(v) ~= nil and getmetatable(v).__index ~= nil
-    and v.parameters ~= nil
+function Module:accGradParameters(input, gradOutput, scale, ...)
+  if self.updateOutput then return end
+  calls.acc_grad_parameters(self, input, gradOutput, scale, ...)
 end
 
--- Modules held in fields, in a stable order (sorted by field name), and those names.
+-- Modules held in fields, and in lists and tables in fields, in a stable order (fields by
+-- name), and their names. Per-call state (buffers: Recurrent's step clones) is not a child.
 function Module:children()
-  local names = {}
-  for k, v in pairs(self) do
-    if is_module(v) then names[#names + 1] = k end
-  end
-  table.sort(names)
-  local list = {}
-  for i, k in ipairs(names) do list[i] = self[k] end
+  local list, names = {}, {}
+  tree.collect(self, '', list, names, {}, calls.PRIVATE)
   return list, names
 end
 
@@ -106,10 +134,36 @@ function Module:parameter(name, shape, opts)
   dt.parse(opts, fn, 3)
   local p = factory.zeros(shape, opts)
   self[name], self.grad[name] = p, factory.zeros(shape, opts)
+  gradients.register(p, self.grad[name])
   if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = self.grad[name] end
   self.parameter_names = self.parameter_names or {}
   self.parameter_names[#self.parameter_names + 1] = name
   return p
+end
+
+-- The gradient of the parameter `name` (self[name]): the one registered with the tensor, so
+-- that a parameter assigned from another module (decoder.weight = encoder.weight) shares its
+-- gradient; a tensor assigned by hand that no module registered gets a gradient of its own,
+-- zeros (a module of Torch7's protocol: the gradWeight or gradBias it set by hand).
+-- self.grad[name] (or gradWeight and gradBias) is pointed at it.
+local function gradient_of(self, name, torch7)
+  local p = self[name]
+  if not argcheck.is_tensor(p) then
+    blame(string.format("%s: parameter '%s' expected a tensor, got %s", self.__name, name,
+                        argcheck.type_name(p)))
+  end
+  local mine = torch7 and self[TORCH7_GRAD[name]] or self.grad[name]
+  local g = gradients.of(p)
+  if g == nil then
+    g = torch7 and mine or tensor.empty_like(p):zero_()
+    gradients.register(p, g or false) -- false: a parameter without a gradient
+  end
+  if not g then return nil end
+  if not rawequal(g, mine) then
+    if not torch7 then self.grad[name] = g end
+    if TORCH7_GRAD[name] then self[TORCH7_GRAD[name]] = g end
+  end
+  return g
 end
 
 -- The module's own parameters (not its children's) as {name, parameter, gradient}: those that
@@ -118,10 +172,36 @@ end
 local function own_parameters(self)
   local list = {}
   if self.parameter_names then
-    for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], self.grad[name] } end
+    for i, name in ipairs(self.parameter_names) do list[i] = { name, self[name], gradient_of(self, name) } end
   else
     for _, name in ipairs({ 'weight', 'bias' }) do
-      if argcheck.is_tensor(self[name]) then list[#list + 1] = { name, self[name], self[TORCH7_GRAD[name]] } end
+      if argcheck.is_tensor(self[name]) then list[#list + 1] = { name, self[name], gradient_of(self, name, true) } end
+    end
+  end
+  return list
+end
+
+-- Points each parameter's gradient field at its registered gradient: forward and backward
+-- call it (nn/calls.lua), so a tie made after construction holds whichever runs first.
+function Module:sync_parameters()
+  if self.parameter_names then
+    for _, name in ipairs(self.parameter_names) do gradient_of(self, name) end
+  else
+    for name in pairs(TORCH7_GRAD) do
+      if argcheck.is_tensor(self[name]) then gradient_of(self, name, true) end
+    end
+  end
+end
+
+-- Every parameter under every name it has (a tied one under each), in named_parameters' order.
+local function all_parameters(self, prefix, list)
+  for _, e in ipairs(own_parameters(self)) do list[#list + 1] = { prefix .. e[1], e[2], e[3] } end
+  local children, names = self:children()
+  for i, child in ipairs(children) do
+    if getmetatable(child) and child.sync_parameters then
+      all_parameters(child, prefix .. names[i] .. '.', list)
+    else -- a module made elsewhere: its own list
+      for name, p, g in child:named_parameters() do list[#list + 1] = { prefix .. names[i] .. '.' .. name, p, g } end
     end
   end
   return list
@@ -129,14 +209,15 @@ end
 
 -- for name, param, grad in module:named_parameters(): the module's own parameters, then those
 -- of each child prefixed by its field name and a dot ('rnn.weight'), as PyTorch's
--- named_parameters. parameters(), state_dict(), load_state_dict(), zero_grad(), to() and the
--- optimizers' positions all follow this list.
+-- named_parameters; a parameter held under several names (tied) is listed once, under the
+-- first. parameters(), state_dict(), load_state_dict(), zero_grad(), to() and the optimizers'
+-- positions all follow this list.
 function Module:named_parameters()
-  local list = own_parameters(self)
-  local children, names = self:children()
-  for i, child in ipairs(children) do
-    for name, p, g in child:named_parameters() do
-      list[#list + 1] = { names[i] .. '.' .. name, p, g }
+  local list, seen = {}, {}
+  for _, e in ipairs(all_parameters(self, '', {})) do
+    if not seen[e[2]] then
+      seen[e[2]] = true
+      list[#list + 1] = e
     end
   end
   local i = 0
@@ -166,8 +247,10 @@ local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' 
 -- Copies the tensors of state (converted to each parameter's dtype and device) into the
 -- parameters of the same names; a shape that differs is an error. Strict (the default, as
 -- PyTorch's strict=True): a missing or an unexpected key is an error too. One error names
--- every key that does not fit, and nothing is copied unless all do. Returns the missing and
--- the unexpected names (sorted lists: empty when strict), as {strict = false} allows them.
+-- every key that does not fit, and nothing is copied unless all do. A tied parameter loads
+-- from any of its names: state_dict() names it once, PyTorch's names it under each (both
+-- accepted; given twice, the values must be equal). Returns the missing and the unexpected
+-- names (sorted lists: empty when strict), as {strict = false} allows them.
 function Module:load_state_dict(state, opts)
   local fn = self.__name .. ':load_state_dict'
   opts = options.check(opts, fn, { 'strict' })
@@ -176,22 +259,49 @@ function Module:load_state_dict(state, opts)
                         argcheck.type_name(state)), 2)
   end
   local strict = opts.strict ~= false
-  local problems, missing, unexpected, params = {}, {}, {}, {}
-  for name, p in self:named_parameters() do
-    params[name] = p
-    local src = state[name]
-    if src == nil then
-      missing[#missing + 1] = name
-      if strict then
-        problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", name, shape_text(p))
-      end
-    elseif not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
-      problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
-                                              argcheck.is_tensor(src) and shape_text(src) or argcheck.type_name(src))
+  local problems, missing, unexpected, known = {}, {}, {}, {}
+  local groups, group_of = {}, {} -- {names..., p = parameter}, one per tensor
+  for _, e in ipairs(all_parameters(self, '', {})) do
+    local name, p = e[1], e[2]
+    known[name] = true
+    local group = group_of[p]
+    if not group then
+      group = { p = p }
+      group_of[p], groups[#groups + 1] = group, group
     end
+    group[#group + 1] = name
+  end
+  for _, group in ipairs(groups) do
+    local p, given = group.p, {}
+    for _, name in ipairs(group) do
+      local src = state[name]
+      if src ~= nil then
+        given[#given + 1] = name
+        if not argcheck.is_tensor(src) or shape_text(src) ~= shape_text(p) then
+          problems[#problems + 1] = string.format("key '%s' expected shape %s, got %s", name, shape_text(p),
+                                                  argcheck.is_tensor(src) and shape_text(src) or argcheck.type_name(src))
+        end
+      end
+    end
+    if #given == 0 then
+      missing[#missing + 1] = group[1]
+      if strict then
+        problems[#problems + 1] = string.format("missing key '%s' (expected shape %s)", group[1], shape_text(p))
+      end
+    end
+    local first = state[given[1]]
+    for i = 2, #given do
+      local other = state[given[i]]
+      if argcheck.is_tensor(first) and argcheck.is_tensor(other) and shape_text(first) == shape_text(other)
+         and not rawequal(first, other) and other:to(first.dtype, first.device):ne(first):sum() > 0 then
+        problems[#problems + 1] = string.format("keys '%s' and '%s' name one tied parameter and hold "
+                                                .. 'different values', given[1], given[i])
+      end
+    end
+    group.source = first
   end
   for name, src in pairs(state) do
-    if not params[name] then
+    if not known[name] then
       unexpected[#unexpected + 1] = tostring(name)
       if strict then
         problems[#problems + 1] = string.format("unexpected key '%s' (got %s)", tostring(name),
@@ -205,8 +315,9 @@ function Module:load_state_dict(state, opts)
                         table.concat(problems, '; ')), 2)
   end
   table.sort(unexpected)
-  for name, p in pairs(params) do
-    if state[name] ~= nil then p:copy_(state[name]:to(p.dtype, p.device)) end
+  for _, group in ipairs(groups) do
+    local p = group.p
+    if group.source ~= nil then p:copy_(group.source:to(p.dtype, p.device)) end
   end
   return missing, unexpected
 end
@@ -243,8 +354,9 @@ function Module:buffer_shaped(name, shape, like, zero)
   return t
 end
 
--- t, or a copy of it when it shares memory with one of this module's buffers (h_T fed back as
--- h0, say): forward overwrites its buffers, and backward needs its inputs as they were.
+-- t, or a copy of it when it shares memory with the running call's buffers (h_T of a call gone
+-- back, fed back as h0 into the call reusing its slot): forward overwrites them, and backward
+-- needs its inputs as they were.
 function Module:unshared(t)
   if not argcheck.is_tensor(t) then return t end
   for _, b in pairs(self.buffers) do
@@ -255,17 +367,15 @@ end
 
 -- A module of this one's class that shares its parameters and their gradients (the same
 -- tensors) and its other fields (sizes, options, a cell's definition), with buffers of its own
--- and each child a shared_clone of the original's, as Torch7's clone('weight', 'bias',
--- 'gradWeight', 'gradBias'); into, an earlier clone, is re-pointed at the current parameters
--- instead. Tensors other than the parameters and gradients (Torch7's output) are not shared.
+-- and each module it holds (in a field, a list or a table, at any depth) a shared_clone of
+-- the original's, as Torch7's clone('weight', 'bias', 'gradWeight', 'gradBias'); into, an
+-- earlier clone, is re-pointed at the current parameters instead. Tensors other than the
+-- parameters and gradients (Torch7's output) are not shared, nor calls waiting for backward.
 function Module:shared_clone(into)
   local c = into or setmetatable({ buffers = {} }, getmetatable(self))
+  local seen = {}
   for k, v in pairs(self) do
-    if is_module(v) then
-      c[k] = v:shared_clone(c[k] ~= v and c[k] or nil)
-    elseif k ~= 'buffers' and k ~= 'saved' and not argcheck.is_tensor(v) then
-      c[k] = v
-    end
+    if not calls.PRIVATE[k] and not argcheck.is_tensor(v) then c[k] = tree.clone_value(v, c[k], seen) end
   end
   for _, e in ipairs(own_parameters(self)) do
     c[e[1]] = e[2]
@@ -274,11 +384,10 @@ function Module:shared_clone(into)
   return c
 end
 
--- Drops what the latest forward kept and the buffers (Torch7's output and gradInput too), in
--- this module and its children: a backward after this is an error.
+-- Drops every call waiting for backward and the buffers (Torch7's output and gradInput too),
+-- in this module and its children: a backward after this is an error.
 function Module:clearState()
-  self.saved, self.output, self.gradInput = nil, nil, nil
-  self.buffers = {}
+  calls.clear(self)
   for _, child in ipairs(self:children()) do child:clearState() end
   return self
 end
@@ -329,8 +438,8 @@ end
 -- Raised by backward when no forward kept anything.
 function Module:expect_saved(fn)
   if not self.saved then
-    error(string.format('%s:%s: no forward to go back through (call forward first)',
-                        self.__name, fn or 'backward'), 3)
+    blame(string.format('%s:%s: no forward to go back through (call forward first)',
+                        self.__name, fn or 'backward'))
   end
   return self.saved
 end

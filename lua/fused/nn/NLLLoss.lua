@@ -16,6 +16,7 @@ local inputs = require 'fused.nn.inputs'
 local Module = require 'fused.nn.Module'
 
 local NLLLoss = Module:extend('NLLLoss')
+NLLLoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
 function NLLLoss:__init(opts, ...)
   inputs.no_more('NLLLoss', 1, ...)

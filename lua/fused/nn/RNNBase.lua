@@ -11,13 +11,13 @@
 -- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0,
 -- lengths, reverse, out) and back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k
 -- (1-based, PyTorch's order).
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local options = require 'fused.options'
 local lengths_ = require 'fused.functional.lengths'
 local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
 local inputs = require 'fused.nn.inputs'
-local blame = require 'fused.blame'
 local compute_option = require 'fused.nn.compute'
 
 local RNNBase = Module:extend('RNNBase')
@@ -153,8 +153,8 @@ function RNNBase:run(xs, h0, c0, lengths)
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
   local h_n = self:buffer_shaped('h_n', state, xs)
   local c_n = self.has_c and self:buffer_shaped('c_n', state, xs) or nil
-  local saved = self.saved or { ctxs = {} }
-  saved.consumed, saved.lengths = false, lengths
+  local saved = self.saved or { ctxs = {} } -- a free slot's: its contexts are reused
+  saved.lengths = lengths
   local x = xs
   for l = 0, self.num_layers - 1 do
     local drop = dropout_before(self, l)
@@ -200,10 +200,6 @@ end
 function RNNBase:run_backward(d_hs, d_hn, d_cn)
   local s = self:expect_saved()
   local fn = self.__name .. ':backward'
-  if s.consumed then
-    blame(fn .. ': the latest forward was already gone back through (backward runs once per '
-          .. 'forward)')
-  end
   self:expect_gradients(fn, s.xs, d_hs, d_hn, d_cn)
   if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
   local xs, H, D = s.xs, self.hidden_size, self.directions
@@ -225,7 +221,6 @@ function RNNBase:run_backward(d_hs, d_hn, d_cn)
     local drop = dropout_before(self, l)
     d_out = drop and drop:backward(d_in) or d_in
   end
-  s.consumed = true
   if self.batch_first then d_out = self:swap_batch_time('d_xs_batch_first', d_out) end
   return d_out, d_h0, d_c0
 end

@@ -2,9 +2,9 @@
 -- run as a sequence of one step (functional.rnn_forward), with PyTorch's parameters weight_ih
 -- (G·H × I), weight_hh (G·H × H), bias_ih, bias_hh (G·H), uniform in ±1/sqrt(H), and their
 -- gradients grad.<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
+local blame = require 'fused.blame'
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
-local blame = require 'fused.blame'
 local inputs = require 'fused.nn.inputs'
 
 local RNNCellBase = Module:extend('RNNCellBase')

@@ -16,6 +16,7 @@
 -- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
 -- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
 -- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
+local blame = require 'fused.blame'
 local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
 local dt = require 'fused.dtype'

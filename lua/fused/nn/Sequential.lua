@@ -9,6 +9,7 @@
 -- '1.bias'), so that a state_dict loads into torch.nn.Sequential; tostring counts from 1, as
 -- Torch7 prints and as Lua indexes model.modules.
 local Module = require 'fused.nn.Module'
+local calls = require 'fused.nn.calls'
 
 local Sequential = Module:extend('Sequential')
 
@@ -31,13 +32,35 @@ function Sequential:add(module)
   return self
 end
 
+-- Each module's input is kept, so that backward goes back through the calls this forward made
+-- (Torch7's form names a call by its input), whatever else called the modules in between; a
+-- look-alike table that is no Module gets the gradient alone. A module with several results
+-- passes its first on.
+local function first_and_count(...) return (...), select('#', ...) end
+
 function Sequential:forward(x)
-  for _, module in ipairs(self.modules) do x = module:forward(x) end
+  local s = self.saved or { inputs = {}, several = {} } -- a free slot's lists, reused
+  local inputs, several = s.inputs, s.several
+  for i, module in ipairs(self.modules) do
+    inputs[i] = x
+    local n
+    x, n = first_and_count(module:forward(x))
+    several[i] = n > 1
+  end
+  self.saved = s
   return x
 end
 
 function Sequential:backward(d_y)
-  for i = #self.modules, 1, -1 do d_y = self.modules[i]:backward(d_y) end
+  local s = self:expect_saved()
+  for i = #self.modules, 1, -1 do
+    local m = self.modules[i]
+    if calls.wraps(m.backward) then
+      d_y = m:backward(s.inputs[i], s.several[i] and { d_y } or d_y)
+    else
+      d_y = m:backward(d_y)
+    end
+  end
   return d_y
 end
 
@@ -45,15 +68,6 @@ function Sequential:children()
   local names = {}
   for i = 1, #self.modules do names[i] = tostring(i - 1) end
   return { unpack(self.modules) }, names
-end
-
--- Module's shared_clone, with each module in the list a shared_clone of the original's.
-function Sequential:shared_clone(into)
-  local earlier = into and into.modules or {}
-  local c = Module.shared_clone(self, into)
-  c.modules = {}
-  for i, m in ipairs(self.modules) do c.modules[i] = m:shared_clone(earlier[i]) end
-  return c
 end
 
 function Sequential:__tostring()

@@ -76,10 +76,12 @@ end
 
 -- The loss of one batch, and with backward the gradients added into the parameters.
 function SequenceModel:loss(xs, ys, backward)
+  -- Evaluation mode without backward: dropout off, and no forward waits for a backward that
+  -- never comes (docs/nn.md, "Calls and backward").
+  self:train(backward and true or false)
   local inputs = self.embed and self.embed:forward(xs) or xs
   local hs, h_n = self.rnn:forward(inputs)
   local drop = self.drop
-  if drop then drop:train(backward and true or false) end
   if self.output_kind == 'last' then
     -- The last layer's final state (h_n is layers x B x H, or B x H for a one-layer LLTM).
     local last = h_n.ndim == 3 and h_n:size(1) or nil
@@ -140,6 +142,7 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
   end
   local x = factory.tensor(codes, index_opts) -- the prime in one forward, T × 1
   local generated, h, c, _ = {}
+  self:eval()
   for i = 1, n do
     local inputs = self.embed:forward(x)
     if self.rnn.has_c then _, h, c = self.rnn:forward(inputs, h, c)
