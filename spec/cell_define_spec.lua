@@ -297,7 +297,7 @@ describe('fused.cell.define', function()
           "fused.cell.define: bad: step returned 1 result; state 'hc' expects 2: new h, new c")
       err(define('h', function() return 0.5 end),
           'fused.cell.define: bad: step result 1 (new h) is the number 0.5; a state must be an expression of gx, gh, h')
-      err(define('hc', function(gx, gh, h, c) return h, c * 0 end),
+      err(define('hc', function(gx, gh, h, c) return h, F.tanh(0) end),
           'step result 2 (new c) is the number 0; a state must be an expression of gx, gh, h, c')
       err(define('h', function() return 'h' end),
           'step result 1 (new h) is a string; expected an expression of gx, gh, h')
