@@ -11,8 +11,8 @@
 local M = {}
 
 -- A cell's graph, forward and backward together, has at most this many nodes: each is about a
--- line of C, and gcc's time grows faster than the lines (-O3, 2 shared cores: 100 lines 0.5 s,
--- 4,000 lines 7 s, 12,000 lines 2.5 min; -O1 grows as fast).
+-- line of C, and gcc's time grows faster than the lines (-O3 on 2 shared cores: 4,000 lines
+-- 7 s of CPU, 12,000 lines 2.5 minutes; -O1 grows as fast).
 M.MAX_NODES = 4000
 
 local Node = {}
