@@ -140,8 +140,8 @@ return function(spec)
                                        outputs = outputs, grads = grads }
   if L.saved > lib.C.FUSED_CELL_SAVED_MAX then
     error(message(name, 'backward reads %d values of the step per element (its activations), '
-                  .. 'more than a cell may save (%d blocks with h_prev)', L.saved - 1,
-                  lib.C.FUSED_CELL_SAVED_MAX), 2)
+                  .. 'more than the %d a cell may save (%d blocks, h_prev among them)',
+                  L.saved - 1, lib.C.FUSED_CELL_SAVED_MAX - 1, lib.C.FUSED_CELL_SAVED_MAX), 2)
   end
   if defined[source] then
     if spec.verbose then print(FN .. ' ' .. name .. ': reusing the cell registered before') end
