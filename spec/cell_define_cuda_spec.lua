@@ -236,4 +236,25 @@ describe('user cells on CUDA', function()
       end
     end
   end)
+  gpu_it('a large cell (compiled without the passes slowest on it) equals the CPU on CUDA', function()
+    local stderr = io.stderr
+    io.stderr = helper.sink() -- its progress lines
+    local ok, cell = pcall(F.define, { name = 'large', gates = 1, state = 'h', cache_dir = cache .. '.d',
+      step = function(gx, gh, h)
+        local x = gx[1] + gh[1] + h
+        for i = 1, 120 do x = F.relu(x) * (1 + i / 1024) end
+        return x
+      end })
+    io.stderr = stderr
+    assert(ok, cell)
+    assert.is_truthy(F.source(cell):find('#pragma GCC optimize', 1, true))
+    fused.manual_seed(5)
+    local o = { dtype = 'float64' }
+    local args = { fused.randn({ 3, 2, 2 }, o), fused.randn({ 4, 2 }, o), fused.randn({ 4, 4 }, o),
+                   fused.randn({ 4 }, o), fused.randn({ 4 }, o), fused.randn({ 2, 4 }, o) }
+    local want = { Fn.rnn_forward(cell, unpack(args)) }
+    for i, t in ipairs(args) do args[i] = t:cuda() end
+    local got = { Fn.rnn_forward(cell, unpack(args)) }
+    for i = 1, 2 do close(got[i]:cpu(), want[i], 1e-12, 'output ' .. i) end
+  end)
 end)
