@@ -311,6 +311,14 @@ describe('fused.cell.define', function()
           "fused.cell.tanh: argument 1 expected a symbol or a number, got string")
       err(define('h', function(gx, gh, h) return F.elu(gx[1], 0.5) end), -- alpha is 1
           'fused.cell.elu: expected one argument, got 2')
+      err(define('h', function(gx, gh, h) gx[3] = h end), 'gx[3]: no such gate; gates = 2')
+    end)
+    it('gives gx and gh as lists of every gate: #, ipairs and unpack see them', function()
+      err(define('h', function(gx, gh, h)
+        local n = 0
+        for _ in ipairs(gh) do n = n + 1 end
+        error(string.format('seen %d %d %d', #gx, n, select('#', unpack(gx))))
+      end, 3), 'seen 3 3 3')
     end)
     it('warns of a gate that nothing reads', function()
       local sink, stderr = helper.sink(), io.stderr

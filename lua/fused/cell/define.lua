@@ -17,17 +17,20 @@ local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
 
 local function message(name, f, ...) return string.format('%s: %s: ' .. f, FN, name, ...) end
 
--- gx or gh: gate k's symbol for k in 1..gates, an error at the reading line for another k.
+-- gx or gh: a list of the gates' symbols (so #gx, ipairs(gx) and unpack(gx) see every gate),
+-- an error at the reading line for another key, and no new keys.
 local function products(g, kind, gates)
-  return setmetatable({}, {
+  local list = {}
+  for k = 1, gates do list[k] = graph.leaf(g, kind, k) end
+  return setmetatable(list, {
     __index = function(_, k)
-      if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > gates then
-        error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
-                            tostring(k), gates, kind, kind, gates), 2)
-      end
-      return graph.leaf(g, kind, k)
+      error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
+                          tostring(k), gates, kind, kind, gates), 2)
     end,
-    __newindex = function() error(kind .. ' is read-only', 2) end,
+    __newindex = function(_, k)
+      error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
+                          tostring(k), gates, kind, kind, gates), 2)
+    end,
   })
 end
 
