@@ -458,6 +458,11 @@ typedef struct fused_cell_def {
   fused_cell_forward_f64 forward_f64;
   fused_cell_backward_f64 backward_f64;
 } fused_cell_def;
+/* The registry's bounds: a cell's name has 1 to FUSED_CELL_NAME_MAX characters, its row 2 to
+ * FUSED_CELL_SAVED_MAX saved blocks, and a process holds FUSED_CELLS_MAX cells, the built-in
+ * ones among them (a registered cell stays for the life of the process: a running module may
+ * hold its id). */
+enum { FUSED_CELL_NAME_MAX = 63, FUSED_CELL_SAVED_MAX = 256, FUSED_CELLS_MAX = 1024 };
 /* Adds a cell (copied, its name too) and returns its id for fused_rnn_forward/backward, or -1
  * with the error saying which field is wrong. Custom cells take both biases; their steps run
  * on the CPU, and on CUDA once fused_rnn_register_cell_cuda has given them device steps. */

@@ -20,6 +20,7 @@ local function example(file)
 end
 
 local run = helper.rnn_results
+local ieee = require 'spec.cell_ieee'
 
 describe('user cells on CUDA', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
@@ -193,5 +194,67 @@ describe('user cells on CUDA', function()
       assert.is_truthy(msg:find("fused.ext.cell: nosteps_cuda's cuda_sources define no "
         .. 'mgu_cuda_forward_f32', 1, true), msg)
     end)
+  end)
+  -- IEEE arithmetic as on the CPU (spec/cell_define_ieee_spec.lua): the constants' literals
+  -- compiled as CUDA, the rules that folding must not change, the kinks' gradients.
+  gpu_it('every kind of constant, compiled as CUDA, reads back as the same double', function()
+    local texts = ieee.literals(F.source(ieee.constants_cell(cache .. '.d')))
+    local back = ieee.compiled(texts, 'cu', cache)
+    for i, v in ipairs(ieee.constants) do assert.is_true(ieee.same(back[i], v), texts[i]) end
+  end)
+
+  for _, rule in ipairs(ieee.rules) do
+    for _, dtype in ipairs({ 'float64', 'float32' }) do
+      gpu_it(rule.name .. ': -0.0, inf and NaN give the CPU\'s results on CUDA in ' .. dtype, function()
+        local stderr = io.stderr
+        io.stderr = helper.sink() -- the unused gate's warning
+        local ok, cell = pcall(ieee.define, rule, cache .. '.d')
+        io.stderr = stderr
+        assert(ok, cell)
+        local h, c = ieee.run(cell, ieee.edges, dtype)
+        local dh, dc = ieee.run(cell, ieee.edges, dtype, 'cuda')
+        for i = 1, #ieee.edges do
+          assert.is_true(ieee.same(dh[i], h[i]), 'h ' .. i)
+          assert.is_true(ieee.same(dc[i], c[i]), 'c ' .. i)
+        end
+      end)
+    end
+  end
+
+  gpu_it('the kinks have PyTorch\'s gradients on CUDA', function()
+    local stderr = io.stderr
+    io.stderr = helper.sink()
+    local ok, cell = pcall(F.define, { name = 'kinks', gates = 2, state = 'hc',
+                                       cache_dir = cache .. '.d', step = ieee.kinks.step })
+    io.stderr = stderr
+    assert(ok, cell)
+    for _, dtype in ipairs({ 'float64', 'float32' }) do
+      local d_h0, d_c0 = ieee.kink_gradients(cell, dtype, 'cuda')
+      for i = 1, 3 do
+        assert.are.equal(ieee.kinks.d_h0[i], d_h0[1][i], 'd_h0 ' .. i)
+        assert.are.equal(ieee.kinks.d_c0[i], d_c0[1][i], 'd_c0 ' .. i)
+      end
+    end
+  end)
+  gpu_it('a large cell (compiled without the passes slowest on it) equals the CPU on CUDA', function()
+    local stderr = io.stderr
+    io.stderr = helper.sink() -- its progress lines
+    local ok, cell = pcall(F.define, { name = 'large', gates = 1, state = 'h', cache_dir = cache .. '.d',
+      step = function(gx, gh, h)
+        local x = gx[1] + gh[1] + h
+        for i = 1, 120 do x = F.relu(x) * (1 + i / 1024) end
+        return x
+      end })
+    io.stderr = stderr
+    assert(ok, cell)
+    assert.is_truthy(F.source(cell):find('#pragma GCC optimize', 1, true))
+    fused.manual_seed(5)
+    local o = { dtype = 'float64' }
+    local args = { fused.randn({ 3, 2, 2 }, o), fused.randn({ 4, 2 }, o), fused.randn({ 4, 4 }, o),
+                   fused.randn({ 4 }, o), fused.randn({ 4 }, o), fused.randn({ 2, 4 }, o) }
+    local want = { Fn.rnn_forward(cell, unpack(args)) }
+    for i, t in ipairs(args) do args[i] = t:cuda() end
+    local got = { Fn.rnn_forward(cell, unpack(args)) }
+    for i = 1, 2 do close(got[i]:cpu(), want[i], 1e-12, 'output ' .. i) end
   end)
 end)

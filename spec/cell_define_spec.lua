@@ -297,7 +297,7 @@ describe('fused.cell.define', function()
           "fused.cell.define: bad: step returned 1 result; state 'hc' expects 2: new h, new c")
       err(define('h', function() return 0.5 end),
           'fused.cell.define: bad: step result 1 (new h) is the number 0.5; a state must be an expression of gx, gh, h')
-      err(define('hc', function(gx, gh, h, c) return h, c * 0 end),
+      err(define('hc', function(gx, gh, h, c) return h, F.tanh(0) end),
           'step result 2 (new c) is the number 0; a state must be an expression of gx, gh, h, c')
       err(define('h', function() return 'h' end),
           'step result 1 (new h) is a string; expected an expression of gx, gh, h')
@@ -311,6 +311,14 @@ describe('fused.cell.define', function()
           "fused.cell.tanh: argument 1 expected a symbol or a number, got string")
       err(define('h', function(gx, gh, h) return F.elu(gx[1], 0.5) end), -- alpha is 1
           'fused.cell.elu: expected one argument, got 2')
+      err(define('h', function(gx, gh, h) gx[3] = h end), 'gx[3]: no such gate; gates = 2')
+    end)
+    it('gives gx and gh as lists of every gate: #, ipairs and unpack see them', function()
+      err(define('h', function(gx, gh, h)
+        local n = 0
+        for _ in ipairs(gh) do n = n + 1 end
+        error(string.format('seen %d %d %d', #gx, n, select('#', unpack(gx))))
+      end, 3), 'seen 3 3 3')
     end)
     it('warns of a gate that nothing reads', function()
       local sink, stderr = helper.sink(), io.stderr

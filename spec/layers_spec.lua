@@ -28,6 +28,8 @@ local MAY_CALL = {
   ['distributed/'] = { { '^fused_mpi_', '^fused_nccl_', '^FUSED_NCCL_', '^fused_last_error$' },
                        'loads the MPI and NCCL shims' },
   ['train/interrupt.lua'] = { { '^fused_sigint_' }, "the Ctrl-C flag (c/core/signal.c)" },
+  ['cell/define.lua'] = { { '^FUSED_CELL_NAME_MAX$', '^FUSED_CELL_SAVED_MAX$' },
+                          "the cell registry's bounds (fused.h), checked before compiling" },
 }
 
 -- The entry for path (relative to lua/fused/): its own, else its folder's.

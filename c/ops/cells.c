@@ -5,16 +5,15 @@
 #include "../core/error.h"
 #include "../fused.h"
 
-enum { MAX_CELLS = 64, NAME_LEN = 32 };
 
 /* The built-in cells first (fused.h's FUSED_CELLS; the numbers are cell_layout.h's). They have
  * no step pointers: the CPU driver compiles their rows for each vector capability
  * (generic/rnn.h). */
 #define BUILT_IN(id, name, gates, saved, has_c, d_ih, d_hh, h_prev) \
   [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, NULL, NULL, NULL, NULL},
-static fused_cell_def cells[MAX_CELLS] = {FUSED_CELLS(BUILT_IN)};
+static fused_cell_def cells[FUSED_CELLS_MAX] = {FUSED_CELLS(BUILT_IN)};
 #undef BUILT_IN
-static char names[MAX_CELLS][NAME_LEN];
+static char names[FUSED_CELLS_MAX][FUSED_CELL_NAME_MAX + 1];
 static int32_t count = FUSED_NUM_CELLS;
 
 const fused_cell_def *fused_rnn_cell(int32_t cell) {
@@ -33,14 +32,14 @@ static int check_block(const char *field, int32_t at, int32_t n, int32_t S) {
 int32_t fused_rnn_register_cell(const fused_cell_def *def) {
   const char *fn = "rnn_register_cell";
   if (!def) return fused_error("%s: argument 'def' expected a fused_cell_def, got NULL", fn);
-  if (!def->name || !def->name[0] || strlen(def->name) >= NAME_LEN)
-    return fused_error("%s: field 'name' expected a name of 1 to %d characters", fn,
-                       NAME_LEN - 1);
+  if (!def->name || !def->name[0] || strlen(def->name) > FUSED_CELL_NAME_MAX)
+    return fused_error("%s: field 'name' expected a name of 1 to %d characters, got %zu", fn,
+                       FUSED_CELL_NAME_MAX, def->name ? strlen(def->name) : 0);
   if (def->gates < 1 || def->gates > 64)
     return fused_error("%s: field 'gates' expected 1..64, got %d", fn, def->gates);
-  if (def->saved <= def->gates || def->saved > 256)
-    return fused_error("%s: field 'saved' expected %d..256 (the gates and h_prev at least), "
-                       "got %d", fn, def->gates + 1, def->saved);
+  if (def->saved <= def->gates || def->saved > FUSED_CELL_SAVED_MAX)
+    return fused_error("%s: field 'saved' expected %d..%d (the gates and h_prev at least), "
+                       "got %d", fn, def->gates + 1, FUSED_CELL_SAVED_MAX, def->saved);
   if (def->has_c != 0 && def->has_c != 1)
     return fused_error("%s: field 'has_c' expected 0 or 1, got %d", fn, def->has_c);
   FUSED_TRY(check_block("h_prev", def->h_prev, 1, def->saved));
@@ -53,7 +52,10 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
     return fused_error("%s: the fields forward_f32, backward_f32, forward_f64 and backward_f64 "
                        "expected functions, got NULL", fn);
   const int32_t id = __atomic_load_n(&count, __ATOMIC_ACQUIRE);
-  if (id >= MAX_CELLS) return fused_error("%s: already %d cells registered", fn, MAX_CELLS);
+  if (id >= FUSED_CELLS_MAX)
+    return fused_error("%s: a process holds %d cells, and all are taken (the %d built-in and %d "
+                       "registered: each distinct cell registers once)", fn, FUSED_CELLS_MAX,
+                       FUSED_NUM_CELLS, id - FUSED_NUM_CELLS);
   cells[id] = *def;
   strcpy(names[id], def->name);
   cells[id].name = names[id];
@@ -63,7 +65,7 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
 
 /* The CUDA steps of registered cells, by id: [dtype][backward]. Written once, before the id
  * is handed to a CUDA run (fused.ext registers them before it returns). */
-static fused_cell_cuda_step cuda_steps[MAX_CELLS][2][2];
+static fused_cell_cuda_step cuda_steps[FUSED_CELLS_MAX][2][2];
 
 int fused_rnn_register_cell_cuda(int32_t cell, fused_cell_cuda_step forward_f32,
                                  fused_cell_cuda_step backward_f32,

@@ -13,21 +13,32 @@ local graph = require 'fused.cell.graph'
 local M = {}
 
 -- Arithmetic on values at hand: recomputed in backward rather than saved.
-local cheap = { add = true, sub = true, mul = true, div = true, neg = true, select_lt = true,
-                abs = true, dsigmoid = true, dtanh = true, delu = true }
+local cheap = { add = true, sub = true, mul = true, div = true, neg = true, abs = true,
+                relu = true, max = true, min = true, select_lt = true, select_le = true,
+                select_eq = true, dsigmoid = true, dtanh = true, delu = true }
 
+-- v as a C double literal that the compiler reads back as v exactly: the shortest of 15, 16
+-- or 17 significant digits that reads back so, with a '.0' where it has neither '.' nor an
+-- exponent (so that -0.0 stays a double: -0 is the integer 0).
 local function number(v)
   if v ~= v then return 'NAN' end
-  if v == math.huge or v == -math.huge then return v > 0 and 'INFINITY' or '-INFINITY' end
-  if v == math.floor(v) and math.abs(v) < 2 ^ 53 then return string.format('%d', v) end
-  return string.format('%.17g', v)
+  if v == math.huge then return 'INFINITY' end
+  if v == -math.huge then return '-INFINITY' end
+  local s
+  for digits = 15, 17 do
+    s = string.format('%.' .. digits .. 'g', v)
+    if tonumber(s) == v then break end
+  end
+  if not s:find('[.e]') then s = s .. '.0' end
+  return s
 end
+M.number = number
 
 local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_' }
 
 local function name_of(n)
   if n.op == 'gx' or n.op == 'gh' then return n.op .. n.index .. '_' end
-  return leaf_names[n.op] or (n.op:gsub('_lt$', '') .. n.id)
+  return leaf_names[n.op] or (n.op:gsub('_%a%a$', '') .. n.id)
 end
 
 local function expression(n)
@@ -49,8 +60,17 @@ local function expression(n)
     return 'FUSED_LANEWISE(' .. op .. ', ' .. a[1] .. ')'
   end
   if op == 'softplus' then return 'FUSED_SOFTPLUS(' .. a[1] .. ')' end
-  if op == 'select_lt' then
-    return string.format('vselect(%s < %s, %s, %s)', a[1], a[2], a[3], a[4])
+  if op == 'relu' then -- PyTorch's: NaN stays NaN
+    return string.format('vselect((%s != %s) | (%s > vsplat(0)), %s, vsplat(0))', a[1], a[1],
+                         a[1], a[1])
+  end
+  if op == 'max' or op == 'min' then -- PyTorch's maximum and minimum: a NaN on either side wins
+    return string.format('vselect((%s != %s) | (%s %s %s), %s, %s)', a[1], a[1], a[1],
+                         op == 'max' and '>' or '<', a[2], a[1], a[2])
+  end
+  local compare = { select_lt = '<', select_le = '<=', select_eq = '==' }
+  if compare[op] then
+    return string.format('vselect(%s %s %s, %s, %s)', a[1], compare[op], a[2], a[3], a[4])
   end
   if op == 'dsigmoid' then return 'd_sigmoid_from_output(' .. a[1] .. ')' end
   if op == 'dtanh' then return 'd_tanh_from_output(' .. a[1] .. ')' end
@@ -61,6 +81,18 @@ end
 local function value(n)
   return n.op == 'const' and ('vsplat(' .. number(n.value) .. ')') or name_of(n)
 end
+
+-- gcc's time on one long straight-line body grows faster than its lines; these passes most
+-- (a chain of 1,000 multiply-adds, 4,000 lines: 6.9 s of CPU at -O3, 2.7 s without them;
+-- 300 nested tanh 10.1 s, 7.2 s). A large cell compiles without them, under gcc only (as C
+-- or as emulated CUDA; nvcc's and clang's compilers go their own way).
+local LARGE_LINES = 500
+local LARGE_PRAGMA = {
+  '#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDACC__)',
+  '#pragma GCC optimize("no-gcse", "no-gcse-after-reload", "no-tree-pre", "no-schedule-insns2", \\',
+  '                     "ira-region=one") /* a large cell: compile time (codegen.lua) */',
+  '#endif',
+}
 
 local function block(k) return k == 0 and 'j' or (k .. ' * H + j') end
 
@@ -91,23 +123,28 @@ local function is_leaf(n) return #n.args == 0 and n.op ~= 'const' end
 -- Which forward nodes backward reads, and how: saved (in order) or recomputed.
 local function plan(boundary)
   local saved, recompute, status = {}, {}, {}
-  local function need(n)
-    if status[n] then return end
-    if n.op == 'const' or n.op == 'h' then status[n] = 'free'; return end
-    if cheap[n.op] then
-      local missing = 0
-      for _, a in ipairs(n.args) do
-        if not status[a] and a.op ~= 'const' and a.op ~= 'h' then missing = missing + 1 end
-      end
-      if missing <= 1 then
-        status[n] = 'recompute'
-        for _, a in ipairs(n.args) do need(a) end
-        recompute[#recompute + 1] = n
-        return
+  -- depth first, args in order, on a stack of its own (a deep graph overflows Lua's)
+  local function need(root)
+    local stack = { root }
+    while #stack > 0 do
+      local n = table.remove(stack)
+      if status[n] then -- decided
+      elseif n.op == 'const' or n.op == 'h' then status[n] = 'free'
+      else
+        local missing = 0
+        for _, a in ipairs(n.args) do
+          if not status[a] and a.op ~= 'const' and a.op ~= 'h' then missing = missing + 1 end
+        end
+        if cheap[n.op] and missing <= 1 then
+          status[n] = 'recompute'
+          recompute[#recompute + 1] = n
+          for i = #n.args, 1, -1 do stack[#stack + 1] = n.args[i] end
+        else
+          status[n] = 'saved'
+          saved[#saved + 1] = n
+        end
       end
     end
-    status[n] = 'saved'
-    saved[#saved + 1] = n
   end
   -- the activations first, so that arithmetic over them finds them saved
   table.sort(boundary, function(x, y) return x.id < y.id end)
@@ -128,21 +165,14 @@ function M.generate(d)
   d_outputs[#d_outputs + 1] = d.grads.h
   if d.has_c then d_outputs[#d_outputs + 1] = d.grads.c end
   local shared = true
-  for k = 1, G do shared = shared and d.grads.gx[k] == d.grads.gh[k] end
+  for k = 1, G do shared = shared and rawequal(d.grads.gx[k], d.grads.gh[k]) end
 
   -- backward's nodes, and the forward ones it reads
-  local bwd, boundary, seen = {}, {}, {}
-  local function walk(n)
-    if seen[n] then return end
-    seen[n] = true
-    if n.fwd then
-      if n.op ~= 'const' then boundary[#boundary + 1] = n end
-      return
-    end
-    for _, a in ipairs(n.args) do walk(a) end
-    bwd[#bwd + 1] = n
+  local bwd, boundary = {}, {}
+  for _, n in ipairs(graph.reachable(d_outputs, function(n) return n.fwd end)) do
+    if not n.fwd then bwd[#bwd + 1] = n
+    elseif n.op ~= 'const' then boundary[#boundary + 1] = n end
   end
-  for _, n in ipairs(d_outputs) do walk(n) end
   local saved, recompute = plan(boundary)
 
   local blocks = math.max(#saved, shared and G or 2 * G)
@@ -216,6 +246,9 @@ function M.generate(d)
   if d.has_c then out[#out + 1] = '    vstore(dc + j, ' .. value(d.grads.c) .. ', m);' end
   out[#out + 1] = '  })'
   out[#out + 1] = '})'
+  if #out > LARGE_LINES then
+    for i, line in ipairs(LARGE_PRAGMA) do table.insert(out, 5 + i, line) end
+  end
   return table.concat(out, '\n') .. '\n', L
 end
 

@@ -8,6 +8,8 @@ local codegen = require 'fused.cell.codegen'
 local options = require 'fused.options'
 local hash = require 'fused.ext.hash'
 local build = require 'fused.ext.build'
+local lib = require 'fused.lib'
+local clock = require 'fused.train.progress'
 
 local FN = 'fused.cell.define'
 local OPTIONS = { 'name', 'gates', 'state', 'step', 'cache_dir', 'verbose' }
@@ -15,22 +17,25 @@ local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
 
 local function message(name, f, ...) return string.format('%s: %s: ' .. f, FN, name, ...) end
 
--- gx or gh: gate k's symbol for k in 1..gates, an error at the reading line for another k.
+-- gx or gh: a list of the gates' symbols (so #gx, ipairs(gx) and unpack(gx) see every gate),
+-- an error at the reading line for another key, and no new keys.
 local function products(g, kind, gates)
-  return setmetatable({}, {
+  local list = {}
+  for k = 1, gates do list[k] = graph.leaf(g, kind, k) end
+  return setmetatable(list, {
     __index = function(_, k)
-      if type(k) ~= 'number' or k ~= math.floor(k) or k < 1 or k > gates then
-        error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
-                            tostring(k), gates, kind, kind, gates), 2)
-      end
-      return graph.leaf(g, kind, k)
+      error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
+                          tostring(k), gates, kind, kind, gates), 2)
     end,
-    __newindex = function() error(kind .. ' is read-only', 2) end,
+    __newindex = function(_, k)
+      error(string.format('%s[%s]: no such gate; gates = %d (%s[1] .. %s[%d])', kind,
+                          tostring(k), gates, kind, kind, gates), 2)
+    end,
   })
 end
 
 -- The step's results as the new state's nodes, or the error that says what is wrong.
-local function states(name, state, results, n)
+local function states(g, name, state, results, n)
   local want = STATES[state]
   local expects = string.format("state '%s' expects %d: %s", state, #want, table.concat(want, ', '))
   if n == 0 then error(message(name, 'step returned nothing; %s', expects), 3) end
@@ -40,7 +45,10 @@ local function states(name, state, results, n)
   local inputs = state == 'hc' and 'gx, gh, h, c' or 'gx, gh, h'
   for i = 1, n do
     local v = results[i]
-    if type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
+    if graph.is_node(v) and v.graph ~= g then
+      error(message(name, "step result %d (%s) is a symbol of cell '%s'; a state must be an "
+                    .. 'expression of %s', i, want[i], v.graph.name, inputs), 3)
+    elseif type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
       error(message(name, 'step result %d (%s) is the number %s; a state must be an expression '
                     .. 'of %s', i, want[i], tostring(type(v) == 'number' and v or v.value), inputs), 3)
     elseif not graph.is_node(v) then
@@ -51,12 +59,28 @@ local function states(name, state, results, n)
   return results
 end
 
--- The generated source's file in the cache, named by its text: written once.
+-- The generated source's file in the cache, named by its text: written once. Returns its path
+-- and whether it was new.
 local function write_source(dir, name, text, ext)
   local path = string.format('%s/%s-%s.%s', dir, name, hash.hex(hash.add(nil, text)), ext)
-  if hash.read(path) ~= text then build.write(FN, path, text) end
-  return path
+  if hash.read(path) == text then return path, false end
+  build.write(FN, path, text)
+  return path, true
 end
+
+-- Runs the step on the graph's symbols; returns its results and their count.
+local function run_step(g, spec, gates, h, c)
+  local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
+                          products(g, 'gh', gates), h, c) }
+  if not results[1] then error(message(spec.name, '%s', tostring(results[2])), 3) end
+  return { unpack(results, 2, table.maxn(results)) }, table.maxn(results) - 1
+end
+
+-- A cell takes about a second to compile per this many lines of C (gcc -O3, 2 cores): a
+-- larger one says that it is compiling.
+local PROGRESS_LINES = 150
+
+local defined = {} -- generated source -> cell: a definition registers once per process
 
 return function(spec)
   spec = options.check(spec, FN, OPTIONS)
@@ -64,6 +88,10 @@ return function(spec)
   if type(name) ~= 'string' or not name:match('^[%a_][%w_]*$') then
     error(string.format("%s: option 'name' expected a C name (letters, digits, _), got %s", FN,
                         type(name) == 'string' and string.format('%q', name) or type(name)), 2)
+  end
+  if #name > lib.C.FUSED_CELL_NAME_MAX then -- the registry's bound, checked before compiling
+    error(string.format("%s: option 'name' expected at most %d characters, got %d (%s)", FN,
+                        lib.C.FUSED_CELL_NAME_MAX, #name, name), 2)
   end
   local gates = spec.gates
   if type(gates) ~= 'number' or gates ~= math.floor(gates) or gates < 1 or gates > 64 then
@@ -77,13 +105,20 @@ return function(spec)
   end
   local has_c = spec.state == 'hc'
 
-  local g = graph.new()
+  local g = graph.new(name)
   local h, c = graph.leaf(g, 'h'), has_c and graph.leaf(g, 'c') or nil
-  local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
-                          products(g, 'gh', gates), h, c) }
-  if not results[1] then error(message(name, '%s', tostring(results[2])), 2) end
-  local outputs = states(name, spec.state, { unpack(results, 2, table.maxn(results)) },
-                         table.maxn(results) - 1)
+  local results, n = run_step(g, spec, gates, h, c)
+  local outputs = states(g, name, spec.state, results, n)
+  -- A step that reads anything but its arguments (math.random, a counter) would be frozen at
+  -- one value unseen: a second run must give the same nodes.
+  local again = run_step(g, spec, gates, h, c)
+  for i = 1, n do
+    if not rawequal(again[i], outputs[i]) then
+      error(message(name, 'the step gave other equations when run again (result %d); it must '
+                    .. 'compute from gx, gh, h and c alone, not from a random number, a clock or '
+                    .. 'a counter', i), 2)
+    end
+  end
 
   local _, reaches = graph.reachable(outputs)
   for k = 1, gates do
@@ -95,7 +130,8 @@ return function(spec)
 
   local seeds = { { outputs[1], graph.leaf(g, 'dh') } }
   if has_c then seeds[2] = { outputs[2], graph.leaf(g, 'dc') } end
-  local adj = grad.backward(g, seeds)
+  local ok, adj = pcall(grad.backward, g, seeds) -- its nodes count to the bound too
+  if not ok then error(message(name, '%s', tostring(adj)), 2) end
   local zero = graph.const(g, 0)
   local grads = { gx = {}, gh = {}, h = adj[h] or zero, c = c and (adj[c] or zero) }
   for k = 1, gates do
@@ -105,15 +141,36 @@ return function(spec)
   local step = 'cell_' .. name
   local source, L = codegen.generate { name = name, step = step, gates = gates, has_c = has_c,
                                        outputs = outputs, grads = grads }
+  if L.saved > lib.C.FUSED_CELL_SAVED_MAX then
+    error(message(name, 'backward reads %d values of the step per element (its activations), '
+                  .. 'more than the %d a cell may save (%d blocks, h_prev among them)',
+                  L.saved - 1, lib.C.FUSED_CELL_SAVED_MAX - 1, lib.C.FUSED_CELL_SAVED_MAX), 2)
+  end
+  if defined[source] then
+    if spec.verbose then print(FN .. ' ' .. name .. ': reusing the cell registered before') end
+    return defined[source]
+  end
 
   local ext = require 'fused.ext'
   local dir = require('fused.ext.cache').extension_folder(FN, spec, name)
   -- one text for both: compiled as C for the CPU, as CUDA for the device (on a first CUDA run)
-  local cell = ext.cell { name = name, sources = { write_source(dir, name, source, 'c') },
-                          cuda_sources = { write_source(dir, name, source, 'cu') }, step = step,
+  local c_path, new = write_source(dir, name, source, 'c')
+  local _, lines = source:gsub('\n', '')
+  local started = clock.now()
+  local say = new and lines > PROGRESS_LINES
+  if say then
+    io.stderr:write(string.format('%s: %s: compiling %d lines of C (%d nodes)...\n', FN, name,
+                                  lines, #g.nodes))
+  end
+  local cell = ext.cell { name = name, sources = { c_path },
+                          cuda_sources = { (write_source(dir, name, source, 'cu')) }, step = step,
                           gates = gates, state = spec.state, saved = L.saved, h_prev = L.h_prev,
                           d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
                           verbose = spec.verbose }
+  if say then
+    io.stderr:write(string.format('%s: %s: compiled in %.1f s\n', FN, name, clock.now() - started))
+  end
   cell.source = source
+  defined[source] = cell
   return cell
 end

@@ -23,16 +23,30 @@ local rules = {
   elu = function(g, y, dy) return graph.op(g, 'mul', dy, graph.op(g, 'delu', y)) end,
   exp = function(g, y, dy) return graph.op(g, 'mul', dy, y) end,
   log = function(g, y, dy) return graph.op(g, 'div', dy, y.args[1]) end,
-  sqrt = function(g, y, dy) return graph.op(g, 'div', graph.op(g, 'mul', 0.5, dy), y) end,
+  sqrt = function(g, y, dy) return graph.op(g, 'div', dy, graph.op(g, 'mul', 2, y)) end,
   softplus = function(g, y, dy)
     return graph.op(g, 'mul', dy, graph.op(g, 'sigmoid', y.args[1]))
   end,
+  -- The kinks as PyTorch's autograd takes them (tools/autograd/derivatives.yaml): abs,
+  -- grad * self.sgn() (0 at 0); relu, threshold_backward(grad, result, 0) (0 where the result
+  -- is <= 0); maximum, where(self == other, grad / 2, grad).masked_fill_(self < other, 0)
+  -- for self and masked_fill_(self > other, 0) for other (half to each at a tie); minimum
+  -- the same with < and > swapped.
   abs = function(g, y, dy)
-    return graph.op(g, 'select_lt', y.args[1], 0, graph.op(g, 'neg', dy), dy)
+    local x = y.args[1]
+    local sgn = graph.op(g, 'select_lt', 0, x, 1, graph.op(g, 'select_lt', x, 0, -1, 0))
+    return graph.op(g, 'mul', dy, sgn)
   end,
-  select_lt = function(g, y, dy)
+  relu = function(g, y, dy) return graph.op(g, 'select_le', y, 0, 0, dy) end,
+  max = function(g, y, dy)
     local a, b = y.args[1], y.args[2]
-    return nil, nil, graph.op(g, 'select_lt', a, b, dy, 0), graph.op(g, 'select_lt', a, b, 0, dy)
+    local share = graph.op(g, 'select_eq', a, b, graph.op(g, 'div', dy, 2), dy)
+    return graph.op(g, 'select_lt', a, b, 0, share), graph.op(g, 'select_lt', b, a, 0, share)
+  end,
+  min = function(g, y, dy)
+    local a, b = y.args[1], y.args[2]
+    local share = graph.op(g, 'select_eq', a, b, graph.op(g, 'div', dy, 2), dy)
+    return graph.op(g, 'select_lt', b, a, 0, share), graph.op(g, 'select_lt', a, b, 0, share)
   end,
 }
 
@@ -50,9 +64,8 @@ function M.backward(g, seeds)
   for i = #order, 1, -1 do
     local y = order[i]
     local dy = adj[y]
-    local rule = rules[y.op]
-    if dy and rule then
-      local terms = { rule(g, y, dy) }
+    if dy and #y.args > 0 then
+      local terms = { assert(rules[y.op], 'fused.cell: no gradient rule for ' .. y.op)(g, y, dy) }
       for k, a in ipairs(y.args) do
         local t = terms[k]
         if t and not (t.op == 'const' and t.value == 0) then

@@ -25,35 +25,33 @@ function M.source(cell)
   return cell.source
 end
 
-local function apply(fname, op, args, ...)
-  local g
-  for i = 1, select('#', ...) do
-    local v = select(i, ...)
-    if graph.is_node(v) then g = v.graph
-    elseif type(v) ~= 'number' then
-      error(string.format("fused.cell.%s: argument %d expected a symbol or a number, got %s",
-                          fname, i, type(v)), 3)
-    end
-  end
-  if not g then return graph.eval[op](unpack(args)) end
-  return graph.op(g, op, unpack(args))
-end
-
-local function unary(fname, op)
+-- F.fname(...) of op: exactly arity arguments, symbols of the running step or numbers (then
+-- a number).
+local function define_function(fname, op, arity)
+  local words = { 'one argument', 'two arguments' }
   M[fname] = function(...)
-    if select('#', ...) ~= 1 then
-      error(string.format('fused.cell.%s: expected one argument, got %d', fname, select('#', ...)), 2)
+    local n = select('#', ...)
+    if n ~= arity then
+      error(string.format('fused.cell.%s: expected %s, got %d', fname, words[arity], n), 2)
     end
-    return apply(fname, op, { ... }, ...)
+    local args, g = { ... }, nil
+    for i = 1, n do
+      local v = args[i]
+      if graph.is_node(v) then g = graph.graph_of(v, 2)
+      elseif type(v) ~= 'number' then
+        error(string.format("fused.cell.%s: argument %d expected a symbol or a number, got %s",
+                            fname, i, type(v)), 2)
+      end
+    end
+    if not g then return graph.eval[op](unpack(args)) end
+    return graph.op(g, op, unpack(args))
   end
 end
-for _, f in ipairs({ 'sigmoid', 'tanh', 'exp', 'log', 'softplus', 'abs', 'sqrt', 'elu' }) do
-  unary(f, f)
+for _, f in ipairs({ 'sigmoid', 'tanh', 'exp', 'log', 'softplus', 'abs', 'sqrt', 'elu', 'relu' }) do
+  define_function(f, f, 1)
 end
--- relu, min and max choose between their arguments: one select_lt each
-function M.relu(x) return apply('relu', 'select_lt', { 0, x, x, 0 }, x) end
-function M.min(a, b) return apply('min', 'select_lt', { a, b, a, b }, a, b) end
-function M.max(a, b) return apply('max', 'select_lt', { b, a, a, b }, a, b) end
+define_function('min', 'min', 2)
+define_function('max', 'max', 2)
 
 local FUNCTIONS = 'define, source, sigmoid, tanh, relu, elu, exp, log, softplus, abs, sqrt, min, max'
 return setmetatable(M, {
