@@ -164,10 +164,44 @@ end
 function M.check_dim(t, dim, fn, arg)
   arg = arg or 'dim'
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
+    if t.ndim == 0 then
+      blame(string.format("%s: argument '%s' expected no dim, as the tensor is 0-d (it has no dims), got %s",
+                          fn, arg, type(dim) == 'number' and tostring(dim) or type_name(dim)))
+    end
     blame(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
                         type(dim) == 'number' and tostring(dim) or type_name(dim)))
   end
   return dim < 0 and t.ndim + dim + 1 or dim
+end
+
+-- What x is and holds, for an error about an argument the user passed: "the number -0.01".
+local function shown(x)
+  if type(x) == 'number' or type(x) == 'boolean' then return 'the ' .. type(x) .. ' ' .. tostring(x) end
+  if type(x) == 'string' then return string.format('the string %q', x) end
+  return 'a ' .. type_name(x)
+end
+M.shown = shown
+
+-- f (the public function fn) refusing a positional argument it has no parameter for, as Python
+-- refuses one: p:add_(g, -lr) must not drop -lr. A trailing nil counts as absent, as Lua has
+-- it. A function of varargs checks its own arguments.
+function M.no_extra(fn, f)
+  local info = debug.getinfo(f, 'u')
+  if info.isvararg then return f end
+  local n = info.nparams
+  local params = {}
+  for i = 1, n do params[i] = debug.getlocal(f, i) end
+  local takes = table.concat(params, ', ')
+  return function(...)
+    for i = n + 1, select('#', ...) do
+      local x = select(i, ...)
+      if x ~= nil then
+        blame(string.format("%s: takes (%s), got an extra argument %d: %s", fn, takes, i,
+                            shown(x)))
+      end
+    end
+    return f(...)
+  end
 end
 
 return M

@@ -3,6 +3,7 @@
 -- linspace, eye (made on the host, then moved to the device asked for). The fills are the op
 -- layer's (fused/ops/copy.lua, fused/ops/random.lua).
 local ffi = require 'ffi'
+local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
@@ -10,6 +11,7 @@ local copy = require 'fused.ops.copy'
 local random = require 'fused.ops.random'
 
 local M = {}
+local MAX_DIMS = lib.C.FUSED_MAX_DIMS
 local new, parse_shape, shape_args = tensor.new, argcheck.parse_shape, argcheck.shape_args
 local type_name, sequence_length, show_list = argcheck.type_name, argcheck.sequence_length, argcheck.show_list
 
@@ -59,7 +61,6 @@ local element_rules = {
                        'a boolean or a number (nonzero is true)' },
 }
 local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
-
 -- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
 -- dtype is opts.dtype, else bool when the first entry is a boolean, else float32. A number (or
 -- boolean, or int64_t) alone gives a 0-d tensor; {} a 1-D tensor of size 0, as in PyTorch.
@@ -75,6 +76,11 @@ function M.tensor(data, opts)
   -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
+    if #shape == MAX_DIMS then -- {t} where t[1] is t would nest forever
+      error(string.format("tensor: argument 'data' expected at most %d nested lists, got more at "
+                          .. "data%s (a table that holds itself?)", MAX_DIMS,
+                          string.rep('[1]', MAX_DIMS)), 2)
+    end
     shape[#shape + 1] = sequence_length(node) or 1
     node = node[1]
   end
@@ -85,6 +91,9 @@ function M.tensor(data, opts)
   local host = new(scalar and 0 or ndim, sizes, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
   local takes, expected = unpack(element_rules[dtype] or number_rule)
+  -- A number that rounds to an infinity in a floating dtype is refused, as fill_'s and full's
+  -- (c/core/check.c's rule; float64 holds them all).
+  local ranged = dt.is_floating[stored] and stored ~= dt.dtypes.float64
   -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
   local function walk(x, d, where)
     if d > #shape then
@@ -92,6 +101,10 @@ function M.tensor(data, opts)
         error(string.format("tensor: argument 'data' expected %s at %s (dtype %s), got %s",
                             expected, where, dt.dtype_names[stored],
                             type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
+      end
+      if ranged and lib.C.fused_check_scalar('tensor', 'data', x, stored) ~= 0 then
+        error(string.format("tensor: argument 'data' expected a number within %s's range at %s, "
+                            .. "got %s", dt.dtype_names[stored], where, tostring(x)), d + 2)
       end
       p[at] = x
       at = at + 1

@@ -71,11 +71,12 @@ function M.check_inplace(fn, out, shape, level)
 end
 
 -- A binary op's operands: two tensors of one shape as they are (any strides), else each
--- broadcast to the common shape. An out that is an operand keeps its shape. Errors are blamed
--- on the caller of the op (level 4 from here: op, its helper, operands).
-function M.operands(fn, out, a, b)
+-- broadcast to the common shape. An out that is an operand keeps its shape. names: what the
+-- user calls a and b ({'a', 'b'} unless given). Errors are blamed on the caller of the op
+-- (level 4 from here: op, its helper, operands).
+function M.operands(fn, out, a, b, names)
   if M.same_shape(a, b) then return a, b end
-  local shape = M.shape(fn, { 'a', 'b' }, { a, b }, 4)
+  local shape = M.shape(fn, names or { 'a', 'b' }, { a, b }, 4)
   if rawequal(out, a) or rawequal(out, b) then M.check_inplace(fn, out, shape, 4) end
   return M.expand(a, shape), M.expand(b, shape)
 end

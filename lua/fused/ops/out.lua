@@ -44,7 +44,16 @@ function M.result(fn, out, ndim, sizes, dtype, device)
                         .. "not resized)", fn, shape_text(ndim, sizes),
                         shape_text(out.ndim, out.sizes)), 3)
   end
-  return tensor.resize(out, ndim, sizes)
+  return M.adopt(out, tensor.new(ndim, sizes, dtype, device))
+end
+
+-- out takes all of fresh (a new tensor): its storage, shape and strides (the storage it had goes when its last tensor
+-- does): a resize whose allocation is made before out lets go, so that a failed one leaves out
+-- as it was.
+function M.adopt(out, fresh)
+  C.fused_tensor_release(out)
+  lib.check(C.fused_tensor_view(out, fresh, fresh.ndim, fresh.sizes, fresh.strides, 0))
+  return out
 end
 
 -- As result, for a result of t's shape, dtype and device.
