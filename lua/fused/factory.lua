@@ -134,6 +134,9 @@ local function numbers_then_options(fn, ...)
       values[i] = x
     elseif i == n and (x == nil or type(x) == 'table') then
       return values, x
+    elseif type(x) == 'table' then
+      error(string.format("%s: expected the numbers then an options table, got an extra argument "
+                          .. "%d after it: %s", fn, i + 1, argcheck.shown(select(i + 1, ...))), 3)
     else
       error(string.format("%s: argument %d expected a number (or the options table last), got %s", fn,
                           i, type_name(x)), 3)
@@ -206,5 +209,9 @@ function M.eye(...)
     return i % cols == math.floor(i / cols) and 1 or 0
   end):view(rows, cols)
 end
+
+-- A factory of fixed parameters refuses an extra argument (the others take sizes or numbers
+-- then options, and refuse what follows those).
+M.full, M.tensor = argcheck.no_extra('full', M.full), argcheck.no_extra('tensor', M.tensor)
 
 return M

@@ -42,9 +42,10 @@ end
 local function expect_alpha(alpha, fn)
   return argcheck.expect_number(alpha == nil and 1 or alpha, fn, 'alpha')
 end
--- t:exp(2) says what is wrong rather than taking 2 for options (a table, when allowed).
-local function expect_no_argument(x, fn, options_allowed)
-  if x ~= nil and not (options_allowed and type(x) == 'table') then
+-- t:exp(2) says what is wrong rather than taking 2 for options (a table); in place, an
+-- argument after t is ops/init.lua's error, as any op's extra argument.
+local function expect_options(x, fn)
+  if x ~= nil and type(x) ~= 'table' then
     error(string.format("%s: expected one tensor, got a second argument (%s)", fn,
                         argcheck.type_name(x)), 3)
   end
@@ -65,10 +66,9 @@ for op = 0, C.FUSED_NUM_UNARY_OPS - 1 do
     end
   else
     M[name] = function(t, opts)
-      return unary_into(name, op, out_.option(expect_no_argument(opts, name, true), name), t, 1)
+      return unary_into(name, op, out_.option(expect_options(opts, name), name), t, 1)
     end
-    M[inplace] = function(t, extra)
-      expect_no_argument(extra, inplace)
+    M[inplace] = function(t)
       expect_writable(t, inplace, 'self')
       return unary_into(inplace, op, t, t, 1)
     end
@@ -239,16 +239,19 @@ local function clamp_bounds(fn, t, min, max)
   if min == nil and max == nil then
     blame(string.format("%s: expected 'min' or 'max' (or both), got neither", fn))
   end
-  local tensors, names = { t }, { 'input' }
-  for i, bound in ipairs({ min, max }) do
-    local arg = CLAMP_NAMES[i + 1]
+  local tensors, names, bounds = { t }, { 'input' }, { min, max }
+  for i = 1, 2 do -- either may be nil
+    local bound, arg = bounds[i], CLAMP_NAMES[i + 1]
     if bound ~= nil and type(bound) ~= 'number' then
       tensors[#tensors + 1], names[#names + 1] = broadcast.expect_operand(bound, fn, arg), arg
     end
   end
   local dtype = dt.result_type(tensors, #tensors)
-  for i, bound in ipairs({ min, max }) do
-    if type(bound) == 'number' then argcheck.expect_scalar(bound, dtype, fn, CLAMP_NAMES[i + 1]) end
+  if dtype == dt.dtypes.bool then
+    blame(string.format("%s: argument 'input' expected a number dtype, got bool", fn))
+  end
+  for i = 1, 2 do
+    if type(bounds[i]) == 'number' then argcheck.expect_scalar(bounds[i], dtype, fn, CLAMP_NAMES[i + 1]) end
   end
   return dtype, broadcast.shape(fn, names, tensors, 3)
 end

@@ -46,5 +46,6 @@ function M.manual_seed(seed)
   end
   C.fused_manual_seed(seed)
 end
+M.manual_seed = argcheck.no_extra('manual_seed', M.manual_seed)
 
 return M

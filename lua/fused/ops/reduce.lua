@@ -173,7 +173,10 @@ end
 -- broadcast to grad's (NumPy's rules: leading dims and dims of size 1 are summed).
 function M.sum_to_size(grad, ...)
   expect(grad, 'sum_to_size', 'grad')
-  local shape = argcheck.shape_args('sum_to_size', ...)
+  local shape, extra = argcheck.shape_args('sum_to_size', ...)
+  if extra ~= nil then
+    blame("sum_to_size: takes (grad, shape), got an extra argument after the shape: " .. argcheck.shown(extra))
+  end
   if type(shape) ~= 'table' then
     error("sum_to_size: argument 'shape' expected a list of sizes, got " .. argcheck.type_name(shape), 2)
   end
