@@ -35,9 +35,8 @@ function M.cat(list, dim, opts)
     end
     sizes[dim - 1] = sizes[dim - 1] + t.sizes[dim - 1]
   end
-  local out = out_.result('cat', out_.option(opts, 'cat'), first.ndim, sizes, first.scalar_type,
-                          first.device_type)
-  local dst = out_.dense(out)
+  local out = out_.option(opts, 'cat')
+  local dst = out_.target('cat', out, first.ndim, sizes, first.scalar_type, first.device_type)
   check(C.fused_cat(dst, inputs, n, dim - 1))
   return out_.finish(out, dst)
 end

@@ -17,14 +17,12 @@ local function compare_into(fn, op, flipped, out, a, b)
   broadcast.expect_operand(a, fn, 'a')
   if type(b) == 'number' then
     a = out_.contiguous(a)
-    out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
-    local dst = out_.dense(out)
+    local dst = out_.target(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
     check(C.fused_compare_scalar(op, dst, a, b))
     return out_.finish(out, dst)
   end
   a, b = broadcast.operands(fn, out, a, broadcast.expect_operand(b, fn, 'b'))
-  out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
-  local dst = out_.dense(out)
+  local dst = out_.target(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
   check(C.fused_compare(op, dst, a, b))
   return out_.finish(out, dst)
 end

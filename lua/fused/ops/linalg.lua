@@ -9,7 +9,7 @@ local out_ = require 'fused.ops.out'
 local blame = require 'fused.blame'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 -- beta and alpha of opts (checked: its keys among `accepted`), default 1.
@@ -34,8 +34,7 @@ local function product(fn, out, bias, a, b, beta, alpha)
   a, b = gemm_ready(a, fn, 'a'), gemm_ready(b, fn, 'b')
   if a.ndim ~= 2 then blame(string.format("%s: argument 'a' expected 2 dims, got %d", fn, a.ndim)) end
   sizes[0], sizes[1] = a.sizes[0], b.ndim == 2 and b.sizes[1] or 1
-  out = out_.result(fn, out, 2, sizes, a.scalar_type, a.device_type)
-  local dst = dense(out)
+  local dst = out_.target(fn, out, 2, sizes, a.scalar_type, a.device_type)
   check(C.fused_addmm(dst, bias, a, b, beta, alpha))
   return finish(out, dst)
 end
@@ -65,8 +64,7 @@ function M.mv(a, v, opts)
   end
   local out = out_.option(opts, 'mv')
   sizes[0] = a.sizes[0]
-  out = out_.result('mv', out, 1, sizes, a.scalar_type, a.device_type)
-  local dst = dense(out)
+  local dst = out_.target('mv', out, 1, sizes, a.scalar_type, a.device_type)
   product('mv', dst:view(-1, 1), nil, a, v:reshape(-1, 1), 0, 1)
   return finish(out, dst)
 end
@@ -90,8 +88,8 @@ function M.bmm(a, b, opts)
                         table.concat(a:shape(), ', '), table.concat(b:shape(), ', ')), 2)
   end
   bmm_sizes[0], bmm_sizes[1], bmm_sizes[2] = a.sizes[0], a.sizes[1], b.sizes[2]
-  local out = out_.result('bmm', out_.option(opts, 'bmm'), 3, bmm_sizes, a.scalar_type, a.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, 'bmm')
+  local dst = out_.target('bmm', out, 3, bmm_sizes, a.scalar_type, a.device_type)
   for i = 1, a:size(1) do product('bmm', dst:select(1, i), nil, a:select(1, i), b:select(1, i), 0, 1) end
   return finish(out, dst)
 end

@@ -26,13 +26,12 @@ local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
 local C, check, expect, expect_writable = lib.C, lib.check, argcheck.expect, argcheck.expect_writable
-local contiguous, like, dense, finish = out_.contiguous, out_.like, out_.dense, out_.finish
+local contiguous, target_like, finish = out_.contiguous, out_.target_like, out_.finish
 local M = {}
 
 local function unary_into(fn, op, out, t, alpha)
   t = contiguous(expect(t, fn, 'input'))
-  out = like(fn, out, t)
-  local dst = dense(out)
+  local dst = target_like(fn, out, t)
   check(C.fused_unary(op, dst, t, alpha))
   return finish(out, dst)
 end
@@ -144,14 +143,12 @@ local function binary_into(fn, op, rop, out, a, b, names)
   a, b = as_dtype(a, dtype), as_dtype(b, dtype)
   if type(a) ~= 'number' and type(b) ~= 'number' then
     a, b = broadcast.operands(fn, out, a, b, names)
-    out = like(fn, out, a)
-    local dst = dense(out)
+    local dst = target_like(fn, out, a)
     check(C.fused_binary(op, dst, a, b))
     return finish(out, dst)
   end
   x = contiguous(type(a) == 'number' and b or a)
-  out = like(fn, out, x)
-  local dst = dense(out)
+  local dst = target_like(fn, out, x)
   if type(b) == 'number' then
     check(C.fused_binary_scalar(op, dst, x, b))
   elseif rop then
@@ -267,9 +264,9 @@ function M.clamp(t, min, max, opts)
   local out = out_.option(opts, 'clamp')
   local dtype, shape = clamp_bounds('clamp', t, min, max)
   local r = broadcast.expand(as_dtype(t, dtype), shape)
-  local dst = out_.like('clamp', out, r)
+  local dst = target_like('clamp', out, r)
   check(C.fused_copy(dst, r))
-  return clamp_into('clamp', dst, min, max)
+  return finish(out, clamp_into('clamp', dst, min, max))
 end
 
 function M.clamp_(t, min, max)

@@ -13,7 +13,7 @@ local dt = require 'fused.dtype'
 local blame = require 'fused.blame'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local sizes = out_.sizes()
@@ -51,8 +51,7 @@ end
 -- The sum of t (counted) along dim into out; fn names the reduction the user called.
 local function sum_dim(fn, t, dim, out)
   dim = reduced(t, dim, fn)
-  out = out_.result(fn, out, t.ndim, sizes, t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local dst = out_.target(fn, out, t.ndim, sizes, t.scalar_type, t.device_type)
   check(C.fused_sum_dim(dst, t, dim - 1))
   return finish(out, dst)
 end
@@ -77,8 +76,7 @@ function M.prod(t, dim, opts)
   local out = out_option(opts, 'prod', dim)
   if dim == nil then return M.prod(t:view(-1), 1):item() end
   dim = reduced(t, dim, 'prod')
-  out = out_.result('prod', out, t.ndim, sizes, t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local dst = out_.target('prod', out, t.ndim, sizes, t.scalar_type, t.device_type)
   check(C.fused_prod_dim(dst, t, dim - 1))
   return finish(out, dst)
 end
@@ -90,11 +88,10 @@ local function extremum(fn, c_fn, t, dim, outs)
     blame(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn, argcheck.type_name(outs)))
   end
   outs = outs or {}
-  local values = out_.result(fn, outs[1], t.ndim, sizes, t.scalar_type, t.device_type)
-  local indices = out_.result(fn, outs[2], t.ndim, sizes, dt.dtypes.int64, t.device_type)
-  local v, i = dense(values), dense(indices)
+  local v = out_.target(fn, outs[1], t.ndim, sizes, t.scalar_type, t.device_type)
+  local i = out_.target(fn, outs[2], t.ndim, sizes, dt.dtypes.int64, t.device_type)
   check(c_fn(v, i, t, dim - 1))
-  return finish(values, v), finish(indices, i)
+  return finish(outs[1], v), finish(outs[2], i)
 end
 
 -- The max (min, argmax, argmin) of all of an empty t is undefined, as in PyTorch.

@@ -12,7 +12,7 @@ local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local contiguous, finish = out_.contiguous, out_.finish
 local BOOL, INT64 = dt.dtypes.bool, dt.dtypes.int64
 local M = {}
 
@@ -22,8 +22,8 @@ local function cumulative(fn, run)
     expect(t, fn, 'input')
     t = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
     dim = argcheck.check_dim(t, dim, fn)
-    local out = out_.like(fn, out_.option(opts, fn), t)
-    local dst = dense(out)
+    local out = out_.option(opts, fn)
+    local dst = out_.target_like(fn, out, t)
     check(run(dst, t, dim - 1))
     return finish(out, dst)
   end
@@ -52,12 +52,11 @@ local function sort_into(fn, t, dim, descending, outs)
                         argcheck.type_name(outs)), 3)
   end
   outs = outs or {}
-  local values = out_.result(fn, input.scalar_type == t.scalar_type and outs[1] or nil, t.ndim,
-                             t.sizes, input.scalar_type, t.device_type)
-  local indices = out_.result(fn, outs[2], t.ndim, t.sizes, INT64, t.device_type)
-  local v, i = dense(values), dense(indices)
+  local values_out = input.scalar_type == t.scalar_type and outs[1] or nil
+  local v = out_.target(fn, values_out, t.ndim, t.sizes, input.scalar_type, t.device_type)
+  local i = out_.target(fn, outs[2], t.ndim, t.sizes, INT64, t.device_type)
   check(C.fused_sort(v, i, input, dim - 1, descending and 1 or 0))
-  values, indices = finish(values, v), finish(indices, i)
+  local values, indices = finish(values_out, v), finish(outs[2], i)
   if t.scalar_type == BOOL then
     values = outs[1] and outs[1]:copy_(values) or values:to('bool')
   end

@@ -13,7 +13,7 @@ local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 -- A number operand of where as a one-element tensor like the other operand (expanded later).
@@ -42,8 +42,7 @@ local function where_into(fn, names, out, cond, a, b)
   local shape = broadcast.shape(fn, names, { cond, a, b }, 3)
   if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape, 3) end
   cond, a, b = broadcast.expand(cond, shape), broadcast.expand(a, shape), broadcast.expand(b, shape)
-  out = out_.result(fn, out, a.ndim, a.sizes, a.scalar_type, a.device_type)
-  local dst = dense(out)
+  local dst = out_.target(fn, out, a.ndim, a.sizes, a.scalar_type, a.device_type)
   check(C.fused_where(dst, cond, a, b))
   return finish(out, dst)
 end
@@ -80,9 +79,8 @@ function M.index_select(t, dim, index, opts)
   end
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
   sizes[dim - 1] = index.sizes[0]
-  local out = out_.result('index_select', out_.option(opts, 'index_select'), t.ndim, sizes,
-                          t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, 'index_select')
+  local dst = out_.target('index_select', out, t.ndim, sizes, t.scalar_type, t.device_type)
   check(C.fused_index_select(dst, t, dim - 1, index))
   return finish(out, dst)
 end
@@ -92,9 +90,8 @@ function M.gather(t, dim, index, opts)
   t = contiguous(expect(t, 'gather', 'input'))
   dim = argcheck.check_dim(t, dim, 'gather')
   index = as_index(index, t, 'gather')
-  local out = out_.result('gather', out_.option(opts, 'gather'), index.ndim, index.sizes,
-                          t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, 'gather')
+  local dst = out_.target('gather', out, index.ndim, index.sizes, t.scalar_type, t.device_type)
   check(C.fused_gather(dst, t, dim - 1, index))
   return finish(out, dst)
 end
@@ -104,9 +101,8 @@ function M.nonzero(t, opts)
   t = contiguous(expect(t, 'nonzero', 'input'))
   check(C.fused_count_nonzero(count, t))
   sizes[0], sizes[1] = count[0], t.ndim
-  local out = out_.result('nonzero', out_.option(opts, 'nonzero'), 2, sizes, dt.dtypes.int64,
-                          t.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, 'nonzero')
+  local dst = out_.target('nonzero', out, 2, sizes, dt.dtypes.int64, t.device_type)
   check(C.fused_nonzero(dst, t))
   return finish(out, dst)
 end

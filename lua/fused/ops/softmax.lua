@@ -13,15 +13,15 @@ local out_ = require 'fused.ops.out'
 local pointwise = require 'fused.ops.pointwise'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local function forward(fn, log_softmax)
   return function(t, dim, opts)
     t = contiguous(expect(t, fn, 'input'))
     dim = argcheck.check_dim(t, dim, fn)
-    local out = out_.like(fn, out_.option(opts, fn), t)
-    local dst = dense(out)
+    local out = out_.option(opts, fn)
+    local dst = out_.target_like(fn, out, t)
     check(C.fused_softmax_forward(dst, t, dim - 1, log_softmax))
     return finish(out, dst)
   end
@@ -34,8 +34,8 @@ local function backward(fn, log_softmax)
     output = contiguous(expect(output, fn, 'output'))
     grad_output = contiguous(expect(grad_output, fn, 'grad_output'))
     dim = argcheck.check_dim(output, dim, fn)
-    local d = out_.like(fn, out_.option(opts, fn), output)
-    local dst = dense(d)
+    local d = out_.option(opts, fn)
+    local dst = out_.target_like(fn, d, output)
     check(C.fused_softmax_backward(dst, grad_output, output, dim - 1, log_softmax))
     return finish(d, dst)
   end
@@ -65,8 +65,8 @@ function M.logsumexp(t, dim, keepdim, opts)
   dim = argcheck.check_dim(t, dim, fn)
   local shape = reduced_shape(t, dim, expect_keepdim(keepdim, fn))
   for d = 1, #shape do sizes[d - 1] = shape[d] end
-  local out = out_.result(fn, out_.option(opts, fn), #shape, sizes, t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, fn)
+  local dst = out_.target(fn, out, #shape, sizes, t.scalar_type, t.device_type)
   local kept = t:shape()
   kept[dim] = 1
   check(C.fused_logsumexp_dim(dst:view(kept), t, dim - 1))

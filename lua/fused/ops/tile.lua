@@ -3,6 +3,7 @@
 -- repeatTensor): a copy of t tiled sizes[d] times along each dim d, with leading dims added
 -- when there are more sizes than dims ({2, 3} of shape {2, 3} is {4, 9}; {2, 1, 1} of it
 -- {2, 2, 3}). Sizes as a list or as numbers, each >= 1; {out = t} last.
+local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local cat = require('fused.ops.cat').cat
@@ -38,7 +39,9 @@ local function tile(t, ...)
   end
   local out = out_.option(opts, fn)
   if out == nil then return copied and r or r:clone() end -- a copy even of all ones, as PyTorch's
-  return out_.result(fn, out, r.ndim, r.sizes, r.scalar_type, r.device_type):copy_(r)
+  local dst = out_.target(fn, out, r.ndim, r.sizes, r.scalar_type, r.device_type)
+  lib.check(lib.C.fused_copy(dst, r))
+  return out_.finish(out, dst)
 end
 M['repeat'] = tile
 M.repeatTensor = tile

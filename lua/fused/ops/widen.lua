@@ -6,7 +6,7 @@
 -- a dimensioned float32 or float64, give the wider computing dtype. An in-place op keeps its tensor's dtype (self receives the
 -- rounded result); {out = t} (or sort's and max's {out = {values, indices}}) of a 16-bit result
 -- receives it through a float32 stand-in that the op writes, so that the op checks its options
--- as for any dtype and out_.result checks out itself. ops/init.lua wraps the computing kinds of
+-- as for any dtype and out_.target checks out itself. ops/init.lua wraps the computing kinds of
 -- ops; selection, copies and comparisons take 16-bit tensors as they are. The temporaries cost
 -- a float32 copy per 16-bit operand and one conversion per result: the 16-bit dtypes are for
 -- storage and checkpoints, the sequence engine's products are bfloat16's fast path
@@ -96,8 +96,9 @@ local function narrowed(name, dtype, outs, ...)
       if rawequal(r, pair[1]) then out = pair[2] end
     end
     if out then
-      results[i] = out_.result(name, out, r.ndim, r.sizes, dtype, r.device_type)
-      lib.check(lib.C.fused_copy(results[i], r))
+      local dst = out_.target(name, out, r.ndim, r.sizes, dtype, r.device_type)
+      lib.check(lib.C.fused_copy(dst, r))
+      results[i] = out_.finish(out, dst)
     elseif is_tensor(r) and r.scalar_type == FLOAT32 then
       results[i] = r:to(dtype_name)
     elseif type(r) == 'number' and not INDEX_RESULT[name] then
