@@ -85,6 +85,7 @@ function M.index_put_(t, indices, values, accumulate)
   local shape = { keep[1]:numel() }
   for d = n + 1, t.ndim do shape[#shape + 1] = t:size(d) end
   if type(values) == 'number' or type(values) == 'boolean' then
+    argcheck.expect_scalar(values, t.scalar_type, fn, 'values')
     values = factory.full(shape, values, { dtype = t.dtype, device = t.device })
   else
     expect(values, fn, 'values')

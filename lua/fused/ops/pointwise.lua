@@ -115,8 +115,19 @@ local function expect_integer_exponent(fn, e, arg)
   end
 end
 
+-- A number operand of an op without a swapped form (2 ^ t) as a 0-d tensor of dtype on x's
+-- device, which the op broadcasts: converted from float64 as PyTorch casts a scalar operand
+-- (1e39 ^ a float32 t is inf ^ t, not an error), an integer one of dtype's values.
+local function scalar_tensor(fn, arg, value, dtype, x)
+  local holder = is_floating[dtype] and dt.dtypes.float64 or dtype
+  if holder == dtype then argcheck.expect_scalar(value, dtype, fn, arg) end
+  local s = tensor.new(0, nil, holder, x.device_type)
+  check(C.fused_fill(s, value))
+  return as_dtype(s, dtype)
+end
+
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
--- number a becomes a tensor full of it. out is nil, the user's out, or a (an in-place op).
+-- number a becomes a 0-d tensor of it. out is nil, the user's out, or a (an in-place op).
 -- names: what the user calls a and b.
 local function binary_into(fn, op, rop, out, a, b, names)
   names = names or { 'a', 'b' }
@@ -141,6 +152,7 @@ local function binary_into(fn, op, rop, out, a, b, names)
     return a
   end
   a, b = as_dtype(a, dtype), as_dtype(b, dtype)
+  if type(a) == 'number' and not rop then a = scalar_tensor(fn, names[1], a, dtype, x) end
   if type(a) ~= 'number' and type(b) ~= 'number' then
     a, b = broadcast.operands(fn, out, a, b, names)
     local dst = target_like(fn, out, a)
@@ -151,12 +163,8 @@ local function binary_into(fn, op, rop, out, a, b, names)
   local dst = target_like(fn, out, x)
   if type(b) == 'number' then
     check(C.fused_binary_scalar(op, dst, x, b))
-  elseif rop then
-    check(C.fused_binary_scalar(rop, dst, x, a))
   else
-    if rawequal(dst, x) then x = x:clone() end -- out is b: keep b before dst is filled
-    check(C.fused_fill(dst, a))
-    check(C.fused_binary(op, dst, dst, x))
+    check(C.fused_binary_scalar(rop, dst, x, a))
   end
   return finish(out, dst)
 end

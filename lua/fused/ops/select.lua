@@ -1,5 +1,5 @@
 -- Selection: fused.where(cond, a, b) (cond a bool tensor; a, b tensors or numbers; all three
--- broadcast), t:masked_fill(mask, value) and masked_fill_, t:index_select(dim, index) and
+-- broadcast), t:masked_fill(mask, value) and masked_fill_ (value a number or a 0-d tensor), t:index_select(dim, index) and
 -- t:gather(dim, index), the indices int64 tensors (or Lua lists) counted from 1; t:nonzero(),
 -- the positions of t's nonzero elements (NaN is one) as the rows of an N x ndim int64 tensor,
 -- counted from 1 (the CPU's only so far; no nonzero element gives 0 x ndim, as PyTorch).
@@ -11,6 +11,7 @@ local factory = require 'fused.factory'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
+local blame = require 'fused.blame'
 
 local C, check, expect = lib.C, lib.check, argcheck.expect
 local contiguous, finish = out_.contiguous, out_.finish
@@ -51,13 +52,26 @@ function M.where(cond, a, b, opts)
   return where_into('where', where_names, out_.option(opts, 'where'), cond, a, b)
 end
 
+-- masked_fill's value: a number (or boolean), or a 0-d tensor holding one, as PyTorch's (a
+-- tensor of elements to place is masked_scatter_'s, or where's).
+local function fill_value(value, fn)
+  if not argcheck.is_tensor(value) then return value end
+  if value.ndim ~= 0 then
+    blame(string.format("%s: argument 'value' expected a number or a 0-d tensor, got a %d-D tensor "
+                        .. "(fused.where(mask, values, t) takes a tensor of values)", fn, value.ndim))
+  end
+  return value:item()
+end
+
 function M.masked_fill(t, mask, value, opts)
   expect(t, 'masked_fill', 'self')
-  return where_into('masked_fill', masked_fill_names, out_.option(opts, 'masked_fill'), mask, value, t)
+  return where_into('masked_fill', masked_fill_names, out_.option(opts, 'masked_fill'), mask,
+                    fill_value(value, 'masked_fill'), t)
 end
 
 function M.masked_fill_(t, mask, value)
-  return where_into('masked_fill_', masked_fill_names, argcheck.expect_writable(t, 'masked_fill_', 'self'), mask, value, t)
+  argcheck.expect_writable(t, 'masked_fill_', 'self')
+  return where_into('masked_fill_', masked_fill_names, t, mask, fill_value(value, 'masked_fill_'), t)
 end
 
 -- An int64 index on t's device, from an int64 tensor or a Lua list.
