@@ -104,6 +104,27 @@ local function show_list(list)
 end
 M.show_list = show_list
 
+-- An index given as a Lua list (fused.tensor makes it an int64 tensor): its entries integers
+-- (or lists of them, nested), or fn's error naming arg.
+local function integers(list)
+  local n = sequence_length(list)
+  for i = 1, n or 0 do
+    local x = list[i]
+    local ok = type(x) == 'table' and integers(x)
+      or type(x) == 'number' and x == math.floor(x) and math.abs(x) < 2 ^ 63
+      or ffi.istype('int64_t', x)
+    if not ok then return false end
+  end
+  return n ~= nil
+end
+function M.expect_index_list(list, fn, arg)
+  if not integers(list) then
+    blame(string.format("%s: argument '%s' expected an int64 tensor or a list of integers, got %s",
+                        fn, arg, show_list(list)))
+  end
+  return list
+end
+
 -- Sizes are exact integers in a double and in int64_t below this; C checks their product.
 local MAX_SIZE = 2 ^ 53
 

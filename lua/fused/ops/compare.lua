@@ -4,10 +4,11 @@
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 
-local C, check = lib.C, lib.check
+local C, check = lib.C, argcheck.c_status
 local BOOL = dt.dtypes.bool
 local M = {}
 

@@ -34,12 +34,13 @@ for name, f in pairs(M) do
   if not functions_only[name] then Tensor[name] = f end
 end
 
--- The methods of ops/copy.lua and ops/random.lua (and their Torch7 names) refuse an extra
--- argument as every op does.
-for _, name in ipairs({ 'copy_', 'fill_', 'zero_', 'uniform_', 'normal_', 'contiguous',
-                        'copy', 'fill', 'zero', 'uniform', 'normal' }) do
+-- The methods of ops/copy.lua and ops/random.lua refuse an extra argument as every op does;
+-- their Torch7 names are the same functions, whose errors name them as they are.
+for _, name in ipairs({ 'copy_', 'fill_', 'zero_', 'uniform_', 'normal_', 'contiguous' }) do
   Tensor[name] = argcheck.no_extra(name, Tensor[name])
 end
+Tensor.copy, Tensor.fill, Tensor.zero = Tensor.copy_, Tensor.fill_, Tensor.zero_
+Tensor.uniform, Tensor.normal = Tensor.uniform_, Tensor.normal_
 
 local mt = tensor.metatable
 mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow

@@ -6,9 +6,10 @@ local lib = require 'fused.lib'
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
+local dt = require 'fused.dtype'
 local blame = require 'fused.blame'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
@@ -49,18 +50,43 @@ function M.addmm(bias, a, b, opts)
   return product('addmm', out, bias, a, b, beta, alpha)
 end
 
--- The kernel reads bias before it writes out, so out may be bias itself.
+-- The kernel reads bias before it writes out, so out may be bias itself; t keeps its shape,
+-- which must be the product's.
 function M.addmm_(t, a, b, opts)
   argcheck.expect_writable(t, 'addmm_', 'self')
   local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
+  expect(a, 'addmm_', 'a'); expect(b, 'addmm_', 'b')
+  local rows, cols = a.ndim == 2 and a:size(1), b.ndim == 2 and b:size(2)
+  if rows and cols and (t.ndim ~= 2 or t:size(1) ~= rows or t:size(2) ~= cols) then
+    blame(string.format("addmm_: the result's shape [%d, %d] differs from 'self''s [%s], which an "
+                        .. "in-place op keeps", rows, cols, table.concat(t:shape(), ', ')))
+  end
   return product('addmm_', t, contiguous(t), a, b, beta, alpha)
+end
+
+-- mv, outer and bmm compute through matmul's C, whose checks would name matmul: theirs come
+-- first. a and b (named names) of one floating dtype and device.
+local function expect_operands(fn, a, b, names)
+  if not dt.is_floating[a.scalar_type] then
+    blame(string.format("%s: argument '%s' expected a floating dtype (%s), got %s", fn, names[1],
+                        dt.floating_names(), a.dtype))
+  end
+  if b.scalar_type ~= a.scalar_type or b.device_type ~= a.device_type then
+    blame(string.format("%s: argument '%s' expected %s on %s (as '%s'), got %s on %s", fn, names[2],
+                        a.dtype, a.device, names[1], b.dtype, b.device))
+  end
 end
 
 -- mv(A, v): A (m x n) times v (n) is a vector (m).
 function M.mv(a, v, opts)
   expect(a, 'mv', 'a'); expect(v, 'mv', 'v')
   if a.ndim ~= 2 or v.ndim ~= 1 then
-    error(string.format("mv: expected a matrix 'a' and a vector 'v', got %d and %d dims", a.ndim, v.ndim), 2)
+    blame(string.format("mv: expected a matrix 'a' and a vector 'v', got %d and %d dims", a.ndim, v.ndim))
+  end
+  expect_operands('mv', a, v, { 'a', 'v' })
+  if v:size(1) ~= a:size(2) then
+    blame(string.format("mv: argument 'v' expected %d elements (the columns of 'a', shape [%s]), got %d",
+                        a:size(2), table.concat(a:shape(), ', '), v:size(1)))
   end
   local out = out_.option(opts, 'mv')
   sizes[0] = a.sizes[0]
@@ -73,8 +99,9 @@ end
 function M.outer(a, b, opts)
   expect(a, 'outer', 'a'); expect(b, 'outer', 'b')
   if a.ndim ~= 1 or b.ndim ~= 1 then
-    error(string.format("outer: expected two vectors, got %d and %d dims", a.ndim, b.ndim), 2)
+    blame(string.format("outer: expected two vectors, got %d and %d dims", a.ndim, b.ndim))
   end
+  expect_operands('outer', a, b, { 'a', 'b' })
   return product('outer', out_.option(opts, 'outer'), nil, a:reshape(-1, 1), b:reshape(1, -1), 0, 1)
 end
 
@@ -84,8 +111,14 @@ local bmm_sizes = out_.sizes()
 function M.bmm(a, b, opts)
   expect(a, 'bmm', 'a'); expect(b, 'bmm', 'b')
   if a.ndim ~= 3 or b.ndim ~= 3 or a.sizes[0] ~= b.sizes[0] then
-    error(string.format("bmm: expected two 3-D tensors of one batch size, got shapes {%s} and {%s}",
-                        table.concat(a:shape(), ', '), table.concat(b:shape(), ', ')), 2)
+    blame(string.format("bmm: expected two 3-D tensors of one batch size, got shapes {%s} and {%s}",
+                        table.concat(a:shape(), ', '), table.concat(b:shape(), ', ')))
+  end
+  expect_operands('bmm', a, b, { 'a', 'b' })
+  if b.sizes[1] ~= a.sizes[2] then
+    blame(string.format("bmm: argument 'b' expected %d rows in each matrix (the columns of 'a''s, shape "
+                        .. "[%s]), got shape [%s]", a:size(3), table.concat(a:shape(), ', '),
+                        table.concat(b:shape(), ', ')))
   end
   bmm_sizes[0], bmm_sizes[1], bmm_sizes[2] = a.sizes[0], a.sizes[1], b.sizes[2]
   local out = out_.option(opts, 'bmm')

@@ -22,7 +22,7 @@ local function shape_text(ndim, sizes)
   return '[' .. table.concat(s, ', ') .. ']'
 end
 
--- opts.out, for an op whose only option is out; opts is checked (level 3: the op's caller).
+-- opts.out, for an op whose only option is out; opts is checked.
 function M.option(opts, fn)
   if opts == nil then return nil end
   return options.check(opts, fn, { 'out' }).out
@@ -32,7 +32,7 @@ end
 -- goes with its last tensor.
 local function adopt(out, fresh)
   C.fused_tensor_release(out)
-  lib.check(C.fused_tensor_view(out, fresh, fresh.ndim, fresh.sizes, fresh.strides, 0))
+  argcheck.c_status(C.fused_tensor_view(out, fresh, fresh.ndim, fresh.sizes, fresh.strides, 0))
   return out
 end
 
@@ -98,7 +98,7 @@ function M.finish(out, dst)
   local same = out.ndim == dst.ndim
   for d = 0, dst.ndim - 1 do same = same and out.sizes[d] == dst.sizes[d] end
   if not same then return adopt(out, dst) end
-  lib.check(C.fused_copy(out, dst))
+  argcheck.c_status(C.fused_copy(out, dst))
   return out
 end
 

@@ -25,7 +25,7 @@ local broadcast = require 'fused.ops.broadcast'
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 
-local C, check, expect, expect_writable = lib.C, lib.check, argcheck.expect, argcheck.expect_writable
+local C, check, expect, expect_writable = lib.C, argcheck.c_status, argcheck.expect, argcheck.expect_writable
 local contiguous, target_like, finish = out_.contiguous, out_.target_like, out_.finish
 local M = {}
 
@@ -45,8 +45,8 @@ end
 -- argument after t is ops/init.lua's error, as any op's extra argument.
 local function expect_options(x, fn)
   if x ~= nil and type(x) ~= 'table' then
-    error(string.format("%s: expected one tensor, got a second argument (%s)", fn,
-                        argcheck.type_name(x)), 3)
+    blame(string.format("%s: expected one tensor, got a second argument (%s)", fn,
+                        argcheck.type_name(x)))
   end
   return x
 end
@@ -133,6 +133,9 @@ local function binary_into(fn, op, rop, out, a, b, names)
   names = names or { 'a', 'b' }
   if type(a) ~= 'number' then broadcast.expect_operand(a, fn, names[1]) end
   if type(b) ~= 'number' then broadcast.expect_operand(b, fn, names[2]) end
+  if type(a) == 'number' and type(b) == 'number' then
+    blame(string.format("%s: expected a tensor for '%s' or '%s', got two numbers", fn, names[1], names[2]))
+  end
   local x = type(a) == 'number' and b or a -- a tensor operand
   local dtype = x.scalar_type
   if not (is_floating[dtype] and (type(a) == 'number' or type(b) == 'number'
@@ -258,7 +261,7 @@ local function clamp_bounds(fn, t, min, max)
   for i = 1, 2 do
     if type(bounds[i]) == 'number' then argcheck.expect_scalar(bounds[i], dtype, fn, CLAMP_NAMES[i + 1]) end
   end
-  return dtype, broadcast.shape(fn, names, tensors, 3)
+  return dtype, broadcast.shape(fn, names, tensors)
 end
 
 -- Maximum with min, then minimum with max, in place on r (the result, of its dtype already).
@@ -280,7 +283,7 @@ end
 function M.clamp_(t, min, max)
   local dtype, shape = clamp_bounds('clamp_', t, min, max)
   expect_writable(t, 'clamp_', 'self')
-  broadcast.check_inplace('clamp_', t, shape, 2)
+  broadcast.check_inplace('clamp_', t, shape)
   if dtype == t.scalar_type then return clamp_into('clamp_', t, min, max) end
   expect_castable('clamp_', dtype, t)
   check(C.fused_copy(t, clamp_into('clamp_', t:to(dt.dtype_names[dtype]), min, max)))

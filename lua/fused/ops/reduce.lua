@@ -12,7 +12,7 @@ local out_ = require 'fused.ops.out'
 local dt = require 'fused.dtype'
 local blame = require 'fused.blame'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
@@ -81,9 +81,17 @@ function M.prod(t, dim, opts)
   return finish(out, dst)
 end
 
--- values, indices along dim; outs: {values, indices} or nil.
+-- values, indices along dim; outs: {values, indices} or nil. C's checks would name max or min
+-- for argmax, argmin and norm: theirs come first.
 local function extremum(fn, c_fn, t, dim, outs)
   dim = reduced(t, dim, fn)
+  if t.scalar_type == BOOL then
+    blame(string.format("%s: argument 'input' expected a number dtype (float32, float64 or int64), got bool", fn))
+  end
+  if t.sizes[dim - 1] == 0 then
+    blame(string.format("%s: argument 'input' expected a non-zero size in dim %d (the dim reduced), got 0: "
+                        .. "the %s of no elements is undefined", fn, dim, fn))
+  end
   if outs ~= nil and (type(outs) ~= 'table' or argcheck.is_tensor(outs)) then
     blame(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn, argcheck.type_name(outs)))
   end
@@ -174,9 +182,7 @@ function M.sum_to_size(grad, ...)
   if extra ~= nil then
     blame("sum_to_size: takes (grad, shape), got an extra argument after the shape: " .. argcheck.shown(extra))
   end
-  if type(shape) ~= 'table' then
-    error("sum_to_size: argument 'shape' expected a list of sizes, got " .. argcheck.type_name(shape), 2)
-  end
+  argcheck.parse_shape(shape, 'sum_to_size')
   local lead = grad.ndim - #shape
   local fits = lead >= 0
   for d = 1, #shape do
@@ -184,8 +190,8 @@ function M.sum_to_size(grad, ...)
     fits = fits and (shape[d] == size or shape[d] == 1)
   end
   if not fits then
-    error(string.format("sum_to_size: shape {%s} is not one that broadcasts to grad's {%s}",
-                        table.concat(shape, ', '), table.concat(grad:shape(), ', ')), 2)
+    blame(string.format("sum_to_size: shape {%s} is not one that broadcasts to grad's {%s}",
+                        table.concat(shape, ', '), table.concat(grad:shape(), ', ')))
   end
   local r = grad
   for d = 1, grad.ndim do

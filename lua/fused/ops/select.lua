@@ -13,7 +13,7 @@ local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 local blame = require 'fused.blame'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
@@ -31,17 +31,17 @@ local masked_fill_names = { 'mask', 'value', 'self' }
 local function where_into(fn, names, out, cond, a, b)
   expect(cond, fn, names[1])
   if cond.scalar_type ~= dt.dtypes.bool then
-    error(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
-                        names[1], dt.dtype_names[cond.scalar_type]), 3)
+    blame(string.format("%s: argument '%s' expected a bool tensor (t:gt(0), say), got %s", fn,
+                        names[1], dt.dtype_names[cond.scalar_type]))
   end
   if not argcheck.is_tensor(a) and not argcheck.is_tensor(b) then
-    error(string.format("%s: expected a tensor for '%s' or '%s', got %s and %s", fn, names[2],
-                        names[3], argcheck.type_name(a), argcheck.type_name(b)), 3)
+    blame(string.format("%s: expected a tensor for '%s' or '%s', got %s and %s", fn, names[2],
+                        names[3], argcheck.type_name(a), argcheck.type_name(b)))
   end
   a = operand(a, argcheck.is_tensor(a) and a or b, fn, names[2])
   b = operand(b, a, fn, names[3])
-  local shape = broadcast.shape(fn, names, { cond, a, b }, 3)
-  if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape, 3) end
+  local shape = broadcast.shape(fn, names, { cond, a, b })
+  if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape) end
   cond, a, b = broadcast.expand(cond, shape), broadcast.expand(a, shape), broadcast.expand(b, shape)
   local dst = out_.target(fn, out, a.ndim, a.sizes, a.scalar_type, a.device_type)
   check(C.fused_where(dst, cond, a, b))
@@ -77,7 +77,7 @@ end
 -- An int64 index on t's device, from an int64 tensor or a Lua list.
 local function as_index(index, t, fn)
   if type(index) == 'table' then
-    return factory.tensor(index, { dtype = 'int64', device = dt.device_names[t.device_type] })
+    return factory.tensor(argcheck.expect_index_list(index, fn, 'index'), { dtype = 'int64', device = dt.device_names[t.device_type] })
   end
   return contiguous(argcheck.expect_dtype(index, 'int64', fn, 'index'))
 end
@@ -89,7 +89,7 @@ function M.index_select(t, dim, index, opts)
   dim = argcheck.check_dim(t, dim, 'index_select')
   index = as_index(index, t, 'index_select')
   if index.ndim ~= 1 then
-    error(string.format("index_select: argument 'index' expected 1 dim, got %d", index.ndim), 2)
+    blame(string.format("index_select: argument 'index' expected 1 dim, got %d", index.ndim))
   end
   for d = 0, t.ndim - 1 do sizes[d] = t.sizes[d] end
   sizes[dim - 1] = index.sizes[0]

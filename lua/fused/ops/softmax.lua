@@ -9,10 +9,11 @@
 --   logsumexp_backward(grad_output, input, output, dim, keepdim)   g * exp(x - y)
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local out_ = require 'fused.ops.out'
 local pointwise = require 'fused.ops.pointwise'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
@@ -45,8 +46,8 @@ M.log_softmax_backward = backward('log_softmax_backward', 1)
 
 local function expect_keepdim(keepdim, fn)
   if keepdim ~= nil and type(keepdim) ~= 'boolean' then
-    error(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
-                        argcheck.type_name(keepdim)), 3)
+    blame(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
+                        argcheck.type_name(keepdim)))
   end
   return keepdim == true
 end
@@ -56,6 +57,22 @@ local function reduced_shape(t, dim, keepdim)
   local shape = t:shape()
   if keepdim or t.ndim == 1 then shape[dim] = 1 else table.remove(shape, dim) end
   return shape
+end
+
+-- t (logsumexp's output or its gradient: input's dtype and device, logsumexp's shape with dim
+-- kept or not) viewed with dim kept.
+local function kept_like(fn, arg, t, input, dim)
+  if t.scalar_type ~= input.scalar_type or t.device_type ~= input.device_type then
+    blame(string.format("%s: argument '%s' expected %s on %s (as 'input'), got %s on %s", fn, arg,
+                        input.dtype, input.device, t.dtype, t.device))
+  end
+  local kept, dropped = reduced_shape(input, dim, true), reduced_shape(input, dim, false)
+  local shape = table.concat(t:shape(), ', ')
+  if shape ~= table.concat(kept, ', ') and shape ~= table.concat(dropped, ', ') then
+    blame(string.format("%s: argument '%s' expected logsumexp's shape [%s] or [%s], got [%s]", fn,
+                        arg, table.concat(kept, ', '), table.concat(dropped, ', '), shape))
+  end
+  return t:contiguous():view(kept)
 end
 
 local sizes = out_.sizes()
@@ -79,10 +96,12 @@ function M.logsumexp_backward(grad_output, input, output, dim, keepdim, opts)
   expect(input, fn, 'input')
   expect(output, fn, 'output')
   dim = argcheck.check_dim(input, dim, fn)
-  local kept = reduced_shape(input, dim, true)
   expect_keepdim(keepdim, fn)
-  local d = pointwise.sub(input, output:contiguous():view(kept), opts)
-  return d:exp_():mul_(grad_output:contiguous():view(kept))
+  local out = out_.option(opts, fn)
+  local y, g = kept_like(fn, 'output', output, input, dim), kept_like(fn, 'grad_output', grad_output, input, dim)
+  local dst = out_.target_like(fn, out, input)
+  pointwise.sub(input, y, { out = dst })
+  return finish(out, dst:exp_():mul_(g))
 end
 
 return M

@@ -5,6 +5,7 @@
 -- {2, 2, 3}). Sizes as a list or as numbers, each >= 1; {out = t} last.
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local out_ = require 'fused.ops.out'
 local cat = require('fused.ops.cat').cat
 
@@ -22,10 +23,10 @@ local function tile(t, ...)
     fits = fits and type(s) == 'number' and s >= 1 and s == math.floor(s)
   end
   if not fits then
-    error(string.format("%s: argument 'sizes' expected %d to %d positive integers (at least one "
+    blame(string.format("%s: argument 'sizes' expected %d to %d positive integers (at least one "
                         .. "per dim), got %s", fn, t.ndim, MAX_DIMS,
                         type(sizes) == 'table' and argcheck.show_list(sizes)
-                        or argcheck.type_name(sizes)), 2)
+                        or argcheck.type_name(sizes)))
   end
   local shape = t:shape()
   for _ = t.ndim + 1, n do table.insert(shape, 1, 1) end
@@ -40,7 +41,7 @@ local function tile(t, ...)
   local out = out_.option(opts, fn)
   if out == nil then return copied and r or r:clone() end -- a copy even of all ones, as PyTorch's
   local dst = out_.target(fn, out, r.ndim, r.sizes, r.scalar_type, r.device_type)
-  lib.check(lib.C.fused_copy(dst, r))
+  argcheck.c_status(lib.C.fused_copy(dst, r))
   return out_.finish(out, dst)
 end
 M['repeat'] = tile

@@ -97,7 +97,7 @@ local function narrowed(name, dtype, outs, ...)
     end
     if out then
       local dst = out_.target(name, out, r.ndim, r.sizes, dtype, r.device_type)
-      lib.check(lib.C.fused_copy(dst, r))
+      argcheck.c_status(lib.C.fused_copy(dst, r))
       results[i] = out_.finish(out, dst)
     elseif is_tensor(r) and r.scalar_type == FLOAT32 then
       results[i] = r:to(dtype_name)
@@ -134,7 +134,7 @@ return function(name, f)
     if inplace and is16(args[1]) then
       argcheck.expect_writable(args[1], name, 'self') -- before f writes into its float32 copy
       call(f, unpack(wide, 1, n))
-      lib.check(lib.C.fused_copy(args[1], wide[1]))
+      argcheck.c_status(lib.C.fused_copy(args[1], wide[1]))
       return args[1]
     end
     local dtype = narrow_dtype(args)
