@@ -11,7 +11,8 @@ local M = {}
 
 local tensor_t = ffi.typeof('fused_tensor')
 local sizes_buf = ffi.new('int64_t[8]')
-local MAX_DIMS = 8
+local MAX_DIMS = 8 -- C's FUSED_MAX_DIMS
+M.MAX_DIMS = MAX_DIMS
 
 function M.is_tensor(x) return ffi.istype(tensor_t, x) end
 
@@ -61,6 +62,25 @@ function M.expect_scalar(x, dtype, fn, arg)
   expect_number(x, fn, arg)
   M.c_status(C.fused_check_scalar(fn, arg, x, dtype))
   return x
+end
+
+-- Raises C's words for an operand x (named arg) that must have ref's (named ref_arg) device
+-- and dtype: "fn: argument 'arg' expected device cuda (as 'a'), got cpu".
+function M.expect_like(x, ref, fn, arg, ref_arg)
+  if x.device_type ~= ref.device_type then
+    blame(string.format("%s: argument '%s' expected device %s (as '%s'), got %s", fn, arg,
+                        dt.device_names[ref.device_type], ref_arg, dt.device_names[x.device_type]))
+  end
+  if x.scalar_type ~= ref.scalar_type then
+    blame(string.format("%s: argument '%s' expected dtype %s (as '%s'), got %s", fn, arg,
+                        dt.dtype_names[ref.scalar_type], ref_arg, dt.dtype_names[x.scalar_type]))
+  end
+  return x
+end
+
+-- Whether a number is one of dtype's values, by expect_scalar's rule (without raising).
+function M.holds_scalar(x, dtype)
+  return C.fused_check_scalar('holds_scalar', 'x', x, dtype) == 0
 end
 
 -- Raises "fn: argument 'arg' expected dtype <name>, got <name>" unless tensor x has that dtype

@@ -3,7 +3,6 @@
 -- linspace, eye (made on the host, then moved to the device asked for). The fills are the op
 -- layer's (fused/ops/copy.lua, fused/ops/random.lua).
 local ffi = require 'ffi'
-local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
@@ -11,7 +10,6 @@ local copy = require 'fused.ops.copy'
 local random = require 'fused.ops.random'
 
 local M = {}
-local MAX_DIMS = lib.C.FUSED_MAX_DIMS
 local new, parse_shape, shape_args = tensor.new, argcheck.parse_shape, argcheck.shape_args
 local type_name, sequence_length, show_list = argcheck.type_name, argcheck.sequence_length, argcheck.show_list
 
@@ -76,10 +74,10 @@ function M.tensor(data, opts)
   -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
-    if #shape == MAX_DIMS then -- {t} where t[1] is t would nest forever
+    if #shape == argcheck.MAX_DIMS then -- {t} where t[1] is t would nest forever
       error(string.format("tensor: argument 'data' expected at most %d nested lists, got more at "
-                          .. "data%s (a table that holds itself?)", MAX_DIMS,
-                          string.rep('[1]', MAX_DIMS)), 2)
+                          .. "data%s (a table that holds itself?)", argcheck.MAX_DIMS,
+                          string.rep('[1]', argcheck.MAX_DIMS)), 2)
     end
     shape[#shape + 1] = sequence_length(node) or 1
     node = node[1]
@@ -102,7 +100,7 @@ function M.tensor(data, opts)
                             expected, where, dt.dtype_names[stored],
                             type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
       end
-      if ranged and lib.C.fused_check_scalar('tensor', 'data', x, stored) ~= 0 then
+      if ranged and not argcheck.holds_scalar(x, stored) then
         error(string.format("tensor: argument 'data' expected a number within %s's range at %s, "
                             .. "got %s", dt.dtype_names[stored], where, tostring(x)), d + 2)
       end

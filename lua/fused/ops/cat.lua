@@ -23,14 +23,17 @@ end
 
 -- cat of a checked list, its errors naming fn.
 local function cat_into(fn, list, dim, out)
-  local keep = {} -- the contiguous copies must live through the call
-  for i, t in ipairs(list) do keep[i] = out_.contiguous(t) end
+  local keep, at = {}, {} -- the contiguous copies must live through the call; their places
+  for i, t in ipairs(list) do keep[i], at[i] = out_.contiguous(t), i end
   -- A 1-D tensor of size 0 (fused.tensor({})) joins any other as nothing, as in PyTorch.
-  local parts = {}
-  for _, t in ipairs(keep) do
-    if not (t.ndim == 1 and t.sizes[0] == 0) then parts[#parts + 1] = t end
+  local parts, places = {}, {}
+  for i, t in ipairs(keep) do
+    if not (t.ndim == 1 and t.sizes[0] == 0) then
+      local k = #parts + 1
+      parts[k], places[k] = t, i
+    end
   end
-  if #parts > 0 then keep = parts end
+  if #parts > 0 then keep, at = parts, places end
   local n = #keep
   local inputs = cat_inputs(n)
   for i = 1, n do inputs[i - 1] = keep[i] end
@@ -38,11 +41,8 @@ local function cat_into(fn, list, dim, out)
   dim = argcheck.check_dim(first, dim or 1, fn)
   for d = 0, first.ndim - 1 do sizes[d] = first.sizes[d] end
   sizes[dim - 1] = 0
-  for _, t in ipairs(keep) do
-    if t.scalar_type ~= first.scalar_type or t.device_type ~= first.device_type then
-      blame(string.format("%s: every tensor expected %s on %s (as the first), got %s on %s", fn,
-                          first.dtype, first.device, t.dtype, t.device))
-    end
+  for i, t in ipairs(keep) do
+    argcheck.expect_like(t, first, fn, 'tensors[' .. at[i] .. ']', 'tensors[' .. at[1] .. ']')
     if t.ndim ~= first.ndim then
       blame(string.format("%s: every tensor expected %d dims (as tensors[1]), got %d", fn, first.ndim, t.ndim))
     end

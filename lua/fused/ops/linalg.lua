@@ -71,10 +71,7 @@ local function expect_operands(fn, a, b, names)
     blame(string.format("%s: argument '%s' expected a floating dtype (%s), got %s", fn, names[1],
                         dt.floating_names(), a.dtype))
   end
-  if b.scalar_type ~= a.scalar_type or b.device_type ~= a.device_type then
-    blame(string.format("%s: argument '%s' expected %s on %s (as '%s'), got %s on %s", fn, names[2],
-                        a.dtype, a.device, names[1], b.dtype, b.device))
-  end
+  argcheck.expect_like(b, a, fn, names[2], names[1])
 end
 
 -- mv(A, v): A (m x n) times v (n) is a vector (m).

@@ -62,10 +62,7 @@ end
 -- t (logsumexp's output or its gradient: input's dtype and device, logsumexp's shape with dim
 -- kept or not) viewed with dim kept.
 local function kept_like(fn, arg, t, input, dim)
-  if t.scalar_type ~= input.scalar_type or t.device_type ~= input.device_type then
-    blame(string.format("%s: argument '%s' expected %s on %s (as 'input'), got %s on %s", fn, arg,
-                        input.dtype, input.device, t.dtype, t.device))
-  end
+  argcheck.expect_like(t, input, fn, arg, 'input')
   local kept, dropped = reduced_shape(input, dim, true), reduced_shape(input, dim, false)
   local shape = table.concat(t:shape(), ', ')
   if shape ~= table.concat(kept, ', ') and shape ~= table.concat(dropped, ', ') then
