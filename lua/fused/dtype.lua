@@ -111,6 +111,14 @@ function M.result_type(operands, n)
   return combine(dim, combine(zero, number))
 end
 
+-- Tensors a and b in their result_type, converted where they differ (on one device: C names a
+-- device that differs).
+function M.promoted(a, b)
+  if a.scalar_type == b.scalar_type or a.device_type ~= b.device_type then return a, b end
+  local dtype = M.dtype_names[M.result_type({ a, b }, 2)]
+  return a:to(dtype), b:to(dtype)
+end
+
 -- Whether a result of dtype from may be written into a tensor of dtype to, as PyTorch's
 -- canCast: never floating into an integer or bool, nor an integer into bool.
 function M.can_cast(from, to)

@@ -1,5 +1,6 @@
 -- Comparisons into bool tensors: fused.lt(a, b), a:lt(b), and eq ne le gt ge; either operand
--- may be a number, two tensors broadcast (ops/broadcast.lua). {out = t} last (a bool t).
+-- may be a number, two tensors broadcast (ops/broadcast.lua) and compare in their promoted
+-- dtype (dtype.lua's result_type). {out = t} last (a bool t).
 -- There is no in-place form: the result's dtype is bool, not the operands'.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
@@ -22,7 +23,9 @@ local function compare_into(fn, op, flipped, out, a, b)
     check(C.fused_compare_scalar(op, dst, a, b))
     return out_.finish(out, dst)
   end
-  a, b = broadcast.operands(fn, out, a, broadcast.expect_operand(b, fn, 'b'))
+  b = broadcast.expect_operand(b, fn, 'b')
+  a, b = dt.promoted(a, b)
+  a, b = broadcast.operands(fn, out, a, b)
   local dst = out_.target(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
   check(C.fused_compare(op, dst, a, b))
   return out_.finish(out, dst)

@@ -1,5 +1,5 @@
 -- Selection: fused.where(cond, a, b) (cond a bool tensor; a, b tensors or numbers; all three
--- broadcast), t:masked_fill(mask, value) and masked_fill_ (value a number or a 0-d tensor), t:index_select(dim, index) and
+-- broadcast; two tensors of different dtypes promoted, as PyTorch's), t:masked_fill(mask, value) and masked_fill_ (value a number or a 0-d tensor), t:index_select(dim, index) and
 -- t:gather(dim, index), the indices int64 tensors (or Lua lists) counted from 1; t:nonzero(),
 -- the positions of t's nonzero elements (NaN is one) as the rows of an N x ndim int64 tensor,
 -- counted from 1 (the CPU's only so far; no nonzero element gives 0 x ndim, as PyTorch).
@@ -40,6 +40,7 @@ local function where_into(fn, names, out, cond, a, b)
   end
   a = operand(a, argcheck.is_tensor(a) and a or b, fn, names[2])
   b = operand(b, a, fn, names[3])
+  a, b = dt.promoted(a, b)
   local shape = broadcast.shape(fn, names, { cond, a, b })
   if out ~= nil and (rawequal(out, a) or rawequal(out, b)) then broadcast.check_inplace(fn, out, shape) end
   cond, a, b = broadcast.expand(cond, shape), broadcast.expand(a, shape), broadcast.expand(b, shape)
