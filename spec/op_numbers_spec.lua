@@ -32,6 +32,10 @@ for _, device in ipairs(devices) do
       assert.are.same({ 2, 4 }, values(fused.pow(2, fused.tensor({ 1, 2 }, I64))))
       assert.are.same({ 0.5, 0.25 }, values(fused.tensor({ 2, 4 }, F64):pow(-1)))
       assert.are.equal('float32', n:pow(-0.5).dtype) -- a fractional exponent computes in float32
+      -- the C API refuses a negative number exponent of an integer tensor too
+      local out = fused.empty({ 2 }, I64)
+      assert.are.equal(-1, fused.C.fused_binary_scalar(fused.C.FUSED_POW, out, n, -1))
+      assert.truthy(ffi.string(fused.C.fused_last_error()):find("pow: argument 'b' expected an exponent >= 0", 1, true))
     end)
 
     it('a float32 refuses a number that rounds to an infinity, wherever it is written', function()
