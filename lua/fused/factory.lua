@@ -6,6 +6,7 @@ local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local copy = require 'fused.ops.copy'
 local random = require 'fused.ops.random'
 
@@ -143,12 +144,25 @@ local function numbers_then_options(fn, ...)
   return values, nil
 end
 
--- A host tensor of n values (value(i) for i = 0..n-1), moved to device.
-local function computed(n, dtype, device, value)
+-- A host tensor of n values (value(i) for i = 0..n-1), moved to device: the factory fn's error
+-- for a value dtype cannot hold (arange(0, 1e39, 5e38) in int64, linspace to 1e39 in float32),
+-- as fill_'s.
+local function computed(fn, n, dtype, device, value)
+  if n >= 2 ^ 53 then -- more than a size holds: not empty's error, which names its 'shape'
+    blame(string.format("%s: expected fewer than 2^53 values, got %s", fn, tostring(n)))
+  end
   local host_dtype = dt.through[dtype] and dt.dtypes.float64 or dtype -- bits: rounded once
   local t = M.empty({ n }, { dtype = dt.dtype_names[host_dtype] })
   local p = ffi.cast(dt.ctypes[host_dtype], t.data)
-  for i = 0, n - 1 do p[i] = value(i) end
+  local checked = dtype ~= dt.dtypes.float64 -- which holds every Lua number
+  for i = 0, n - 1 do
+    local x = value(i)
+    if checked and not argcheck.holds_scalar(x, dtype) then
+      blame(string.format("%s: the value %s at position %d is beyond %s's range", fn, tostring(x),
+                          i + 1, dt.dtype_names[dtype]))
+    end
+    p[i] = x
+  end
   return t:to(dt.dtype_names[dtype], dt.device_names[device])
 end
 
@@ -163,6 +177,12 @@ function M.arange(...)
   end
   local start, stop, step = 0, args[1], 1
   if #args > 1 then start, stop, step = args[1], args[2], args[3] or 1 end
+  for _, arg in ipairs({ { 'start', start }, { 'stop', stop }, { 'step', step } }) do
+    if arg[2] - arg[2] ~= 0 then -- as PyTorch's "unsupported range"
+      error(string.format("arange: argument '%s' expected a finite number, got %s", arg[1],
+                          tostring(arg[2])), 2)
+    end
+  end
   if step == 0 then error("arange: argument 'step' expected a nonzero number, got 0", 2) end
   local n = math.ceil((stop - start) / step)
   if n < 0 then -- as PyTorch; an empty range (arange(0), arange(2, 2)) is an empty tensor
@@ -173,7 +193,7 @@ function M.arange(...)
   if (opts == nil or opts.dtype == nil) and is_integer(start) and is_integer(stop) and is_integer(step) then
     dtype = dt.dtypes.int64
   end
-  return computed(n, dtype, device, function(i) return start + i * step end)
+  return computed('arange', n, dtype, device, function(i) return start + i * step end)
 end
 
 -- linspace(start, stop, steps): steps values from start to stop, both included; float32 unless
@@ -188,7 +208,7 @@ function M.linspace(...)
   local dtype, device = dt.parse(opts, 'linspace')
   local step = steps > 1 and (stop - start) / (steps - 1) or 0
   -- The second half counts back from stop, so that the last value is stop exactly.
-  return computed(steps, dtype, device, function(i)
+  return computed('linspace', steps, dtype, device, function(i)
     if i < steps / 2 then return start + i * step end
     return stop - (steps - 1 - i) * step
   end)
@@ -203,7 +223,7 @@ function M.eye(...)
     if x < 1 or not is_integer(x) then error("eye: expected positive integer sizes, got " .. tostring(x), 2) end
   end
   local dtype, device = dt.parse(opts, 'eye')
-  return computed(rows * cols, dtype, device, function(i)
+  return computed('eye', rows * cols, dtype, device, function(i)
     return i % cols == math.floor(i / cols) and 1 or 0
   end):view(rows, cols)
 end
