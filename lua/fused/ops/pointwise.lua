@@ -129,8 +129,9 @@ end
 -- a op b; rop is op with its operands swapped, for a number a; where there is none (pow) a
 -- number a becomes a 0-d tensor of it. out is nil, the user's out, or a (an in-place op).
 -- names: what the user calls a and b.
+local OPERANDS = { 'a', 'b' }
 local function binary_into(fn, op, rop, out, a, b, names)
-  names = names or { 'a', 'b' }
+  names = names or OPERANDS
   if type(a) ~= 'number' then broadcast.expect_operand(a, fn, names[1]) end
   if type(b) ~= 'number' then broadcast.expect_operand(b, fn, names[2]) end
   if type(a) == 'number' and type(b) == 'number' then
@@ -177,6 +178,7 @@ end
 -- compute something else: each is an error that names the call to write.
 local TAKES_ALPHA = { add = true, sub = true }
 local function expect_alpha_options(fn, inplace, b, opts)
+  if opts == nil then return options.check(opts, fn) end -- the common call: no garbage
   local op, sign = fn:match('^(%a+)'), fn:sub(1, 3) == 'add' and '+' or '-'
   if type(opts) == 'number' and argcheck.is_tensor(b) then
     blame(string.format("%s: got a number (%s) after the tensor: for x %s alpha * y write "
