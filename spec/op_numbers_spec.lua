@@ -185,8 +185,12 @@ for _, device in ipairs(devices) do
       kept(o, function() fused.sum(fused.ones({ 3, 2 }, F32), 5, { out = o }) end)
       kept(o, function() fused.cat({ fused.ones({ 3 }, F32), fused.ones({ 1, 3 }, F32) }, 1, { out = o }) end)
       kept(o, function() fused.exp(fused.ones({ 3 }, I64), { out = o }) end)
-      local long = fused.ones({ 2 ^ 20 }, F32) -- an outer product of 4 TiB: its allocation fails
-      kept(o, function() fused.outer(long, long, { out = o }) end)
+      -- An outer product of 4 TiB, whose allocation fails (ASan aborts on such a request instead
+      -- of failing it: make test-asan leaves the case out).
+      if not (os.getenv('LD_PRELOAD') or ''):find('asan', 1, true) then
+        local long = fused.ones({ 2 ^ 20 }, F32)
+        kept(o, function() fused.outer(long, long, { out = o }) end)
+      end
       assert.are.same({ 2, 2, 2 }, values(fused.add(fused.ones({ 3 }, F32), 1, { out = o })))
       assert.are.same({ 3 }, o:shape()) -- resized once the op succeeded
     end)
