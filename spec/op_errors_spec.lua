@@ -51,6 +51,14 @@ for _, device in ipairs(devices) do
       err(function() return fused.bmm(m:view(1, 3, 3), fused.ones({ 1, 3, 3 }, F64)) end, "bmm: argument 'b' expected dtype float32")
     end)
 
+    it("addmm and addmm_ name their operands, not matmul's out", function()
+      local m, d = fused.ones({ 2, 2 }, F32), fused.ones({ 2, 2 }, F64)
+      err(function() return m:clone():addmm_(d, d) end, "addmm_: argument 'a' expected dtype float32 (as 'self'), got float64")
+      err(function() return fused.addmm(fused.ones({ 2 }, F32), d, d) end,
+          "addmm: argument 'bias' expected dtype float64 (as 'a'), got float32")
+      err(function() return m:clone():addmm_(m, m, { alpha = 'x' }) end, "addmm_: option 'alpha' expected a number, got string")
+    end)
+
     it('addmm_ keeps self, as every in-place op', function()
       local t = fused.ones({ 3 }, F32)
       err(function() return t:addmm_(fused.ones({ 3, 3 }, F32), fused.ones({ 3, 3 }, F32)) end,

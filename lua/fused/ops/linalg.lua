@@ -16,9 +16,12 @@ local M = {}
 -- beta and alpha of opts (checked: its keys among `accepted`), default 1.
 local function scales(opts, fn, accepted)
   opts = options.check(opts, fn, accepted)
-  local beta = argcheck.expect_number(opts.beta == nil and 1 or opts.beta, fn, 'opts.beta')
-  local alpha = argcheck.expect_number(opts.alpha == nil and 1 or opts.alpha, fn, 'opts.alpha')
-  return beta, alpha, opts.out
+  for _, name in ipairs({ 'beta', 'alpha' }) do
+    if opts[name] ~= nil and type(opts[name]) ~= 'number' then
+      blame(string.format("%s: option '%s' expected a number, got %s", fn, name, argcheck.type_name(opts[name])))
+    end
+  end
+  return opts.beta or 1, opts.alpha or 1, opts.out
 end
 
 local function gemm_ready(t, fn, arg)
@@ -47,6 +50,7 @@ end
 function M.addmm(bias, a, b, opts)
   bias = contiguous(expect(bias, 'addmm', 'bias'))
   local beta, alpha, out = scales(opts, 'addmm', { 'alpha', 'beta', 'out' })
+  argcheck.expect_like(bias, expect(a, 'addmm', 'a'), 'addmm', 'bias', 'a') -- C would name out
   return product('addmm', out, bias, a, b, beta, alpha)
 end
 
@@ -56,6 +60,7 @@ function M.addmm_(t, a, b, opts)
   argcheck.expect_writable(t, 'addmm_', 'self')
   local beta, alpha = scales(opts, 'addmm_', { 'alpha', 'beta' })
   expect(a, 'addmm_', 'a'); expect(b, 'addmm_', 'b')
+  argcheck.expect_like(a, t, 'addmm_', 'a', 'self'); argcheck.expect_like(b, t, 'addmm_', 'b', 'self')
   local rows, cols = a.ndim == 2 and a:size(1), b.ndim == 2 and b:size(2)
   if rows and cols and (t.ndim ~= 2 or t:size(1) ~= rows or t:size(2) ~= cols) then
     blame(string.format("addmm_: the result's shape [%d, %d] differs from 'self''s [%s], which an "
