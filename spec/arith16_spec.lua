@@ -43,7 +43,9 @@ local function ops(a, b)
                                       or { { 1e-3, 2 ^ -24 }, { 1e-3, 0.5 } }
   local function t(values) return fused.tensor(values, { dtype = a.dtype, device = a.device }) end
   r.ties = t({ 1, 1 + 2 * h, -1, 2 }) + t({ h, h, -h, 2 * h })
-  r.overflow = t({ 3e38, -3e38, 65504 }) * 2
+  -- float16 cannot take 3e38 from a Lua number (fused.tensor refuses it); as a conversion it
+  -- rounds to an infinity, as PyTorch's tensor() gives it
+  r.overflow = fused.tensor({ 3e38, -3e38, 65504 }, { device = a.device }):to(a.dtype) * 2
   r.subnormal = t(tiny[1]) * t(tiny[2])
   if a.device == 'cpu' then r.cumsum, r.sort = a:cumsum(1), (a:sort()) end
   return r

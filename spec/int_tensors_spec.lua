@@ -133,9 +133,9 @@ for _, device in ipairs(devices) do
 
     it('an in-place op keeps its dtype: an int64 self refuses a float result', function()
       err(function() int({ 1 }):add_(0.5) end,
-          "add_: the result's dtype float32 differs from 'self''s int64")
+          "add_: the result's dtype float32 can't be cast to 'self''s int64")
       err(function() int({ 1 }):div_(2) end,
-          "div_: the result's dtype float32 differs from 'self''s int64")
+          "div_: the result's dtype float32 can't be cast to 'self''s int64")
     end)
   end)
 end

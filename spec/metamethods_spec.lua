@@ -83,7 +83,7 @@ describe('common functions given the wrong types', function()
     clear_error(function() t:exp(2) end, 'exp', 'expected one tensor', 'second argument')
     clear_error(function() fused.set_num_threads('x') end, 'set_num_threads', "'n'", 'got x')
     clear_error(function() fused.addmm(fused.zeros({ 3 }), t, fused.zeros({ 3, 3 }), { beta = 'x' }) end,
-                'addmm', "'opts.beta'", 'got string')
+                'addmm', "option 'beta' expected a number", 'got string')
   end)
 
   it('lists with holes', function()

@@ -58,10 +58,13 @@ describe('a scalar written into a bool tensor', function()
   end)
 end)
 
-describe('a float tensor takes any number, rounded to its dtype', function()
-  it('as before', function()
+describe('a float tensor takes a number rounded to its dtype', function()
+  it('but not one that would round to an infinity (PyTorch refuses the overflow)', function()
     assert.are.same({ 0.5, 0.5 }, values(fused.full({ 2 }, 0.5)))
-    assert.are.same({ 1 / 0, 1 / 0 }, values(fused.zeros({ 2 }):fill_(1e300)))
+    assert.are.same({ 1 / 0, -1 / 0 }, values(fused.tensor({ 1 / 0, -1 / 0 })))
+    helper.assert_error(function() fused.zeros({ 2 }):fill_(1e300) end,
+                        "fill_: argument 'value' expected a number within float32's range, got 1e+300")
+    assert.are.same({ 1e300 }, values(fused.zeros({ 1 }, { dtype = 'float64' }):fill_(1e300)))
   end)
 end)
 

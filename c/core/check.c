@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -175,32 +176,50 @@ int convert_error(double value, int64_t position) {
                      "'dst', got %g at position %lld", value, (long long)position);
 }
 
+/* The shortest text that reads back as value: 1e+300, not 1.0000000000000001e+300; "nan",
+ * never "-nan". */
+static void number_text(char *got, size_t size, double value) {
+  snprintf(got, size, "nan");
+  for (int digits = 15; value == value && digits <= 17; digits++) {
+    snprintf(got, size, "%.*g", digits, value);
+    if (strtod(got, NULL) == value) break;
+  }
+}
+
+/* The finite doubles from which float32's rounding gives an infinity: FLT_MAX plus half its
+ * unit in the last place, and beyond (the tie rounds to even, up). */
+#define FLOAT32_OVERFLOW 0x1.ffffffp+127
+
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype) {
   if (!fn || !arg)
     return fused_error("check_scalar: arguments 'fn' and 'arg' expected names, got NULL");
   if (!fused_dtype_info_of(dtype))
     return fused_error("check_scalar: argument 'dtype' expected 0 to %d, got %d",
                        FUSED_NUM_DTYPES - 1, (int)dtype);
-  char got[32] = "nan"; /* never "-nan" */
-  /* The shortest that reads back as value: 1e+300, not 1.0000000000000001e+300. */
-  for (int digits = 15; value == value && digits <= 17; digits++) {
-    snprintf(got, sizeof got, "%.*g", digits, value);
-    if (strtod(got, NULL) == value) break;
-  }
-  if (dtype == FUSED_INT64 && !fits_int64(value))
+  char got[32];
+  if (dtype == FUSED_INT64 && !fits_int64(value)) {
+    number_text(got, sizeof got, value);
     return fused_error("%s: argument '%s' expected an integer in int64's range [-2^63, 2^63) for "
                        "an int64 tensor, got %s", fn, arg, got);
-  if (dtype == FUSED_BOOL && value != 0 && value != 1)
+  }
+  if (dtype == FUSED_BOOL && value != 0 && value != 1) {
+    number_text(got, sizeof got, value);
     return fused_error("%s: argument '%s' expected 0, 1, true or false for a bool tensor, got %s",
                        fn, arg, got);
+  }
   /* A finite number that would round to an infinity, as PyTorch refuses it ("cannot be
-   * converted to type at::Half without overflow"). */
-  const double rounded = dtype == FUSED_FLOAT16    ? fused_float16_value(fused_float16_of(value))
-                         : dtype == FUSED_BFLOAT16 ? fused_bfloat16_value(fused_bfloat16_of(value))
-                                                   : value;
-  if (value - value == 0 && rounded - rounded != 0)
+   * converted to type at::Half without overflow"); float64 holds every Lua number. */
+  const int overflows =
+      value - value == 0 &&
+      (dtype == FUSED_FLOAT32    ? fabs(value) >= FLOAT32_OVERFLOW
+       : dtype == FUSED_FLOAT16  ? isinf(fused_float16_value(fused_float16_of(value)))
+       : dtype == FUSED_BFLOAT16 ? isinf(fused_bfloat16_value(fused_bfloat16_of(value)))
+                                 : 0);
+  if (overflows) {
+    number_text(got, sizeof got, value);
     return fused_error("%s: argument '%s' expected a number within %s's range, got %s", fn, arg,
                        fused_dtype_info_of(dtype)->name, got);
+  }
   return 0;
 }
 

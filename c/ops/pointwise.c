@@ -73,7 +73,12 @@ int fused_binary_scalar(fused_binary_op op, fused_tensor *out, const fused_tenso
   FUSED_TRY(check_no_overlap(fn, "out", out, "a", a, 1));
   FUSED_TRY(check_exact(fn, "a", a, binary_ops[op].integers));
   /* An integer's scalar is one of its values (the float paths skip the check's formatting). */
-  if (!fused_dtype_info_of(a->scalar_type)->is_floating)
+  if (!fused_dtype_info_of(a->scalar_type)->is_floating) {
     FUSED_TRY(fused_check_scalar(fn, "b", scalar, a->scalar_type));
+    /* No integer is 2^-1: PyTorch refuses it too (the Lua op checks tensor exponents). */
+    if (op == FUSED_POW && scalar < 0)
+      return fused_error("%s: argument 'b' expected an exponent >= 0 for an integer tensor, got %g: "
+                         "integers to negative integer powers are not allowed", fn, scalar);
+  }
   FUSED_CALL_KERNEL(fn, "a", a, binary_scalar, op, out, a, scalar);
 }

@@ -11,7 +11,8 @@ local M = {}
 
 local tensor_t = ffi.typeof('fused_tensor')
 local sizes_buf = ffi.new('int64_t[8]')
-local MAX_DIMS = 8
+local MAX_DIMS = 8 -- C's FUSED_MAX_DIMS
+M.MAX_DIMS = MAX_DIMS
 
 function M.is_tensor(x) return ffi.istype(tensor_t, x) end
 
@@ -63,6 +64,25 @@ function M.expect_scalar(x, dtype, fn, arg)
   return x
 end
 
+-- Raises C's words for an operand x (named arg) that must have ref's (named ref_arg) device
+-- and dtype: "fn: argument 'arg' expected device cuda (as 'a'), got cpu".
+function M.expect_like(x, ref, fn, arg, ref_arg)
+  if x.device_type ~= ref.device_type then
+    blame(string.format("%s: argument '%s' expected device %s (as '%s'), got %s", fn, arg,
+                        dt.device_names[ref.device_type], ref_arg, dt.device_names[x.device_type]))
+  end
+  if x.scalar_type ~= ref.scalar_type then
+    blame(string.format("%s: argument '%s' expected dtype %s (as '%s'), got %s", fn, arg,
+                        dt.dtype_names[ref.scalar_type], ref_arg, dt.dtype_names[x.scalar_type]))
+  end
+  return x
+end
+
+-- Whether a number is one of dtype's values, by expect_scalar's rule (without raising).
+function M.holds_scalar(x, dtype)
+  return C.fused_check_scalar('holds_scalar', 'x', x, dtype) == 0
+end
+
 -- Raises "fn: argument 'arg' expected dtype <name>, got <name>" unless tensor x has that dtype
 -- (a name): what an index or a class target gets, which a float tensor must not silently be.
 function M.expect_dtype(x, name, fn, arg)
@@ -103,6 +123,27 @@ local function show_list(list)
   return '{' .. table.concat(parts, ', ') .. '}'
 end
 M.show_list = show_list
+
+-- An index given as a Lua list (fused.tensor makes it an int64 tensor): its entries integers
+-- (or lists of them, nested), or fn's error naming arg.
+local function integers(list)
+  local n = sequence_length(list)
+  for i = 1, n or 0 do
+    local x = list[i]
+    local ok = type(x) == 'table' and integers(x)
+      or type(x) == 'number' and x == math.floor(x) and math.abs(x) < 2 ^ 63
+      or ffi.istype('int64_t', x)
+    if not ok then return false end
+  end
+  return n ~= nil
+end
+function M.expect_index_list(list, fn, arg)
+  if not integers(list) then
+    blame(string.format("%s: argument '%s' expected an int64 tensor or a list of integers, got %s",
+                        fn, arg, show_list(list)))
+  end
+  return list
+end
 
 -- Sizes are exact integers in a double and in int64_t below this; C checks their product.
 local MAX_SIZE = 2 ^ 53
@@ -164,10 +205,44 @@ end
 function M.check_dim(t, dim, fn, arg)
   arg = arg or 'dim'
   if type(dim) ~= 'number' or dim ~= math.floor(dim) or dim == 0 or dim > t.ndim or dim < -t.ndim then
+    if t.ndim == 0 then
+      blame(string.format("%s: argument '%s' expected no dim, as the tensor is 0-d (it has no dims), got %s",
+                          fn, arg, type(dim) == 'number' and tostring(dim) or type_name(dim)))
+    end
     blame(string.format("%s: argument '%s' expected a dim in 1..%d, got %s", fn, arg, t.ndim,
                         type(dim) == 'number' and tostring(dim) or type_name(dim)))
   end
   return dim < 0 and t.ndim + dim + 1 or dim
+end
+
+-- What x is and holds, for an error about an argument the user passed: "the number -0.01".
+local function shown(x)
+  if type(x) == 'number' or type(x) == 'boolean' then return 'the ' .. type(x) .. ' ' .. tostring(x) end
+  if type(x) == 'string' then return string.format('the string %q', x) end
+  return 'a ' .. type_name(x)
+end
+M.shown = shown
+
+-- f (the public function fn) refusing a positional argument it has no parameter for, as Python
+-- refuses one: p:add_(g, -lr) must not drop -lr. A trailing nil counts as absent, as Lua has
+-- it. A function of varargs checks its own arguments.
+function M.no_extra(fn, f)
+  local info = debug.getinfo(f, 'u')
+  if info.isvararg then return f end
+  local n = info.nparams
+  local params = {}
+  for i = 1, n do params[i] = debug.getlocal(f, i) end
+  local takes = table.concat(params, ', ')
+  return function(...)
+    for i = n + 1, select('#', ...) do
+      local x = select(i, ...)
+      if x ~= nil then
+        blame(string.format("%s: takes (%s), got an extra argument %d: %s", fn, takes, i,
+                            shown(x)))
+      end
+    end
+    return f(...)
+  end
 end
 
 return M

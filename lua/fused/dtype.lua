@@ -64,6 +64,67 @@ function M.one_of(by_id, quote, ...)
   return table.concat(items, ', ', 1, #items - 1) .. ' or ' .. items[#items]
 end
 
+-- PyTorch's type promotion (c10's promoteTypes and result_type). A category: bool 0, integer
+-- 1, floating 2.
+local BOOL, INT64, FLOAT32 = M.dtypes.bool, M.dtypes.int64, M.dtypes.float32
+local function category(dtype)
+  return dtype == BOOL and 0 or M.is_floating[dtype] and 2 or 1
+end
+
+-- The dtype that holds both a and b (ids; nil for none): the higher category, within one the
+-- wider; two 16-bit dtypes (bfloat16, float16) meet in float32.
+local function promote_types(a, b)
+  if a == nil or a == b then return b end
+  if b == nil then return a end
+  local ca, cb = category(a), category(b)
+  if ca ~= cb then return ca > cb and a or b end
+  if M.sizes[a] ~= M.sizes[b] then return M.sizes[a] > M.sizes[b] and a or b end
+  return FLOAT32
+end
+M.promote_types = promote_types
+
+-- higher (the dimensioned operands' dtype) met with lower (the 0-d tensors' and numbers'):
+-- c10's combine_categories. A lower of the same category or below does not widen higher.
+local function combine(higher, lower)
+  if higher == nil then return lower end
+  if M.is_floating[higher] then return higher end
+  if lower ~= nil and (higher == BOOL or M.is_floating[lower]) then return promote_types(higher, lower) end
+  return higher
+end
+
+-- PyTorch's result_type of operands (tensors or Lua numbers, in a list of n): dimensioned
+-- tensors decide within their category; a 0-d tensor's or a number's dtype counts only where
+-- its category is higher (float32 with a 0-d float64 is float32, int64 with a 0-d float64 is
+-- float64); a number is int64 when an integer, else float32 (PyTorch's default dtype).
+function M.result_type(operands, n)
+  local dim, zero, number
+  for i = 1, n do
+    local x = operands[i]
+    if type(x) == 'number' then
+      number = promote_types(number, (x == math.floor(x) and x - x == 0) and INT64 or FLOAT32)
+    elseif x.ndim > 0 then
+      dim = promote_types(dim, x.scalar_type)
+    else
+      zero = promote_types(zero, x.scalar_type)
+    end
+  end
+  return combine(dim, combine(zero, number))
+end
+
+-- Tensors a and b in their result_type, converted where they differ (on one device: C names a
+-- device that differs).
+function M.promoted(a, b)
+  if a.scalar_type == b.scalar_type or a.device_type ~= b.device_type then return a, b end
+  local dtype = M.dtype_names[M.result_type({ a, b }, 2)]
+  return a:to(dtype), b:to(dtype)
+end
+
+-- Whether a result of dtype from may be written into a tensor of dtype to, as PyTorch's
+-- canCast: never floating into an integer or bool, nor an integer into bool.
+function M.can_cast(from, to)
+  return category(from) <= category(to)
+end
+
 local function show(x)
   return type(x) == 'string' and "'" .. x .. "'" or (type(x) == 'number' or type(x) == 'boolean')
     and tostring(x) or type(x)

@@ -6,6 +6,7 @@ local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local copy = require 'fused.ops.copy'
 local random = require 'fused.ops.random'
 
@@ -59,7 +60,6 @@ local element_rules = {
                        'a boolean or a number (nonzero is true)' },
 }
 local number_rule = { function(x) return type(x) == 'number' end, 'a number' }
-
 -- fused.tensor({{1, 2}, {3, 4}}, opts): the shape is the nesting, which must be regular. The
 -- dtype is opts.dtype, else bool when the first entry is a boolean, else float32. A number (or
 -- boolean, or int64_t) alone gives a 0-d tensor; {} a 1-D tensor of size 0, as in PyTorch.
@@ -75,6 +75,11 @@ function M.tensor(data, opts)
   -- checks every list, names it.
   local shape, node = {}, data
   while type(node) == 'table' do
+    if #shape == argcheck.MAX_DIMS then -- {t} where t[1] is t would nest forever
+      error(string.format("tensor: argument 'data' expected at most %d nested lists, got more at "
+                          .. "data%s (a table that holds itself?)", argcheck.MAX_DIMS,
+                          string.rep('[1]', argcheck.MAX_DIMS)), 2)
+    end
     shape[#shape + 1] = sequence_length(node) or 1
     node = node[1]
   end
@@ -85,6 +90,9 @@ function M.tensor(data, opts)
   local host = new(scalar and 0 or ndim, sizes, dtype, dt.devices.cpu)
   local p, at = ffi.cast(dt.ctypes[dtype], host.data), 0
   local takes, expected = unpack(element_rules[dtype] or number_rule)
+  -- A number that rounds to an infinity in a floating dtype is refused, as fill_'s and full's
+  -- (c/core/check.c's rule; float64 holds them all).
+  local ranged = dt.is_floating[stored] and stored ~= dt.dtypes.float64
   -- Errors are blamed on tensor's caller: d - 1 walks and tensor itself lie in between.
   local function walk(x, d, where)
     if d > #shape then
@@ -92,6 +100,10 @@ function M.tensor(data, opts)
         error(string.format("tensor: argument 'data' expected %s at %s (dtype %s), got %s",
                             expected, where, dt.dtype_names[stored],
                             type(x) == 'number' and tostring(x) or type_name(x)), d + 2)
+      end
+      if ranged and not argcheck.holds_scalar(x, stored) then
+        error(string.format("tensor: argument 'data' expected a number within %s's range at %s, "
+                            .. "got %s", dt.dtype_names[stored], where, tostring(x)), d + 2)
       end
       p[at] = x
       at = at + 1
@@ -121,6 +133,9 @@ local function numbers_then_options(fn, ...)
       values[i] = x
     elseif i == n and (x == nil or type(x) == 'table') then
       return values, x
+    elseif type(x) == 'table' then
+      error(string.format("%s: expected the numbers then an options table, got an extra argument "
+                          .. "%d after it: %s", fn, i + 1, argcheck.shown(select(i + 1, ...))), 3)
     else
       error(string.format("%s: argument %d expected a number (or the options table last), got %s", fn,
                           i, type_name(x)), 3)
@@ -129,12 +144,25 @@ local function numbers_then_options(fn, ...)
   return values, nil
 end
 
--- A host tensor of n values (value(i) for i = 0..n-1), moved to device.
-local function computed(n, dtype, device, value)
+-- A host tensor of n values (value(i) for i = 0..n-1), moved to device: the factory fn's error
+-- for a value dtype cannot hold (arange(0, 1e39, 5e38) in int64, linspace to 1e39 in float32),
+-- as fill_'s.
+local function computed(fn, n, dtype, device, value)
+  if n >= 2 ^ 53 then -- more than a size holds: not empty's error, which names its 'shape'
+    blame(string.format("%s: expected fewer than 2^53 values, got %s", fn, tostring(n)))
+  end
   local host_dtype = dt.through[dtype] and dt.dtypes.float64 or dtype -- bits: rounded once
   local t = M.empty({ n }, { dtype = dt.dtype_names[host_dtype] })
   local p = ffi.cast(dt.ctypes[host_dtype], t.data)
-  for i = 0, n - 1 do p[i] = value(i) end
+  local checked = dtype ~= dt.dtypes.float64 -- which holds every Lua number
+  for i = 0, n - 1 do
+    local x = value(i)
+    if checked and not argcheck.holds_scalar(x, dtype) then
+      blame(string.format("%s: the value %s at position %d is beyond %s's range", fn, tostring(x),
+                          i + 1, dt.dtype_names[dtype]))
+    end
+    p[i] = x
+  end
   return t:to(dt.dtype_names[dtype], dt.device_names[device])
 end
 
@@ -149,6 +177,12 @@ function M.arange(...)
   end
   local start, stop, step = 0, args[1], 1
   if #args > 1 then start, stop, step = args[1], args[2], args[3] or 1 end
+  for _, arg in ipairs({ { 'start', start }, { 'stop', stop }, { 'step', step } }) do
+    if arg[2] - arg[2] ~= 0 then -- as PyTorch's "unsupported range"
+      error(string.format("arange: argument '%s' expected a finite number, got %s", arg[1],
+                          tostring(arg[2])), 2)
+    end
+  end
   if step == 0 then error("arange: argument 'step' expected a nonzero number, got 0", 2) end
   local n = math.ceil((stop - start) / step)
   if n < 0 then -- as PyTorch; an empty range (arange(0), arange(2, 2)) is an empty tensor
@@ -159,7 +193,7 @@ function M.arange(...)
   if (opts == nil or opts.dtype == nil) and is_integer(start) and is_integer(stop) and is_integer(step) then
     dtype = dt.dtypes.int64
   end
-  return computed(n, dtype, device, function(i) return start + i * step end)
+  return computed('arange', n, dtype, device, function(i) return start + i * step end)
 end
 
 -- linspace(start, stop, steps): steps values from start to stop, both included; float32 unless
@@ -174,7 +208,7 @@ function M.linspace(...)
   local dtype, device = dt.parse(opts, 'linspace')
   local step = steps > 1 and (stop - start) / (steps - 1) or 0
   -- The second half counts back from stop, so that the last value is stop exactly.
-  return computed(steps, dtype, device, function(i)
+  return computed('linspace', steps, dtype, device, function(i)
     if i < steps / 2 then return start + i * step end
     return stop - (steps - 1 - i) * step
   end)
@@ -189,9 +223,13 @@ function M.eye(...)
     if x < 1 or not is_integer(x) then error("eye: expected positive integer sizes, got " .. tostring(x), 2) end
   end
   local dtype, device = dt.parse(opts, 'eye')
-  return computed(rows * cols, dtype, device, function(i)
+  return computed('eye', rows * cols, dtype, device, function(i)
     return i % cols == math.floor(i / cols) and 1 or 0
   end):view(rows, cols)
 end
+
+-- A factory of fixed parameters refuses an extra argument (the others take sizes or numbers
+-- then options, and refuse what follows those).
+M.full, M.tensor = argcheck.no_extra('full', M.full), argcheck.no_extra('tensor', M.tensor)
 
 return M

@@ -27,8 +27,8 @@ end
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
 -- The broadcast shape (a list) of the tensors, named by names ({'a', 'b'}); an error naming fn
--- and both operands when two sizes differ and neither is 1 (level as error's, seen from shape).
-function M.shape(fn, names, tensors, level)
+-- and both operands when two sizes differ and neither is 1.
+function M.shape(fn, names, tensors)
   local ndim = 0
   for _, t in ipairs(tensors) do ndim = math.max(ndim, t.ndim) end
   local shape = {}
@@ -38,9 +38,9 @@ function M.shape(fn, names, tensors, level)
       local s = back <= t.ndim and tonumber(t.sizes[t.ndim - back]) or 1
       if s ~= 1 then
         if size ~= 1 and s ~= size then
-          error(string.format("%s: argument '%s' of shape %s does not broadcast with '%s' of shape %s "
+          blame(string.format("%s: argument '%s' of shape %s does not broadcast with '%s' of shape %s "
                               .. "(sizes %d and %d at dim %d from the end)", fn, names[k], shape_text(t),
-                              names[from], shape_text(tensors[from]), s, size, back), (level or 2) + 1)
+                              names[from], shape_text(tensors[from]), s, size, back))
         end
         size, from = s, k
       end
@@ -58,25 +58,24 @@ function M.expand(t, shape)
 end
 
 -- An out that is one of the inputs (an in-place op) keeps its shape: the broadcast shape must be
--- its own (level as error's, seen from check_inplace).
-function M.check_inplace(fn, out, shape, level)
+-- its own.
+function M.check_inplace(fn, out, shape)
   if out == nil then return end
   local same = out.ndim == #shape
   for d = 1, #shape do same = same and out.sizes[d - 1] == shape[d] end
   if not same then
-    error(string.format("%s: the result's shape [%s] differs from %s's [%s], which an in-place op keeps",
-                        fn, table.concat(shape, ', '), "'self'", table.concat(out:shape(), ', ')),
-          (level or 2) + 1)
+    blame(string.format("%s: the result's shape [%s] differs from %s's [%s], which an in-place op keeps",
+                        fn, table.concat(shape, ', '), "'self'", table.concat(out:shape(), ', ')))
   end
 end
 
 -- A binary op's operands: two tensors of one shape as they are (any strides), else each
--- broadcast to the common shape. An out that is an operand keeps its shape. Errors are blamed
--- on the caller of the op (level 4 from here: op, its helper, operands).
-function M.operands(fn, out, a, b)
+-- broadcast to the common shape. An out that is an operand keeps its shape. names: what the
+-- user calls a and b ({'a', 'b'} unless given).
+function M.operands(fn, out, a, b, names)
   if M.same_shape(a, b) then return a, b end
-  local shape = M.shape(fn, { 'a', 'b' }, { a, b }, 4)
-  if rawequal(out, a) or rawequal(out, b) then M.check_inplace(fn, out, shape, 4) end
+  local shape = M.shape(fn, names or { 'a', 'b' }, { a, b })
+  if rawequal(out, a) or rawequal(out, b) then M.check_inplace(fn, out, shape) end
   return M.expand(a, shape), M.expand(b, shape)
 end
 

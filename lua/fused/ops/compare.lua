@@ -1,13 +1,15 @@
 -- Comparisons into bool tensors: fused.lt(a, b), a:lt(b), and eq ne le gt ge; either operand
--- may be a number, two tensors broadcast (ops/broadcast.lua). {out = t} last (a bool t).
+-- may be a number, two tensors broadcast (ops/broadcast.lua) and compare in their promoted
+-- dtype (dtype.lua's result_type). {out = t} last (a bool t).
 -- There is no in-place form: the result's dtype is bool, not the operands'.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local dt = require 'fused.dtype'
+local argcheck = require 'fused.check'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 
-local C, check = lib.C, lib.check
+local C, check = lib.C, argcheck.c_status
 local BOOL = dt.dtypes.bool
 local M = {}
 
@@ -17,14 +19,14 @@ local function compare_into(fn, op, flipped, out, a, b)
   broadcast.expect_operand(a, fn, 'a')
   if type(b) == 'number' then
     a = out_.contiguous(a)
-    out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
-    local dst = out_.dense(out)
+    local dst = out_.target(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
     check(C.fused_compare_scalar(op, dst, a, b))
     return out_.finish(out, dst)
   end
-  a, b = broadcast.operands(fn, out, a, broadcast.expect_operand(b, fn, 'b'))
-  out = out_.result(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
-  local dst = out_.dense(out)
+  b = broadcast.expect_operand(b, fn, 'b')
+  a, b = dt.promoted(a, b)
+  a, b = broadcast.operands(fn, out, a, b)
+  local dst = out_.target(fn, out, a.ndim, a.sizes, BOOL, a.device_type)
   check(C.fused_compare(op, dst, a, b))
   return out_.finish(out, dst)
 end

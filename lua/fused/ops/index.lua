@@ -6,13 +6,14 @@
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local factory = require 'fused.factory'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 local broadcast = require 'fused.ops.broadcast'
 local ffi = require 'ffi'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 -- C's loops take contiguous memory: an op that writes t writes contiguous(t), t itself or a
 -- copy of it, which finish copies back.
 local contiguous, finish = out_.contiguous, out_.finish
@@ -21,8 +22,8 @@ local M = {}
 local function expect_mask(mask, fn)
   argcheck.expect(mask, fn, 'mask')
   if mask.scalar_type ~= dt.dtypes.bool then
-    error(string.format("%s: argument 'mask' expected a bool tensor (t:gt(0), say), got %s", fn,
-                        dt.dtype_names[mask.scalar_type]), 3)
+    blame(string.format("%s: argument 'mask' expected a bool tensor (t:gt(0), say), got %s", fn,
+                        dt.dtype_names[mask.scalar_type]))
   end
   return mask
 end
@@ -30,7 +31,7 @@ end
 function M.masked_select(t, mask)
   expect(t, 'masked_select', 'input')
   expect_mask(mask, 'masked_select')
-  local shape = broadcast.shape('masked_select', { 'input', 'mask' }, { t, mask }, 2)
+  local shape = broadcast.shape('masked_select', { 'input', 'mask' }, { t, mask })
   t, mask = contiguous(broadcast.expand(t, shape)), contiguous(broadcast.expand(mask, shape))
   local n = tensor.count_true(mask) -- 0 gives an empty tensor, as PyTorch
   local out = factory.empty({ n }, { dtype = t.dtype, device = t.device })
@@ -43,8 +44,8 @@ function M.masked_scatter_(t, mask, source)
   argcheck.expect_writable(t, 'masked_scatter_', 'self')
   expect_mask(mask, 'masked_scatter_')
   expect(source, 'masked_scatter_', 'source')
-  local shape = broadcast.shape('masked_scatter_', { 'self', 'mask' }, { t, mask }, 2)
-  broadcast.check_inplace('masked_scatter_', t, shape, 2)
+  local shape = broadcast.shape('masked_scatter_', { 'self', 'mask' }, { t, mask })
+  broadcast.check_inplace('masked_scatter_', t, shape)
   mask, source = contiguous(broadcast.expand(mask, shape)), contiguous(source)
   local dst = contiguous(t)
   check(C.fused_masked_scatter(dst, mask, source))
@@ -54,7 +55,7 @@ end
 -- An int64 index on t's device, from an int64 tensor or a Lua list (arg names it in errors).
 local function as_index(index, t, fn, arg)
   if type(index) == 'table' then
-    return factory.tensor(index, { dtype = 'int64', device = t.device })
+    return factory.tensor(argcheck.expect_index_list(index, fn, arg), { dtype = 'int64', device = t.device })
   end
   return contiguous(argcheck.expect_dtype(index, 'int64', fn, arg))
 end
@@ -69,12 +70,12 @@ function M.index_put_(t, indices, values, accumulate)
   argcheck.expect_writable(t, fn, 'self')
   local n = type(indices) == 'table' and argcheck.sequence_length(indices)
   if not n or n < 1 or n > t.ndim then
-    error(string.format("%s: argument 'indices' expected a list of 1 to %d index tensors, got %s", fn,
-                        t.ndim, type(indices) == 'table' and argcheck.show_list(indices) or argcheck.type_name(indices)), 2)
+    blame(string.format("%s: argument 'indices' expected a list of 1 to %d index tensors, got %s", fn,
+                        t.ndim, type(indices) == 'table' and argcheck.show_list(indices) or argcheck.type_name(indices)))
   end
   if accumulate ~= nil and type(accumulate) ~= 'boolean' then
-    error(string.format("%s: argument 'accumulate' expected a boolean, got %s", fn,
-                        argcheck.type_name(accumulate)), 2)
+    blame(string.format("%s: argument 'accumulate' expected a boolean, got %s", fn,
+                        argcheck.type_name(accumulate)))
   end
   local list = indices_array(n)
   local keep = {} -- the index tensors, alive while C reads them through list
@@ -85,6 +86,7 @@ function M.index_put_(t, indices, values, accumulate)
   local shape = { keep[1]:numel() }
   for d = n + 1, t.ndim do shape[#shape + 1] = t:size(d) end
   if type(values) == 'number' or type(values) == 'boolean' then
+    argcheck.expect_scalar(values, t.scalar_type, fn, 'values')
     values = factory.full(shape, values, { dtype = t.dtype, device = t.device })
   else
     expect(values, fn, 'values')
@@ -94,9 +96,9 @@ function M.index_put_(t, indices, values, accumulate)
       fits = fits and (s == 1 or s == shape[#shape - back + 1])
     end
     if not fits then
-      error(string.format("%s: argument 'values' expected a shape that broadcasts to [%s] (the "
+      blame(string.format("%s: argument 'values' expected a shape that broadcasts to [%s] (the "
                           .. "indices' length, then t's sizes they leave), got [%s]", fn,
-                          table.concat(shape, ', '), table.concat(values:shape(), ', ')), 2)
+                          table.concat(shape, ', '), table.concat(values:shape(), ', ')))
     end
     values = contiguous(broadcast.expand(values, shape))
   end

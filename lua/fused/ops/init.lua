@@ -17,13 +17,14 @@ local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'scan',
                           'softmax', 'cat', 'tile', 'unique' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do
+    f = argcheck.no_extra(name, f) -- an argument an op does not take is an error, not dropped
     M[name] = COMPUTING[kind] and widen(name, f) or f
   end
 end
-function M.clone(t)
+M.clone = argcheck.no_extra('clone', function(t)
   argcheck.expect(t, 'clone', 'input') -- as a function: the method's wrapper checks t:clone()
   return copy.clone(t)
-end
+end)
 
 local Tensor = tensor.Tensor
 -- Functions only: they take a list of tensors, or (where) mean another thing as a method in
@@ -32,6 +33,14 @@ local functions_only = { cat = true, stack = true, where = true }
 for name, f in pairs(M) do
   if not functions_only[name] then Tensor[name] = f end
 end
+
+-- The methods of ops/copy.lua and ops/random.lua refuse an extra argument as every op does;
+-- their Torch7 names are the same functions, whose errors name them as they are.
+for _, name in ipairs({ 'copy_', 'fill_', 'zero_', 'uniform_', 'normal_', 'contiguous' }) do
+  Tensor[name] = argcheck.no_extra(name, Tensor[name])
+end
+Tensor.copy, Tensor.fill, Tensor.zero = Tensor.copy_, Tensor.fill_, Tensor.zero_
+Tensor.uniform, Tensor.normal = Tensor.uniform_, Tensor.normal_
 
 local mt = tensor.metatable
 mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow

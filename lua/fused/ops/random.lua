@@ -5,6 +5,7 @@ local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 
 local C = lib.C
 local Tensor = tensor.Tensor
@@ -41,10 +42,11 @@ function M.manual_seed(seed)
     ok = ffi.istype(uint64_t, seed) or ffi.istype(int64_t, seed) and seed >= 0
   end
   if not ok then
-    error("manual_seed: argument 'seed' expected an integer in [0, 2^53] (or a uint64_t cdata "
-          .. "for larger seeds), got " .. (type(seed) == 'number' and tostring(seed) or argcheck.type_name(seed)), 2)
+    blame("manual_seed: argument 'seed' expected an integer in [0, 2^53] (or a uint64_t cdata "
+          .. "for larger seeds), got " .. (type(seed) == 'number' and tostring(seed) or argcheck.type_name(seed)))
   end
   C.fused_manual_seed(seed)
 end
+M.manual_seed = argcheck.no_extra('manual_seed', M.manual_seed)
 
 return M

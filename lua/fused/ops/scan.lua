@@ -8,11 +8,12 @@
 -- they raise an error that says so.
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local dt = require 'fused.dtype'
 local out_ = require 'fused.ops.out'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
+local contiguous, finish = out_.contiguous, out_.finish
 local BOOL, INT64 = dt.dtypes.bool, dt.dtypes.int64
 local M = {}
 
@@ -22,8 +23,8 @@ local function cumulative(fn, run)
     expect(t, fn, 'input')
     t = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
     dim = argcheck.check_dim(t, dim, fn)
-    local out = out_.like(fn, out_.option(opts, fn), t)
-    local dst = dense(out)
+    local out = out_.option(opts, fn)
+    local dst = out_.target_like(fn, out, t)
     check(run(dst, t, dim - 1))
     return finish(out, dst)
   end
@@ -33,12 +34,12 @@ M.cumprod = cumulative('cumprod', C.fused_cumprod)
 -- cumsum's gradient: grad_out summed from the last element along dim.
 M.d_cumsum = cumulative('d_cumsum', function(out, t, dim) return C.fused_cumsum(out, t, dim, 1) end)
 
--- x when a boolean, dflt when nil (errors at level 3: the caller of the op).
+-- x when a boolean, dflt when nil.
 local function expect_flag(x, dflt, fn, arg)
   if x == nil then return dflt end
   if type(x) ~= 'boolean' then
-    error(string.format("%s: argument '%s' expected a boolean, got %s", fn, arg,
-                        argcheck.type_name(x)), 3)
+    blame(string.format("%s: argument '%s' expected a boolean, got %s", fn, arg,
+                        argcheck.type_name(x)))
   end
   return x
 end
@@ -48,16 +49,15 @@ end
 local function sort_into(fn, t, dim, descending, outs)
   local input = t.scalar_type == BOOL and t:to('int64') or contiguous(t)
   if outs ~= nil and (type(outs) ~= 'table' or argcheck.is_tensor(outs)) then
-    error(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn,
-                        argcheck.type_name(outs)), 3)
+    blame(string.format("%s: option 'out' expected a list {values, indices}, got %s", fn,
+                        argcheck.type_name(outs)))
   end
   outs = outs or {}
-  local values = out_.result(fn, input.scalar_type == t.scalar_type and outs[1] or nil, t.ndim,
-                             t.sizes, input.scalar_type, t.device_type)
-  local indices = out_.result(fn, outs[2], t.ndim, t.sizes, INT64, t.device_type)
-  local v, i = dense(values), dense(indices)
+  local values_out = input.scalar_type == t.scalar_type and outs[1] or nil
+  local v = out_.target(fn, values_out, t.ndim, t.sizes, input.scalar_type, t.device_type)
+  local i = out_.target(fn, outs[2], t.ndim, t.sizes, INT64, t.device_type)
   check(C.fused_sort(v, i, input, dim - 1, descending and 1 or 0))
-  values, indices = finish(values, v), finish(indices, i)
+  local values, indices = finish(values_out, v), finish(outs[2], i)
   if t.scalar_type == BOOL then
     values = outs[1] and outs[1]:copy_(values) or values:to('bool')
   end
@@ -75,15 +75,15 @@ end
 function M.topk(t, k, dim, largest, sorted)
   expect(t, 'topk', 'input')
   if t.device ~= 'cpu' then -- as sort's error would, naming topk
-    error(string.format("topk: not implemented for %s tensors yet; call :to('cpu') first",
-                        t.device), 2)
+    blame(string.format("topk: not implemented for %s tensors yet; call :to('cpu') first",
+                        t.device))
   end
   dim = argcheck.check_dim(t, dim == nil and -1 or dim, 'topk')
   local size = t:size(dim)
   if type(k) ~= 'number' or k ~= math.floor(k) or k < 0 or k > size then
-    error(string.format("topk: argument 'k' expected an integer in 0..%d (the size of dim %d), "
+    blame(string.format("topk: argument 'k' expected an integer in 0..%d (the size of dim %d), "
                         .. "got %s", size, dim, type(k) == 'number' and tostring(k)
-                        or argcheck.type_name(k)), 2)
+                        or argcheck.type_name(k)))
   end
   largest = expect_flag(largest, true, 'topk', 'largest')
   expect_flag(sorted, true, 'topk', 'sorted')

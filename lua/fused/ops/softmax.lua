@@ -9,19 +9,20 @@
 --   logsumexp_backward(grad_output, input, output, dim, keepdim)   g * exp(x - y)
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local out_ = require 'fused.ops.out'
 local pointwise = require 'fused.ops.pointwise'
 
-local C, check, expect = lib.C, lib.check, argcheck.expect
-local contiguous, dense, finish = out_.contiguous, out_.dense, out_.finish
+local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
+local contiguous, finish = out_.contiguous, out_.finish
 local M = {}
 
 local function forward(fn, log_softmax)
   return function(t, dim, opts)
     t = contiguous(expect(t, fn, 'input'))
     dim = argcheck.check_dim(t, dim, fn)
-    local out = out_.like(fn, out_.option(opts, fn), t)
-    local dst = dense(out)
+    local out = out_.option(opts, fn)
+    local dst = out_.target_like(fn, out, t)
     check(C.fused_softmax_forward(dst, t, dim - 1, log_softmax))
     return finish(out, dst)
   end
@@ -34,8 +35,8 @@ local function backward(fn, log_softmax)
     output = contiguous(expect(output, fn, 'output'))
     grad_output = contiguous(expect(grad_output, fn, 'grad_output'))
     dim = argcheck.check_dim(output, dim, fn)
-    local d = out_.like(fn, out_.option(opts, fn), output)
-    local dst = dense(d)
+    local d = out_.option(opts, fn)
+    local dst = out_.target_like(fn, d, output)
     check(C.fused_softmax_backward(dst, grad_output, output, dim - 1, log_softmax))
     return finish(d, dst)
   end
@@ -45,8 +46,8 @@ M.log_softmax_backward = backward('log_softmax_backward', 1)
 
 local function expect_keepdim(keepdim, fn)
   if keepdim ~= nil and type(keepdim) ~= 'boolean' then
-    error(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
-                        argcheck.type_name(keepdim)), 3)
+    blame(string.format("%s: argument 'keepdim' expected a boolean, got %s", fn,
+                        argcheck.type_name(keepdim)))
   end
   return keepdim == true
 end
@@ -58,6 +59,19 @@ local function reduced_shape(t, dim, keepdim)
   return shape
 end
 
+-- t (logsumexp's output or its gradient: input's dtype and device, logsumexp's shape with dim
+-- kept or not) viewed with dim kept.
+local function kept_like(fn, arg, t, input, dim)
+  argcheck.expect_like(t, input, fn, arg, 'input')
+  local kept, dropped = reduced_shape(input, dim, true), reduced_shape(input, dim, false)
+  local shape = table.concat(t:shape(), ', ')
+  if shape ~= table.concat(kept, ', ') and shape ~= table.concat(dropped, ', ') then
+    blame(string.format("%s: argument '%s' expected logsumexp's shape [%s] or [%s], got [%s]", fn,
+                        arg, table.concat(kept, ', '), table.concat(dropped, ', '), shape))
+  end
+  return t:contiguous():view(kept)
+end
+
 local sizes = out_.sizes()
 function M.logsumexp(t, dim, keepdim, opts)
   local fn = 'logsumexp'
@@ -65,8 +79,8 @@ function M.logsumexp(t, dim, keepdim, opts)
   dim = argcheck.check_dim(t, dim, fn)
   local shape = reduced_shape(t, dim, expect_keepdim(keepdim, fn))
   for d = 1, #shape do sizes[d - 1] = shape[d] end
-  local out = out_.result(fn, out_.option(opts, fn), #shape, sizes, t.scalar_type, t.device_type)
-  local dst = dense(out)
+  local out = out_.option(opts, fn)
+  local dst = out_.target(fn, out, #shape, sizes, t.scalar_type, t.device_type)
   local kept = t:shape()
   kept[dim] = 1
   check(C.fused_logsumexp_dim(dst:view(kept), t, dim - 1))
@@ -79,10 +93,12 @@ function M.logsumexp_backward(grad_output, input, output, dim, keepdim, opts)
   expect(input, fn, 'input')
   expect(output, fn, 'output')
   dim = argcheck.check_dim(input, dim, fn)
-  local kept = reduced_shape(input, dim, true)
   expect_keepdim(keepdim, fn)
-  local d = pointwise.sub(input, output:contiguous():view(kept), opts)
-  return d:exp_():mul_(grad_output:contiguous():view(kept))
+  local out = out_.option(opts, fn)
+  local y, g = kept_like(fn, 'output', output, input, dim), kept_like(fn, 'grad_output', grad_output, input, dim)
+  local dst = out_.target_like(fn, out, input)
+  pointwise.sub(input, y, { out = dst })
+  return finish(out, dst:exp_():mul_(g))
 end
 
 return M

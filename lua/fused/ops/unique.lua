@@ -6,6 +6,7 @@
 -- far.
 local options = require 'fused.options'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 local factory = require 'fused.factory'
 local scan = require 'fused.ops.scan'
 local select_ = require 'fused.ops.select'
@@ -19,12 +20,12 @@ function M.unique(t, opts)
   opts = options.check(opts, 'unique', accepted)
   for _, name in ipairs(accepted) do
     if opts[name] ~= nil and type(opts[name]) ~= 'boolean' then
-      error(string.format("unique: option '%s' expected a boolean, got %s", name,
-                          argcheck.type_name(opts[name])), 2)
+      blame(string.format("unique: option '%s' expected a boolean, got %s", name,
+                          argcheck.type_name(opts[name])))
     end
   end
   if t.device ~= 'cpu' then -- as sort's error would, naming unique
-    error("unique: not implemented for " .. t.device .. " tensors yet; call :to('cpu') first", 2)
+    blame("unique: not implemented for " .. t.device .. " tensors yet; call :to('cpu') first")
   end
   local n = t:numel()
   local values, order = scan.sort(t:reshape(-1), 1)

@@ -2,11 +2,11 @@
 -- to float32 (exactly), computes in float32 and rounds each floating result once to the 16-bit
 -- dtype, a number result too (PyTorch's 0-d result, as item() gives it; argmax's and argmin's
 -- are indices). The result's dtype is PyTorch's promotion: a 16-bit tensor with numbers, int64
--- or bool tensors stays 16-bit; two different 16-bit dtypes, or one with float32 or float64,
--- give the wider computing dtype. An in-place op keeps its tensor's dtype (self receives the
+-- or bool tensors or 0-d floating ones stays 16-bit; two different 16-bit dtypes, or one with
+-- a dimensioned float32 or float64, give the wider computing dtype. An in-place op keeps its tensor's dtype (self receives the
 -- rounded result); {out = t} (or sort's and max's {out = {values, indices}}) of a 16-bit result
 -- receives it through a float32 stand-in that the op writes, so that the op checks its options
--- as for any dtype and out_.result checks out itself. ops/init.lua wraps the computing kinds of
+-- as for any dtype and out_.target checks out itself. ops/init.lua wraps the computing kinds of
 -- ops; selection, copies and comparisons take 16-bit tensors as they are. The temporaries cost
 -- a float32 copy per 16-bit operand and one conversion per result: the 16-bit dtypes are for
 -- storage and checkpoints, the sequence engine's products are bfloat16's fast path
@@ -45,12 +45,18 @@ local function any16(n, ...)
   return false
 end
 
--- The 16-bit dtype that the results of an op on args round to, or nil.
+-- The 16-bit dtype that the results of an op on args round to, or nil: that of its floating
+-- tensors, the dimensioned ones where there are any (a 0-d float32 leaves a bfloat16 matrix
+-- bfloat16, as PyTorch's result_type).
 local function narrow_dtype(args)
-  local found
+  local found, dimensioned = nil, false
   for i = 1, args.n do
     local a = args[i]
-    if is_tensor(a) and is_floating[a.scalar_type] then
+    dimensioned = dimensioned or is_tensor(a) and is_floating[a.scalar_type] and a.ndim > 0
+  end
+  for i = 1, args.n do
+    local a = args[i]
+    if is_tensor(a) and is_floating[a.scalar_type] and (a.ndim > 0 or not dimensioned) then
       if not through[a.scalar_type] or (found and found ~= a.scalar_type) then return nil end
       found = a.scalar_type
     end
@@ -90,8 +96,9 @@ local function narrowed(name, dtype, outs, ...)
       if rawequal(r, pair[1]) then out = pair[2] end
     end
     if out then
-      results[i] = out_.result(name, out, r.ndim, r.sizes, dtype, r.device_type)
-      lib.check(lib.C.fused_copy(results[i], r))
+      local dst = out_.target(name, out, r.ndim, r.sizes, dtype, r.device_type)
+      argcheck.c_status(lib.C.fused_copy(dst, r))
+      results[i] = out_.finish(out, dst)
     elseif is_tensor(r) and r.scalar_type == FLOAT32 then
       results[i] = r:to(dtype_name)
     elseif type(r) == 'number' and not INDEX_RESULT[name] then
@@ -127,7 +134,7 @@ return function(name, f)
     if inplace and is16(args[1]) then
       argcheck.expect_writable(args[1], name, 'self') -- before f writes into its float32 copy
       call(f, unpack(wide, 1, n))
-      lib.check(lib.C.fused_copy(args[1], wide[1]))
+      argcheck.c_status(lib.C.fused_copy(args[1], wide[1]))
       return args[1]
     end
     local dtype = narrow_dtype(args)
