@@ -28,12 +28,22 @@ local function sh(command)
   return out
 end
 
+-- The libraries a sanitizer run names by paths relative to the checkout, made absolute for a
+-- child that runs elsewhere.
+local libraries = ''
+for _, var in ipairs({ 'FUSED_LIB', 'FUSED_CUDA_LIB', 'FUSED_MPI_LIB' }) do
+  local path = os.getenv(var)
+  if path and path ~= '' and path:sub(1, 1) ~= '/' then
+    libraries = libraries .. var .. '=' .. quote(root .. '/' .. path) .. ' '
+  end
+end
+
 -- Runs lua code in a new luajit from the checkout (at most 60 s: a load that blocks fails);
 -- returns what it printed.
 local function luajit(code, env, cwd)
-  return sh(string.format("cd %s && %s LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' "
-                          .. "timeout 60 luajit -e %s", quote(cwd or root), env or '', root, root,
-                          quote(code)))
+  return sh(string.format("cd %s && %s %s LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' "
+                          .. "timeout 60 luajit -e %s", quote(cwd or root), libraries, env or '',
+                          root, root, quote(code)))
 end
 
 -- Loads extension `name` from src/<source> with cache_dir (a Lua expression) in a new
@@ -308,8 +318,8 @@ describe('the fused.ext cache', function()
       local ext = require('fused').ext.load{name = 'race', sources = {%q}, cache_dir = %s,
                                             cdef = 'int ext_v(void);'}
       print('value ' .. ext.ext_v())]], src .. 'v1.c', cache)
-    local cmd = string.format("cd %s && export LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;'; (",
-                              root, root, root)
+    local cmd = string.format("cd %s && export %s LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;'; (",
+                              root, libraries, root, root)
     for i = 1, 4 do cmd = cmd .. string.format('luajit -e %s > %s/race%d.out 2>&1 & ', quote(code), dir, i) end
     assert.are.equal(0, os.execute(cmd .. 'wait)'))
     for i = 1, 4 do
