@@ -107,8 +107,10 @@ void fused_tensor_release(fused_tensor *t);
 int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
                      int32_t device);
 void fused_tensor_free(fused_tensor *t);
-/* Fills out with a view of src's storage; offset and strides in elements, checked against the
- * storage. Release it like any tensor. out holds no storage reference yet (new or released),
+/* Fills out with a view of src's storage; offset (from src's data) and strides in elements,
+ * checked against the storage. An empty view (a size 0) reaches no element and fits at any
+ * offset >= 0, as PyTorch's; its data then points no further than just past the storage.
+ * Release it like any tensor. out holds no storage reference yet (new or released),
  * or is src itself, whose reference then passes to the view. */
 int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);

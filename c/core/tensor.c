@@ -141,11 +141,12 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
 
 /* Whether elements first + sum_d i_d strides[d] (0 <= i_d < sizes[d]) all lie in [0, count),
  * in checked arithmetic: an extent that overflows does not fit. An empty view reaches no
- * element: it fits wherever it starts inside the storage or just past it. */
+ * element, so it fits at any offset >= 0, as PyTorch's (zeros(4, 0)[2:4] is 2x0 at offset 2,
+ * past the end of an empty storage); fused_tensor_view clamps its data into the storage. */
 static int view_fits(int64_t first, int32_t ndim, const int64_t *sizes, const int64_t *strides,
                      int64_t count) {
   for (int32_t d = 0; d < ndim; d++)
-    if (sizes[d] == 0) return first >= 0 && first <= count;
+    if (sizes[d] == 0) return first >= 0;
   int64_t lo = first, hi = first;
   for (int32_t d = 0; d < ndim; d++) {
     int64_t reach;
@@ -221,7 +222,9 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                        (long long)count);
   }
   fused_tensor view = *src;
-  view.data = src->storage->base + first * elem;
+  /* An empty view's data points at most just past the storage (check_extent holds every
+   * tensor to that): no element is read through it, so where it starts past there is moot. */
+  view.data = src->storage->base + (first < count ? first : count) * elem;
   view.ndim = ndim;
   for (int32_t d = 0; d < FUSED_MAX_DIMS; d++) {
     view.sizes[d] = d < ndim ? sizes[d] : 0;

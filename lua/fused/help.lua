@@ -223,6 +223,7 @@ M.entries = {
   ['fused.Tensor.normal'] = "t:normal(mean, std): Torch7's name of t:normal_",
   ['fused.Tensor.narrow'] = 't:narrow(dim, start, length): a view of elements start .. start+length-1 along dim',
   ['fused.Tensor.select'] = 't:select(dim, index): a view of the slice at index, without dim',
+  ['fused.Tensor.unbind'] = 't:unbind(dim = 1): the list of views t:select(dim, i), one per index along dim',
   ['fused.Tensor.chunk'] = 't:chunk(n, dim): n views along dim, the last smaller when the size does not divide',
   ['fused.Tensor.transpose'] = 't:transpose(d1, d2): a view with dims d1 and d2 swapped',
   ['fused.Tensor.t'] = 't:t(): the transpose of a matrix, a view',
