@@ -179,8 +179,10 @@ const char *fused_blas_config(void);
 const char *fused_blas_core(void);
 int32_t fused_blas_threading(void);
 
-/* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
- * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
+/* Copies: src has dst's shape (a broadcast src is an expanded view of it, stride 0; another
+ * shape of as many elements is an error: view it first), any strides, any dtypes on one device
+ * (C's conversions: to bool, nonzero is 1; to int64, toward zero, for values in its range);
+ * between the CPU and a device, same dtype, both contiguous.
  * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is one of t's dtype's values (fused_check_scalar). */

@@ -92,7 +92,7 @@ describe('bad input', function()
     err(function() fused.matmul(a, fused.zeros({ 2, 3 })) end, 'matmul', "'b'", 'expected 3 rows', 'got shape [2, 3]')
     err(function() fused.addmm(fused.zeros({ 4 }), a, fused.zeros({ 3, 5 })) end, 'addmm', "'bias'", 'shape [5]', 'got [4]')
     err(function() fused.cat({ a, fused.zeros({ 3, 3 }) }, 2) end, 'cat', "'tensors[2]'", 'shape [2, 3]', 'got [3, 3]')
-    err(function() a:copy(fused.zeros({ 7 })) end, 'copy', "'src'", '6 elements', 'got 7')
+    err(function() a:copy(fused.zeros({ 7 })) end, 'copy_', "'src'", "broadcasts to self's shape [2, 3]", 'got [7]')
     err(function() a:view({ 4, 2 }) end, 'view', '6 elements', 'got 8')
   end)
 
