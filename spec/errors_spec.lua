@@ -140,7 +140,7 @@ describe('bad input', function()
     assert.truthy(msg:find("exp: argument 'input' expected a contiguous tensor", 1, true), msg)
     assert.truthy(msg:find('strides [1, 2]', 1, true), msg)
     assert.are.equal(-1, fused.C.fused_sum_dim(fused.zeros({ 1, 3 }), t, 0))
-    assert.truthy(ffi.string(fused.C.fused_last_error()):find("sum: argument 'input' expected a contiguous", 1, true))
+    assert.truthy(ffi.string(fused.C.fused_last_error()):find("sum_dim: argument 'input' expected a contiguous", 1, true))
     err(function() t:view(-1) end, 'view', 'contiguous')
   end)
 

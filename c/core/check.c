@@ -177,7 +177,7 @@ int convert_error(double value, int64_t position) {
 
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype) {
   if (!fn || !arg)
-    return fused_error("check_scalar: arguments 'fn' and 'arg' expected names, got NULL");
+    return fused_error("check_scalar: argument '%s' expected a name, got NULL", fn ? "arg" : "fn");
   if (!fused_dtype_info_of(dtype))
     return fused_error("check_scalar: argument 'dtype' expected 0 to %d, got %d",
                        FUSED_NUM_DTYPES - 1, (int)dtype);

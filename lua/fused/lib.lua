@@ -34,9 +34,31 @@ if capability and capability ~= '' and lib.C.fused_set_cpu_capability(capability
   error('fused: FUSED_CPU_CAPABILITY: ' .. ffi.string(lib.C.fused_last_error()), 2)
 end
 
+-- C's errors speak of the C API (c/fused.h): its functions, without the fused_ prefix, and
+-- dims and array positions counted from 0. Lua's count from 1, and a few C functions serve a
+-- Lua function of another name: lib.last_error() gives the message as Lua names them.
+local lua_names = {
+  sum_dim = 'sum', prod_dim = 'prod', max_dim = 'max', min_dim = 'min',
+  logsumexp_dim = 'logsumexp', count_nonzero = 'nonzero', masked_scatter = 'masked_scatter_',
+  index_put = 'index_put_', index_add = 'index_add_', tensor_init = 'tensor_new',
+  csr_check = 'sparse.csr', csr_from_coo = 'sparse.from_coo', csr_transpose = 'sparse.t',
+  spmm = 'sparse.mm',
+}
+local function plus_one(n) return tostring(tonumber(n) + 1) end
+
+function lib.last_error()
+  local message = ffi.string(lib.C.fused_last_error())
+  message = message:gsub('^([%w_]+):', function(fn) return (lua_names[fn] or fn) .. ':' end, 1)
+  message = message:gsub("argument 'dim' expected 0 to (%-?%d+), got (%-?%d+)", function(last, got)
+    return "argument 'dim' expected 1 to " .. plus_one(last) .. ', got ' .. plus_one(got)
+  end)
+  message = message:gsub('(dim )(%d+)', function(word, n) return word .. plus_one(n) end)
+  return (message:gsub("'(%w+)%[(%d+)%]'", function(list, n) return "'" .. list .. '[' .. plus_one(n) .. "]'" end))
+end
+
 -- Raises the library's last error, blamed on the caller of the public function (level 3).
 function lib.check(rc)
-  if rc ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end
+  if rc ~= 0 then error(lib.last_error(), 3) end
 end
 
 return lib
