@@ -279,7 +279,7 @@ typedef struct fused_binary_op_info {
 } fused_binary_op_info;
 const fused_unary_op_info *fused_unary_op_info_of(int32_t op);
 const fused_binary_op_info *fused_binary_op_info_of(int32_t op);
-int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *input, double alpha);
+int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha);
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,
                  const fused_tensor *b);
 /* out = a op scalar (FUSED_RSUB: scalar - a, FUSED_RDIV: scalar / a). */
@@ -293,73 +293,72 @@ int fused_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor 
                 const fused_tensor *b, double beta, double alpha);
 
 /* Reductions over dim (0-based) of a contiguous tensor; out has that dim of size 1. */
-int fused_sum_dim(fused_tensor *out, const fused_tensor *input, int32_t dim);
+int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* The product, and the max or min with the 1-based index of the first (NULL indices: none;
  * a NaN is the extreme value), along dim of a contiguous tensor into contiguous outputs with
  * that dim of size 1 (indices int64). */
-int fused_prod_dim(fused_tensor *out, const fused_tensor *input, int32_t dim);
-int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *input,
+int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
+int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim);
-int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *input,
+int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim);
 /* Softmax (log_softmax 0) or log-softmax (1) along dim (0-based) of a contiguous tensor into a
  * contiguous out of its shape; the backward of either from its output y and the gradient of
- * the loss to y (grad_output), into out; logsumexp along dim into out with that dim of size 1. Float32 and
+ * the loss to y, into d_in; logsumexp along dim into out with that dim of size 1. Float32 and
  * float64. */
-int fused_softmax_forward(fused_tensor *out, const fused_tensor *input, int32_t dim,
+int fused_softmax_forward(fused_tensor *out, const fused_tensor *in, int32_t dim,
                           int32_t log_softmax);
-int fused_softmax_backward(fused_tensor *out, const fused_tensor *grad_output,
-                           const fused_tensor *output, int32_t dim, int32_t log_softmax);
-int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *input, int32_t dim);
+int fused_softmax_backward(fused_tensor *d_in, const fused_tensor *grad_out,
+                           const fused_tensor *out, int32_t dim, int32_t log_softmax);
+int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* Cumulative sum and product along dim (0-based) of a contiguous tensor into a contiguous out
  * of its shape and dtype (out may be in itself); int64 wraps on overflow, floats accumulate in
  * float64. cumsum's reverse (nonzero) sums from the last element: its gradient (d_cumsum).
  * The CPU's only so far. */
-int fused_cumsum(fused_tensor *out, const fused_tensor *input, int32_t dim, int32_t reverse);
-int fused_cumprod(fused_tensor *out, const fused_tensor *input, int32_t dim);
+int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse);
+int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim);
 /* A stable sort along dim (0-based) of a contiguous tensor (descending when nonzero; NaN above
  * every number) into contiguous values (its dtype) and int64 indices counted from 1, both of
  * its shape. The CPU's only so far. */
-int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *input,
+int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                int32_t dim, int32_t descending);
 /* Concatenation along dim (0-based) of n tensors into a contiguous out. */
-int fused_cat(fused_tensor *out, const fused_tensor *const *tensors, int32_t n, int32_t dim);
+int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim);
 
 /* Selection, any dtype, into a contiguous out. where: out = cond ? a : b elementwise; cond
  * (bool), a and b (out's dtype) have out's shape, any strides (broadcast operands are stride-0
  * views); a or b may be out itself. index_select and gather pick along dim (0-based) of a
- * contiguous input by contiguous int64 indices counted from 1 on its device, each checked:
- * index_select's index is 1-D (n) and out input's shape with n along dim; gather's index has
+ * contiguous in by contiguous int64 indices counted from 1 on its device, each checked:
+ * index_select's index is 1-D (n) and out in's shape with n along dim; gather's index has
  * out's shape, which is in's except along dim. */
-int fused_where(fused_tensor *out, const fused_tensor *condition, const fused_tensor *a,
+int fused_where(fused_tensor *out, const fused_tensor *cond, const fused_tensor *a,
                 const fused_tensor *b);
-int fused_index_select(fused_tensor *out, const fused_tensor *input, int32_t dim,
+int fused_index_select(fused_tensor *out, const fused_tensor *in, int32_t dim,
                        const fused_tensor *index);
-int fused_gather(fused_tensor *out, const fused_tensor *input, int32_t dim,
+int fused_gather(fused_tensor *out, const fused_tensor *in, int32_t dim,
                  const fused_tensor *index);
 
 /* Indexing that reads by a mask or writes by indices (c/ops/index.c), any dtype, on the CPU
  * (a CUDA tensor is an error for now); indices are int64 counted from 1, each checked, and
- * every tensor is contiguous. masked_select: out (1-D) takes input's elements where mask
- * (bool, input's shape) is true, in row-major order; out's length must be that count.
- * masked_scatter: self's elements where mask (self's shape) is true take source's first
- * elements, in order (source has at least that many). index_put: for each k < n (the length of
- * the n_indices 1-D indices), the slice of self at the positions indices[d][k] of its dims
- * d < n_indices (the dims after them whole) is set to values[k] (values [n, self's remaining
- * sizes]), or with accumulate values[k] is added, so that repeated positions add up.
- * index_add: self[..., index[k], ...] += source[..., k, ...] along dim (0-based); index 1-D,
- * source self's shape with index's length along dim. */
-int fused_masked_select(fused_tensor *out, const fused_tensor *input, const fused_tensor *mask);
-int fused_masked_scatter(fused_tensor *self, const fused_tensor *mask, const fused_tensor *source);
-int fused_index_put(fused_tensor *self, const fused_tensor *const *indices, int32_t n_indices,
+ * every tensor is contiguous. masked_select: out (1-D) takes in's elements where mask (bool,
+ * in's shape) is true, in row-major order; out's length must be that count. masked_scatter:
+ * t's elements where mask (t's shape) is true take src's first elements, in order (src has at
+ * least that many). index_put: for each k < n (the length of the n_indices 1-D indices), the
+ * slice of t at the positions indices[d][k] of its dims d < n_indices (the dims after them
+ * whole) is set to values[k] (values [n, t's remaining sizes]), or with accumulate values[k]
+ * is added, so that repeated positions add up. index_add: t[..., index[k], ...] += source[..., k, ...]
+ * along dim (0-based); index 1-D, source t's shape with index's length along dim. */
+int fused_masked_select(fused_tensor *out, const fused_tensor *in, const fused_tensor *mask);
+int fused_masked_scatter(fused_tensor *t, const fused_tensor *mask, const fused_tensor *src);
+int fused_index_put(fused_tensor *t, const fused_tensor *const *indices, int32_t n_indices,
                     const fused_tensor *values, int32_t accumulate);
-int fused_index_add(fused_tensor *self, int32_t dim, const fused_tensor *index,
+int fused_index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
                     const fused_tensor *source);
 /* The nonzero elements of a contiguous tensor of any dtype (NaN is nonzero): count_nonzero
  * counts them; nonzero writes their positions, counted from 1, as the rows of a contiguous
  * int64 out of count x ndim. The CPU's only so far. */
-int fused_count_nonzero(int64_t *count, const fused_tensor *input);
-int fused_nonzero(fused_tensor *out, const fused_tensor *input);
+int fused_count_nonzero(int64_t *count, const fused_tensor *in);
+int fused_nonzero(fused_tensor *out, const fused_tensor *in);
 
 /* Random numbers from one generator, reproducible on every machine for a given seed. */
 void fused_manual_seed(uint64_t seed);
@@ -526,7 +525,7 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
                     const fused_tensor *grad, double lr, double beta1, double beta2, double eps,
                     double weight_decay, int32_t decoupled, int64_t step);
 /* The sum of the squares of all elements of a contiguous tensor, accumulated in float64. */
-int fused_sum_squares(double *out, const fused_tensor *input);
+int fused_sum_squares(double *out, const fused_tensor *t);
 
 /* Class indices and embedding indices are int64 values counted from 1 (as in Lua and Torch7),
  * on the other operand's device; a value out of range is an error naming its position. */

@@ -44,20 +44,20 @@ local CASES = {
                  released = { 'dst', 'src' } },
   fused_fill = { function() return { t(2), 1 } end, null = { 't' }, released = { 't' } },
   fused_unary = { function() return { C.FUSED_EXP, t(2), t(2), 1 } end,
-                  null = { nil, 'out', 'input' }, released = { nil, 'out', 'input' } },
+                  null = { nil, 'out', 'in' }, released = { nil, 'out', 'in' } },
   fused_binary = { function() return { C.FUSED_ADD, t(2), t(2), t(2) } end,
                    null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
   fused_binary_scalar = { function() return { C.FUSED_ADD, t(2), t(2), 1 } end,
                           null = { nil, 'out', 'a' }, released = { nil, 'out', 'a' } },
   fused_addmm = { function() return { t(2, 4), t(4), t(2, 3), t(3, 4), 1, 1 } end,
                   null = { 'out', nil, 'a', 'b' }, released = { 'out', 'bias', 'a', 'b' } },
-  fused_sum_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' },
-                    released = { 'out', 'input' } },
+  fused_sum_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'in' },
+                    released = { 'out', 'in' } },
   fused_cat = { function()
                   local parts = { t(2, 3), t(2, 3) } -- kept alive by the arguments: the array does not
                   return { t(4, 3), ffi.new('const fused_tensor*[2]', parts), 2, 0, keep = parts }
                 end,
-                null = { 'out', 'tensors' }, released = { 'out' } },
+                null = { 'out', 'inputs' }, released = { 'out' } },
   fused_compare = { function() return { C.FUSED_EQ, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), t(2) } end,
                     null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
   fused_compare_scalar = { function() return { C.FUSED_LT, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), 1 } end,
@@ -102,8 +102,8 @@ local CASES = {
                          null = { 'param', 'square_avg', 'momentum_buffer', 'grad' } },
   fused_adam_step = { function() return { t(3), t(3), t(3), t(3), 0.1, 0.9, 0.999, 1e-8, 0, 0, 1 } end,
                       null = { 'param', 'exp_avg', 'exp_avg_sq', 'grad' } },
-  fused_sum_squares = { function() return { ffi.new('double[1]'), t(3) } end, null = { 'out', 'input' },
-                        released = { nil, 'input' } },
+  fused_sum_squares = { function() return { ffi.new('double[1]'), t(3) } end, null = { 'out', 't' },
+                        released = { nil, 't' } },
   fused_cross_entropy_forward = {
     function() return { t(1), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'loss', 'logits', 'targets' } },
@@ -118,41 +118,41 @@ local CASES = {
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
-  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' } },
-  fused_softmax_forward = { function() return { t(2, 3), t(2, 3), 1, 1 } end, null = { 'out', 'input' } },
+  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'in' } },
+  fused_softmax_forward = { function() return { t(2, 3), t(2, 3), 1, 1 } end, null = { 'out', 'in' } },
   fused_softmax_backward = { function() return { t(2, 3), t(2, 3), t(2, 3), 1, 0 } end,
-                             null = { 'out', 'grad_output', 'output' } },
-  fused_logsumexp_dim = { function() return { t(2, 1), t(2, 3), 1 } end, null = { 'out', 'input' } },
+                             null = { 'd_in', 'grad_out', 'out' } },
+  fused_logsumexp_dim = { function() return { t(2, 1), t(2, 3), 1 } end, null = { 'out', 'in' } },
   -- indices may be NULL (values only), not released
   fused_max_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
-                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+                    null = { 'values', nil, 'in' }, released = { 'values', 'indices', 'in' } },
   fused_min_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
-                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
-  fused_cumsum = { function() return { t(2, 3), t(2, 3), 1, 0 } end, null = { 'out', 'input' } },
-  fused_cumprod = { function() return { t(2, 3), t(2, 3), 1 } end, null = { 'out', 'input' } },
+                    null = { 'values', nil, 'in' }, released = { 'values', 'indices', 'in' } },
+  fused_cumsum = { function() return { t(2, 3), t(2, 3), 1, 0 } end, null = { 'out', 'in' } },
+  fused_cumprod = { function() return { t(2, 3), t(2, 3), 1 } end, null = { 'out', 'in' } },
   fused_sort = { function() return { t(2, 3), fused.zeros({ 2, 3 }, I64), t(2, 3), 1, 0 } end,
-                 null = { 'values', 'indices', 'input' } },
+                 null = { 'values', 'indices', 'in' } },
   fused_count_nonzero = { function() return { ffi.new('int64_t[1]'), ivec(1, 0, 2) } end,
-                          null = { 'count', 'input' }, released = { nil, 'input' } },
+                          null = { 'count', 'in' }, released = { nil, 'in' } },
   fused_nonzero = { function() return { fused.zeros({ 2, 1 }, I64), ivec(1, 0, 2) } end,
-                    null = { 'out', 'input' } },
+                    null = { 'out', 'in' } },
   fused_where = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(2, 3), t(2, 3) } end,
-                  null = { 'out', 'condition', 'a', 'b' } },
+                  null = { 'out', 'cond', 'a', 'b' } },
   fused_index_select = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 1 }, I64) } end,
-                         null = { 'out', 'input', nil, 'index' } },
+                         null = { 'out', 'in', nil, 'index' } },
   fused_gather = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 2, 1 }, I64) } end,
-                   null = { 'out', 'input', nil, 'index' } },
+                   null = { 'out', 'in', nil, 'index' } },
   fused_masked_select = { function() return { t(1), t(2, 3), fused.tensor({ { true, false, false }, { false, false, false } }) } end,
-                          null = { 'out', 'input', 'mask' } },
+                          null = { 'out', 'in', 'mask' } },
   fused_masked_scatter = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(1) } end,
-                           null = { 'self', 'mask', 'source' } },
+                           null = { 't', 'mask', 'src' } },
   fused_index_put = { function()
                         local index = { ivec(1), ivec(2) } -- kept alive by the arguments, as fused_cat's
                         return { t(2, 3), ffi.new('const fused_tensor*[2]', index), 2, t(1), 0, keep = index }
                       end,
-                      null = { 'self', 'indices', nil, 'values' }, released = { 'self', nil, nil, 'values' } },
+                      null = { 't', 'indices', nil, 'values' }, released = { 't', nil, nil, 'values' } },
   fused_index_add = { function() return { t(2, 3), 1, ivec(3), t(2, 1) } end,
-                      null = { 'self', nil, 'index', 'source' } },
+                      null = { 't', nil, 'index', 'source' } },
   -- A 2 x 2 CSR matrix with one entry a row: offsets {0, 1, 2}, columns {1, 2}.
   fused_csr_check = { function() return { ivec(0, 1, 2), ivec(1, 2), t(2), 2 } end,
                       null = { 'row_ptr', 'col_idx', 'values' } },
@@ -300,11 +300,11 @@ describe('the C API', function()
     end
     -- dims named in other messages, and positions in C arrays
     assert.are.equal(-1, C.fused_max_dim(t(1, 3), nil, t(0, 3), 0))
-    assert.truthy(last_error():find("max_dim: argument 'input' expected a non-zero size in dim 0", 1, true), last_error())
+    assert.truthy(last_error():find("max_dim: argument 'in' expected a non-zero size in dim 0", 1, true), last_error())
     assert.are.equal(-1, C.fused_cat(t(3, 3), ffi.new('const fused_tensor*[2]', { t(2, 3), t(2, 3) }), 2, 0))
     assert.truthy(last_error():find("cat: argument 'out' expected size 4 along dim 0, got 3", 1, true), last_error())
     assert.are.equal(-1, C.fused_cat(t(4, 3), ffi.new('const fused_tensor*[2]', { t(2, 3), t(2, 2) }), 2, 0))
-    assert.truthy(last_error():find("cat: argument 'tensors[1]' expected shape [2, 3], got [2, 2]", 1, true), last_error())
+    assert.truthy(last_error():find("cat: argument 'inputs[1]' expected shape [2, 3], got [2, 2]", 1, true), last_error())
     assert.are.equal(-1, C.fused_index_put(t(2), ffi.new('const fused_tensor*[1]', { t(1) }), 1, t(1), 0))
     assert.truthy(last_error():find("index_put: argument 'indices[0]' expected dtype int64", 1, true), last_error())
     assert.are.equal(-1, C.fused_tensor_init(ffi.new('fused_tensor'), 2, ints(1, -2), 0, 0))
@@ -329,7 +329,7 @@ describe('the C API', function()
       local inputs = ffi.new('const fused_tensor*[2]')
       inputs[0], inputs[1] = first, second
       assert.are.equal(-1, C.fused_cat(t(4, 3), inputs, 2, 0))
-      assert.truthy(last_error():find("cat: argument 'tensors[1]' expected a tensor, got " ..
+      assert.truthy(last_error():find("cat: argument 'inputs[1]' expected a tensor, got " ..
                                       (bad and 'a released one' or 'nil'), 1, true))
     end
   end)

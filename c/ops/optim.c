@@ -104,10 +104,10 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
                     eps, weight_decay, decoupled, step);
 }
 
-int fused_sum_squares(double *out, const fused_tensor *input) {
+int fused_sum_squares(double *out, const fused_tensor *t) {
   const char *fn = "sum_squares";
   if (!out) return fused_error("%s: argument 'out' expected a pointer, got NULL", fn);
-  FUSED_TRY(check_tensor(fn, "input", input));
-  FUSED_TRY(check_contiguous(fn, "input", input));
-  FUSED_CALL_KERNEL(fn, "input", input, sum_squares, out, input);
+  FUSED_TRY(check_tensor(fn, "t", t));
+  FUSED_TRY(check_contiguous(fn, "t", t));
+  FUSED_CALL_KERNEL(fn, "t", t, sum_squares, out, t);
 }

@@ -1,4 +1,4 @@
-/* Elementwise ops: out, input and the other operand share shape, dtype and device; out is
+/* Elementwise ops: out, in and the other operand share shape, dtype and device; out is
  * contiguous, so are unary's and binary_scalar's input (binary's may have any strides). An
  * input may be out itself (each element is read before it is written), not part of it. */
 #include "../core/backend.h"
@@ -25,7 +25,7 @@ const fused_binary_op_info *fused_binary_op_info_of(int32_t op) {
 
 /* Integers have the ops whose result is an integer, defined for every operand (the lists'
  * integers column; their maths is c/maths/arithmetic.h's): neg, abs, sign, the rounding ops
- * and the binary ops but division, which the Lua layer computes input float32 (true division, as
+ * and the binary ops but division, which the Lua layer computes in float32 (true division, as
  * PyTorch's). */
 static int check_exact(const char *fn, const char *arg, const fused_tensor *t, int exact) {
   return exact ? 0 : check_floating(fn, arg, t);
@@ -37,15 +37,15 @@ static int check_operand(const char *fn, const char *arg, const fused_tensor *t,
   return check_contiguous(fn, arg, t);
 }
 
-int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *input, double alpha) {
+int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, double alpha) {
   if ((unsigned)op >= FUSED_NUM_UNARY_OPS) return fused_error("unary: unknown op %d", (int)op);
   const char *fn = unary_ops[op].name;
   FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
-  FUSED_TRY(check_operand(fn, "input", input, "out", out));
-  FUSED_TRY(check_no_overlap(fn, "out", out, "input", input, 1));
-  FUSED_TRY(check_exact(fn, "input", input, unary_ops[op].integers));
-  FUSED_CALL_KERNEL(fn, "input", input, unary, op, out, input, alpha);
+  FUSED_TRY(check_operand(fn, "in", in, "out", out));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "in", in, 1));
+  FUSED_TRY(check_exact(fn, "in", in, unary_ops[op].integers));
+  FUSED_CALL_KERNEL(fn, "in", in, unary, op, out, in, alpha);
 }
 
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,

@@ -28,7 +28,7 @@ static int masked_scatter(fused_tensor *t, const fused_tensor *mask, const fused
   int64_t count = 0;
   for (int64_t i = 0; i < n; i++) count += m[i];
   if (count > len)
-    return fused_error("masked_scatter: argument 'source' expected at least %lld elements (the "
+    return fused_error("masked_scatter: argument 'src' expected at least %lld elements (the "
                        "mask's true ones), got %lld", (long long)count, (long long)len);
   int64_t at = 0;
   for (int64_t i = 0; i < n; i++)
