@@ -202,6 +202,11 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
       assert.are.same({}, (v + 1):totable())
       assert.are.same({ 0, 2 }, v:fill_(3):copy_(fused.ones({ 2 }, opts)):shape())
       assert.are.same({ 0, 2 }, v:clone():shape())
+      -- a size-0 dim has no index to take (PyTorch: IndexError, index 0 is out of bounds)
+      helper.assert_error(function() return w:select(1, 1) end,
+                          "select: argument 'index' got 1, but dim 1 has size 0: no index to select")
+      helper.assert_error(function() return w[1] end, 'index 1 is out of range for dim 1 of size 0 (it has no index to take)')
+      helper.assert_error(function() return w[{ { 1, 1 } }] end, 'of size 0 (it has no index to take)')
       -- a non-empty tensor narrowed past its end then narrowed again (PyTorch: offset 18 > 16)
       assert.are.same({ 0, 2 }, fused.zeros({ 4, 4 }, opts):narrow(1, 5, 0):narrow(2, 3, 2):shape())
     end)

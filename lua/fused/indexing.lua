@@ -27,9 +27,10 @@ local function dim_index(t, dim, i, level)
   end
   local size = tonumber(t.sizes[dim - 1])
   if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
-    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (expected 1..%d, "
-                        .. "or -%d..-1 from the end)", type(i) == 'number' and tostring(i) or argcheck.type_name(i),
-                        dim, size, size, size), level + 1)
+    local range = size == 0 and 'it has no index to take'
+      or string.format('expected 1..%d, or -%d..-1 from the end', size, size)
+    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (%s)",
+                        type(i) == 'number' and tostring(i) or argcheck.type_name(i), dim, size, range), level + 1)
   end
   return i < 0 and size + i + 1 or i
 end

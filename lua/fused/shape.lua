@@ -41,6 +41,10 @@ function Tensor.select(t, dim, index)
   dim = argcheck.check_dim(t, dim, 'select')
   local size = tonumber(t.sizes[dim - 1])
   if type(index) ~= 'number' or index < 1 or index > size or index ~= math.floor(index) then
+    if size == 0 then
+      error(string.format("select: argument 'index' got %s, but dim %d has size 0: no index to select",
+                          tostring(index), dim), 2)
+    end
     error(string.format("select: argument 'index' expected 1..%d, got %s", size, tostring(index)), 2)
   end
   if t.ndim == 1 then return t:narrow(1, index, 1) end
