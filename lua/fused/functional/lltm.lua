@@ -37,7 +37,7 @@ local step_sizes, step_strides = out_.sizes(), out_.sizes()
 -- The library's last error raised as fn's (level 3: the caller of the public function), the
 -- engine's argument names replaced by the cell's (names[engine's] = cell's).
 local function raise_as(fn, names)
-  local message = lib.last_error():gsub('^[%w_]+:', fn .. ':', 1)
+  local message = ffi.string(C.fused_last_error()):gsub('^[%w_]+:', fn .. ':', 1)
   error((message:gsub("'([%w_]+)'", function(n) return "'" .. (names[n] or n) .. "'" end)), 3)
 end
 
