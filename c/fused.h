@@ -10,8 +10,9 @@
  *   functions of several ops, fused_unary, fused_binary, fused_compare, their _scalar forms,
  *   fused_softmax_forward/backward, fused_addmm and fused_cumsum, name the op: "exp",
  *   "log_softmax", "matmul" for a NULL bias, "d_cumsum" for reverse), the argument by its
- *   parameter name here, what was expected and what came. Dims and positions in C arrays
- *   count from 0, as the dim arguments do.
+ *   parameter name here, what was expected and what came. Dims and the entries of a list
+ *   argument (inputs[0]) count from 0, as the dim arguments do; an element named by its
+ *   position (an index value out of range at position 2) counts from 1, as index values do.
  *   Nothing here exits or aborts on bad input. The few that return a value say which value
  *   means an error.
  * - A tensor argument is a struct filled by fused_tensor_init, fused_tensor_new or
