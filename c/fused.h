@@ -6,7 +6,13 @@
  *
  * Conventions
  * - Every function returns a status: 0 on success, -1 on error; fused_last_error() then
- *   gives a message naming the function, the argument, what was expected and what came.
+ *   gives a message naming the function (its name here without the fused_ prefix; the
+ *   functions of several ops, fused_unary, fused_binary, fused_compare, their _scalar forms,
+ *   fused_softmax_forward/backward, fused_addmm and fused_cumsum, name the op: "exp",
+ *   "log_softmax", "matmul" for a NULL bias, "d_cumsum" for reverse), the argument by its
+ *   parameter name here, what was expected and what came. Dims and the entries of a list
+ *   argument (inputs[0]) count from 0, as the dim arguments do; an element named by its
+ *   position (an index value out of range at position 2) counts from 1, as index values do.
  *   Nothing here exits or aborts on bad input. The few that return a value say which value
  *   means an error.
  * - A tensor argument is a struct filled by fused_tensor_init, fused_tensor_new or
@@ -107,8 +113,10 @@ void fused_tensor_release(fused_tensor *t);
 int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
                      int32_t device);
 void fused_tensor_free(fused_tensor *t);
-/* Fills out with a view of src's storage; offset and strides in elements, checked against the
- * storage. Release it like any tensor. out holds no storage reference yet (new or released),
+/* Fills out with a view of src's storage; offset (from src's data) and strides in elements,
+ * checked against the storage. An empty view (a size 0) reaches no element and fits at any
+ * offset >= 0, as PyTorch's; its data then points no further than just past the storage.
+ * Release it like any tensor. out holds no storage reference yet (new or released),
  * or is src itself, whose reference then passes to the view. */
 int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                       const int64_t *sizes, const int64_t *strides, int64_t offset);
@@ -177,8 +185,10 @@ const char *fused_blas_config(void);
 const char *fused_blas_core(void);
 int32_t fused_blas_threading(void);
 
-/* Copies: any strides, any dtypes on one device (C's conversions: to bool, nonzero is 1; to
- * int64, toward zero, for values in its range); between the CPU and a device, same dtype.
+/* Copies: src has dst's shape (a broadcast src is an expanded view of it, stride 0; another
+ * shape of as many elements is an error: view it first), any strides, any dtypes on one device
+ * (C's conversions: to bool, nonzero is 1; to int64, toward zero, for values in its range);
+ * between the CPU and a device, same dtype, both contiguous.
  * A src that overlaps dst is read whole before dst is written (t:copy(t:t()) transposes). */
 int fused_copy(fused_tensor *dst, const fused_tensor *src);
 /* Any strides and dtype; value is one of t's dtype's values (fused_check_scalar). */

@@ -38,7 +38,7 @@ template <typename T> int cuda_sum_dim(fused_tensor *out, const fused_tensor *in
   else
     FUSED_LAUNCH(blocks_for(outer * inner), THREADS, 0, cuda_stream, sum_columns_kernel<T>)(
         (T *)out->data, (const T *)in->data, outer, len, inner);
-  return cuda_done("sum");
+  return cuda_done("sum_dim");
 }
 
 FUSED_KERNELS_REDUCE(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

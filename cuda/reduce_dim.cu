@@ -14,7 +14,7 @@ template <typename T> int cuda_prod_dim(fused_tensor *out, const fused_tensor *i
   const int64_t n = outer * inner;
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, prod_kernel<T>)((T *)out->data, (const T *)in->data,
                                                              in->sizes[dim], inner, n);
-  return cuda_done("prod");
+  return cuda_done("prod_dim");
 }
 
 template <typename T>
@@ -36,7 +36,7 @@ int cuda_extremum_dim(fused_tensor *values, fused_tensor *indices, const fused_t
   FUSED_LAUNCH(blocks_for(n), THREADS, 0, cuda_stream, extremum_kernel<T>)(
       (T *)values->data, indices ? (int64_t *)indices->data : NULL, (const T *)in->data,
       in->sizes[dim], inner, n, largest);
-  return cuda_done(largest ? "max" : "min");
+  return cuda_done(largest ? "max_dim" : "min_dim");
 }
 
 FUSED_KERNELS_REDUCE_DIM(FUSED_CUDA_INSTANTIATE_ARITHMETIC)

@@ -43,7 +43,7 @@ template <typename T>
 int cuda_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,
               const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
               int32_t relu) {
-  const char *fn = "sparse.mm";
+  const char *fn = "spmm";
   const int64_t n = out->sizes[0], k = out->sizes[1], m = x->sizes[0], nnz = values->sizes[0];
   std::vector<int64_t> offsets, columns;
   FUSED_TRY(cuda_read(fn, row_ptr, &offsets));

@@ -44,20 +44,20 @@ local CASES = {
                  released = { 'dst', 'src' } },
   fused_fill = { function() return { t(2), 1 } end, null = { 't' }, released = { 't' } },
   fused_unary = { function() return { C.FUSED_EXP, t(2), t(2), 1 } end,
-                  null = { nil, 'out', 'input' }, released = { nil, 'out', 'input' } },
+                  null = { nil, 'out', 'in' }, released = { nil, 'out', 'in' } },
   fused_binary = { function() return { C.FUSED_ADD, t(2), t(2), t(2) } end,
                    null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
   fused_binary_scalar = { function() return { C.FUSED_ADD, t(2), t(2), 1 } end,
                           null = { nil, 'out', 'a' }, released = { nil, 'out', 'a' } },
   fused_addmm = { function() return { t(2, 4), t(4), t(2, 3), t(3, 4), 1, 1 } end,
                   null = { 'out', nil, 'a', 'b' }, released = { 'out', 'bias', 'a', 'b' } },
-  fused_sum_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' },
-                    released = { 'out', 'input' } },
+  fused_sum_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'in' },
+                    released = { 'out', 'in' } },
   fused_cat = { function()
                   local parts = { t(2, 3), t(2, 3) } -- kept alive by the arguments: the array does not
                   return { t(4, 3), ffi.new('const fused_tensor*[2]', parts), 2, 0, keep = parts }
                 end,
-                null = { 'out', 'tensors' }, released = { 'out' } },
+                null = { 'out', 'inputs' }, released = { 'out' } },
   fused_compare = { function() return { C.FUSED_EQ, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), t(2) } end,
                     null = { nil, 'out', 'a', 'b' }, released = { nil, 'out', 'a', 'b' } },
   fused_compare_scalar = { function() return { C.FUSED_LT, fused.zeros({ 2 }, { dtype = 'bool' }), t(2), 1 } end,
@@ -102,8 +102,8 @@ local CASES = {
                          null = { 'param', 'square_avg', 'momentum_buffer', 'grad' } },
   fused_adam_step = { function() return { t(3), t(3), t(3), t(3), 0.1, 0.9, 0.999, 1e-8, 0, 0, 1 } end,
                       null = { 'param', 'exp_avg', 'exp_avg_sq', 'grad' } },
-  fused_sum_squares = { function() return { ffi.new('double[1]'), t(3) } end, null = { 'out', 'input' },
-                        released = { nil, 'input' } },
+  fused_sum_squares = { function() return { ffi.new('double[1]'), t(3) } end, null = { 'out', 't' },
+                        released = { nil, 't' } },
   fused_cross_entropy_forward = {
     function() return { t(1), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'loss', 'logits', 'targets' } },
@@ -118,41 +118,41 @@ local CASES = {
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
-  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'input' } },
-  fused_softmax_forward = { function() return { t(2, 3), t(2, 3), 1, 1 } end, null = { 'out', 'input' } },
+  fused_prod_dim = { function() return { t(1, 3), t(2, 3), 0 } end, null = { 'out', 'in' } },
+  fused_softmax_forward = { function() return { t(2, 3), t(2, 3), 1, 1 } end, null = { 'out', 'in' } },
   fused_softmax_backward = { function() return { t(2, 3), t(2, 3), t(2, 3), 1, 0 } end,
-                             null = { 'out', 'grad_output', 'output' } },
-  fused_logsumexp_dim = { function() return { t(2, 1), t(2, 3), 1 } end, null = { 'out', 'input' } },
+                             null = { 'd_in', 'grad_out', 'out' } },
+  fused_logsumexp_dim = { function() return { t(2, 1), t(2, 3), 1 } end, null = { 'out', 'in' } },
   -- indices may be NULL (values only), not released
   fused_max_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
-                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
+                    null = { 'values', nil, 'in' }, released = { 'values', 'indices', 'in' } },
   fused_min_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
-                    null = { 'values', nil, 'input' }, released = { 'values', 'indices', 'input' } },
-  fused_cumsum = { function() return { t(2, 3), t(2, 3), 1, 0 } end, null = { 'out', 'input' } },
-  fused_cumprod = { function() return { t(2, 3), t(2, 3), 1 } end, null = { 'out', 'input' } },
+                    null = { 'values', nil, 'in' }, released = { 'values', 'indices', 'in' } },
+  fused_cumsum = { function() return { t(2, 3), t(2, 3), 1, 0 } end, null = { 'out', 'in' } },
+  fused_cumprod = { function() return { t(2, 3), t(2, 3), 1 } end, null = { 'out', 'in' } },
   fused_sort = { function() return { t(2, 3), fused.zeros({ 2, 3 }, I64), t(2, 3), 1, 0 } end,
-                 null = { 'values', 'indices', 'input' } },
+                 null = { 'values', 'indices', 'in' } },
   fused_count_nonzero = { function() return { ffi.new('int64_t[1]'), ivec(1, 0, 2) } end,
-                          null = { 'count', 'input' }, released = { nil, 'input' } },
+                          null = { 'count', 'in' }, released = { nil, 'in' } },
   fused_nonzero = { function() return { fused.zeros({ 2, 1 }, I64), ivec(1, 0, 2) } end,
-                    null = { 'out', 'input' } },
+                    null = { 'out', 'in' } },
   fused_where = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(2, 3), t(2, 3) } end,
-                  null = { 'out', 'condition', 'a', 'b' } },
+                  null = { 'out', 'cond', 'a', 'b' } },
   fused_index_select = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 1 }, I64) } end,
-                         null = { 'out', 'input', nil, 'index' } },
+                         null = { 'out', 'in', nil, 'index' } },
   fused_gather = { function() return { t(2, 1), t(2, 3), 1, fused.ones({ 2, 1 }, I64) } end,
-                   null = { 'out', 'input', nil, 'index' } },
+                   null = { 'out', 'in', nil, 'index' } },
   fused_masked_select = { function() return { t(1), t(2, 3), fused.tensor({ { true, false, false }, { false, false, false } }) } end,
-                          null = { 'out', 'input', 'mask' } },
+                          null = { 'out', 'in', 'mask' } },
   fused_masked_scatter = { function() return { t(2, 3), fused.zeros({ 2, 3 }, { dtype = 'bool' }), t(1) } end,
-                           null = { 'self', 'mask', 'source' } },
+                           null = { 't', 'mask', 'src' } },
   fused_index_put = { function()
                         local index = { ivec(1), ivec(2) } -- kept alive by the arguments, as fused_cat's
                         return { t(2, 3), ffi.new('const fused_tensor*[2]', index), 2, t(1), 0, keep = index }
                       end,
-                      null = { 'self', 'indices', nil, 'values' }, released = { 'self', nil, nil, 'values' } },
+                      null = { 't', 'indices', nil, 'values' }, released = { 't', nil, nil, 'values' } },
   fused_index_add = { function() return { t(2, 3), 1, ivec(3), t(2, 1) } end,
-                      null = { 'self', nil, 'index', 'source' } },
+                      null = { 't', nil, 'index', 'source' } },
   -- A 2 x 2 CSR matrix with one entry a row: offsets {0, 1, 2}, columns {1, 2}.
   fused_csr_check = { function() return { ivec(0, 1, 2), ivec(1, 2), t(2), 2 } end,
                       null = { 'row_ptr', 'col_idx', 'values' } },
@@ -238,13 +238,98 @@ describe('the C API', function()
     end)
   end
 
+  -- The parameters of each function as c/fused.h declares them.
+  local function parameters()
+    local root = debug.getinfo(1, 'S').source:match('^@(.-)spec/[^/]*$') or ''
+    local f = assert(io.open(root .. 'c/fused.h', 'rb'))
+    local text = f:read('*a'):match('/%* ffi%-begin %*/(.*)/%* ffi%-end %*/'):gsub('/%*.-%*/', '')
+    f:close()
+    local params = {}
+    for name, list in text:gmatch('(fused_[%w_]+)%s*(%b())%s*;') do
+      params[name] = {}
+      for p in (list:sub(2, -2) .. ','):gmatch('([^,]+),') do params[name][#params[name] + 1] = p:match('([%w_]+)%s*$') end
+    end
+    return params
+  end
+  -- The name an error of each function starts with: its own without fused_, or the op of
+  -- those that serve several (c/fused.h's conventions).
+  local OPS = { fused_unary = 'exp', fused_binary = 'add', fused_binary_scalar = 'add', fused_compare = 'eq',
+                fused_compare_scalar = 'lt', fused_softmax_forward = 'log_softmax',
+                fused_softmax_backward = 'softmax_backward', fused_addmm = 'addmm', fused_cumsum = 'cumsum' }
+
+  it('errors name the C function and the parameter as c/fused.h declares it', function()
+    local params = parameters()
+    for name, case in pairs(CASES) do
+      local prefix = (OPS[name] or name:gsub('^fused_', '')) .. ': '
+      local n = #case[1]()
+      for i = 1, n do
+        local arg = case.null[i]
+        if arg then
+          assert.are.equal(params[name][i], arg, name .. ': the case names parameter ' .. i)
+          local args = case[1]()
+          args[i] = nil
+          assert(failed(call(name, args, n)))
+          -- fused_check_writable names its caller's function (its fn) for t
+          local want = (name == 'fused_check_writable' and arg == 't') and 'fill_: ' or prefix
+          assert.are.equal(want, last_error():sub(1, #want), name .. ' NULL ' .. arg)
+        end
+      end
+    end
+  end)
+
+  it('dims count from 0, as the dim arguments do', function()
+    local cases = {
+      { 'sum_dim', function(d) return C.fused_sum_dim(t(1, 3), t(2, 3), d) end },
+      { 'prod_dim', function(d) return C.fused_prod_dim(t(1, 3), t(2, 3), d) end },
+      { 'max_dim', function(d) return C.fused_max_dim(t(1, 3), nil, t(2, 3), d) end },
+      { 'log_softmax', function(d) return C.fused_softmax_forward(t(2, 3), t(2, 3), d, 1) end },
+      { 'softmax_backward', function(d) return C.fused_softmax_backward(t(2, 3), t(2, 3), t(2, 3), d, 0) end },
+      { 'logsumexp_dim', function(d) return C.fused_logsumexp_dim(t(2, 1), t(2, 3), d) end },
+      { 'cumsum', function(d) return C.fused_cumsum(t(2, 3), t(2, 3), d, 0) end },
+      { 'sort', function(d) return C.fused_sort(t(2, 3), fused.zeros({ 2, 3 }, I64), t(2, 3), d, 0) end },
+      { 'cat', function(d) return C.fused_cat(t(2, 3), ffi.new('const fused_tensor*[1]', { t(2, 3) }), 1, d) end },
+      { 'index_select', function(d) return C.fused_index_select(t(2, 1), t(2, 3), d, fused.ones({ 1 }, I64)) end },
+      { 'gather', function(d) return C.fused_gather(t(2, 1), t(2, 3), d, fused.ones({ 2, 1 }, I64)) end },
+      { 'index_add', function(d) return C.fused_index_add(t(2, 3), d, ivec(1), t(2, 1)) end },
+    }
+    for _, c in ipairs(cases) do
+      for _, d in ipairs({ -1, 2 }) do
+        assert.are.equal(-1, c[2](d))
+        assert.are.equal(c[1] .. ": argument 'dim' expected 0 to 1, got " .. d, last_error())
+      end
+    end
+    -- dims named in other messages, and positions in C arrays
+    assert.are.equal(-1, C.fused_max_dim(t(1, 3), nil, t(0, 3), 0))
+    assert.truthy(last_error():find("max_dim: argument 'in' expected a non-zero size in dim 0", 1, true), last_error())
+    assert.are.equal(-1, C.fused_cat(t(3, 3), ffi.new('const fused_tensor*[2]', { t(2, 3), t(2, 3) }), 2, 0))
+    assert.truthy(last_error():find("cat: argument 'out' expected size 4 along dim 0, got 3", 1, true), last_error())
+    assert.are.equal(-1, C.fused_cat(t(4, 3), ffi.new('const fused_tensor*[2]', { t(2, 3), t(2, 2) }), 2, 0))
+    assert.truthy(last_error():find("cat: argument 'inputs[1]' expected shape [2, 3], got [2, 2]", 1, true), last_error())
+    assert.are.equal(-1, C.fused_index_put(t(2), ffi.new('const fused_tensor*[1]', { t(1) }), 1, t(1), 0))
+    assert.truthy(last_error():find("index_put: argument 'indices[0]' expected dtype int64", 1, true), last_error())
+    assert.are.equal(-1, C.fused_tensor_init(ffi.new('fused_tensor'), 2, ints(1, -2), 0, 0))
+    assert.truthy(last_error():find("tensor_init: argument 'sizes' expected sizes from 0 to 2^63-1, got -2 ", 1, true)
+                  and last_error():find('in dim 1$'), last_error())
+  end)
+
+  it('and Lua, calling the same C, names its own functions and counts from 1', function()
+    local x = fused.zeros({ 2, 3 })
+    local lib = require 'fused.lib'
+    assert.are.equal(-1, C.fused_sum_dim(t(1, 3), x, 2))
+    assert.are.equal("sum: argument 'dim' expected 1 to 2, got 3", lib.last_error())
+    assert.are.equal(-1, C.fused_max_dim(t(1, 3), nil, t(0, 3), 0))
+    assert.truthy(lib.last_error():find("max: argument 'input' expected a non-zero size in dim 1", 1, true))
+    helper.assert_error(function() fused.zeros({ 0, 3 }):max(1) end, "max: argument 'input' expected a non-zero size in dim 1")
+    helper.assert_error(function() fused.cat({ x, fused.zeros({ 2, 2 }) }) end, "cat: argument 'tensors[2]' expected shape [2, 3], got [2, 2]")
+  end)
+
   it('fused_cat rejects a NULL or released tensor in its list', function()
     for _, bad in ipairs({ false, true }) do
       local first, second = t(2, 3), bad and released() or nil
       local inputs = ffi.new('const fused_tensor*[2]')
       inputs[0], inputs[1] = first, second
       assert.are.equal(-1, C.fused_cat(t(4, 3), inputs, 2, 0))
-      assert.truthy(last_error():find("cat: argument 'tensors[2]' expected a tensor, got " ..
+      assert.truthy(last_error():find("cat: argument 'inputs[1]' expected a tensor, got " ..
                                       (bad and 'a released one' or 'nil'), 1, true))
     end
   end)
@@ -360,13 +445,13 @@ describe('the C API', function()
       local sizes = ffi.new('int64_t[1]')
       sizes[0] = ffi.cast('int64_t', 9223372036854775808ULL)
       assert.are.equal(-1, C.fused_tensor_init(fresh, 1, sizes, C.FUSED_FLOAT32, 0))
-      assert.truthy(last_error():find('got -9223372036854775808 (9223372036854775808 read as unsigned) in dim 1', 1, true), last_error())
+      assert.truthy(last_error():find('tensor_init: argument \'sizes\' expected sizes from 0 to 2^63-1, got -9223372036854775808 (9223372036854775808 read as unsigned) in dim 0', 1, true), last_error())
       assert(fresh.storage == nil)
     end)
 
     it('dim = INT32_MAX is reported, not overflowed', function()
       assert.are.equal(-1, C.fused_sum_dim(t(1, 3), t(2, 3), 0x7fffffff))
-      assert.truthy(last_error():find("sum: argument 'dim' expected 1 to 2, got 2147483648", 1, true), last_error())
+      assert.truthy(last_error():find("sum_dim: argument 'dim' expected 0 to 1, got 2147483647", 1, true), last_error())
     end)
   end)
 end)

@@ -97,6 +97,6 @@ describe('t[{...}], Torch7 slices', function()
                         't[{...}] range {3, 1} at position 1 is empty (3..1 of dim 1\'s size 3)')
     helper.assert_error(function() t[{ 1 }] = 'x' end, 'slice_spec.lua:',
                         't[{...}] = v expected a number, a boolean or a tensor for v, got string')
-    helper.assert_error(function() t[{ 1 }] = fused.zeros(3) end, 'copy', "'src'")
+    helper.assert_error(function() t[{ 1 }] = fused.zeros(3) end, "t[{...}] = v: argument 'v' expected a shape that broadcasts to t[{...}]'s shape [4], got [3]")
   end)
 end)

@@ -171,7 +171,7 @@ describe('fused.sparse', function()
       end
       -- (2^61 + 1) * 8 bytes wrapped round to 8, and the sort wrote 2^61 counts past them.
       for _, n_cols in ipairs({ 2LL ^ 61, 2LL ^ 62 + 7, 0x7fffffffffffffffLL }) do
-        assert.truthy(from_coo(n_cols):find("sparse.from_coo: argument 'n_cols' is too large: a workspace of", 1, true))
+        assert.truthy(from_coo(n_cols):find("csr_from_coo: argument 'n_cols' is too large: a workspace of", 1, true))
       end
     end)
 

@@ -192,7 +192,7 @@ static void number_text(char *got, size_t size, double value) {
 
 int fused_check_scalar(const char *fn, const char *arg, double value, int32_t dtype) {
   if (!fn || !arg)
-    return fused_error("check_scalar: arguments 'fn' and 'arg' expected names, got NULL");
+    return fused_error("check_scalar: argument '%s' expected a name, got NULL", fn ? "arg" : "fn");
   if (!fused_dtype_info_of(dtype))
     return fused_error("check_scalar: argument 'dtype' expected 0 to %d, got %d",
                        FUSED_NUM_DTYPES - 1, (int)dtype);

@@ -57,7 +57,7 @@ int tensor_is_contiguous(const fused_tensor *t) {
 
 int fused_check_writable(const char *fn, const char *arg, const fused_tensor *t) {
   if (!fn || !arg)
-    return fused_error("check_writable: arguments 'fn' and 'arg' expected names, got NULL");
+    return fused_error("check_writable: argument '%s' expected a name, got NULL", fn ? "arg" : "fn");
   return check_output(fn, arg, t);
 }
 
@@ -73,7 +73,7 @@ static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {
     if (sizes[d] < 0)
       return fused_error("%s: argument 'sizes' expected sizes from 0 to 2^63-1, got %lld (%llu "
                          "read as unsigned) in dim %d", fn, (long long)sizes[d],
-                         (unsigned long long)sizes[d], d + 1);
+                         (unsigned long long)sizes[d], d);
   }
   if (checked_numel(ndim, sizes) < 0) {
     char got[200];
@@ -83,15 +83,17 @@ static int check_sizes(const char *fn, int32_t ndim, const int64_t *sizes) {
   return 0;
 }
 
-int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32_t dtype,
-                      int32_t device) {
-  const char *fn = "tensor_new";
-  if (!t) return fused_error("%s: argument 't' is NULL", fn);
+/* fused_tensor_init for fn, the public function its errors name. */
+static int init(const char *fn, fused_tensor *t, int32_t ndim, const int64_t *sizes,
+                int32_t dtype, int32_t device) {
   memset(t, 0, sizeof *t);
   FUSED_TRY(check_sizes(fn, ndim, sizes));
   if (dtype < 0 || dtype >= FUSED_NUM_DTYPES)
     return fused_error("%s: argument 'dtype' expected 0 to %d (fused_dtype), got %d", fn,
                        FUSED_NUM_DTYPES - 1, dtype);
+  if (device < 0 || device >= FUSED_NUM_DEVICES)
+    return fused_error("%s: argument 'device' expected 0 to %d (fused_device), got %d", fn,
+                       FUSED_NUM_DEVICES - 1, device);
   const fused_device_ops *ops = fused_device_ops_for(fn, device);
   if (!ops) return -1;
 
@@ -125,13 +127,19 @@ int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32
   return 0;
 }
 
+int fused_tensor_init(fused_tensor *t, int32_t ndim, const int64_t *sizes, int32_t dtype,
+                      int32_t device) {
+  if (!t) return fused_error("tensor_init: argument 't' is NULL");
+  return init("tensor_init", t, ndim, sizes, dtype, device);
+}
+
 int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int32_t dtype,
                      int32_t device) {
   if (!out) return fused_error("tensor_new: argument 'out' is NULL");
   *out = NULL;
   fused_tensor *t = malloc(sizeof *t);
   if (!t) return fused_error("tensor_new: out of memory");
-  if (fused_tensor_init(t, ndim, sizes, dtype, device) != 0) {
+  if (init("tensor_new", t, ndim, sizes, dtype, device) != 0) {
     free(t);
     return -1;
   }
@@ -141,11 +149,12 @@ int fused_tensor_new(fused_tensor **out, int32_t ndim, const int64_t *sizes, int
 
 /* Whether elements first + sum_d i_d strides[d] (0 <= i_d < sizes[d]) all lie in [0, count),
  * in checked arithmetic: an extent that overflows does not fit. An empty view reaches no
- * element: it fits wherever it starts inside the storage or just past it. */
+ * element, so it fits at any offset >= 0, as PyTorch's (zeros(4, 0)[2:4] is 2x0 at offset 2,
+ * past the end of an empty storage); fused_tensor_view clamps its data into the storage. */
 static int view_fits(int64_t first, int32_t ndim, const int64_t *sizes, const int64_t *strides,
                      int64_t count) {
   for (int32_t d = 0; d < ndim; d++)
-    if (sizes[d] == 0) return first >= 0 && first <= count;
+    if (sizes[d] == 0) return first >= 0;
   int64_t lo = first, hi = first;
   for (int32_t d = 0; d < ndim; d++) {
     int64_t reach;
@@ -176,7 +185,7 @@ int check_extent(const char *fn, const char *arg, const fused_tensor *t) {
     empty |= t->sizes[d] == 0;
     if (t->sizes[d] < 0)
       return fused_error("%s: argument '%s' has size %lld in dim %d (a corrupted tensor)", fn,
-                         arg, (long long)t->sizes[d], d + 1);
+                         arg, (long long)t->sizes[d], d);
     int64_t reach;
     fits &= !__builtin_mul_overflow(numel, t->sizes[d], &numel) &&
             !__builtin_mul_overflow(t->sizes[d] - 1, t->strides[d], &reach) &&
@@ -221,7 +230,9 @@ int fused_tensor_view(fused_tensor *out, const fused_tensor *src, int32_t ndim,
                        (long long)count);
   }
   fused_tensor view = *src;
-  view.data = src->storage->base + first * elem;
+  /* An empty view's data points at most just past the storage (check_extent holds every
+   * tensor to that): no element is read through it, so where it starts past there is moot. */
+  view.data = src->storage->base + (first < count ? first : count) * elem;
   view.ndim = ndim;
   for (int32_t d = 0; d < FUSED_MAX_DIMS; d++) {
     view.sizes[d] = d < ndim ? sizes[d] : 0;

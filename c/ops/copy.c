@@ -7,21 +7,9 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
   const char *fn = "copy";
   FUSED_TRY(check_output(fn, "dst", dst));
   FUSED_TRY(check_tensor(fn, "src", src));
-  if (fused_tensor_numel(dst) != fused_tensor_numel(src)) {
-    char want[160], got[160];
-    return fused_error("%s: argument 'src' expected %lld elements (shape %s, as 'dst'), got %lld (shape %s)",
-                       fn, (long long)fused_tensor_numel(dst),
-                       format_shape(want, sizeof want, dst->ndim, dst->sizes),
-                       (long long)fused_tensor_numel(src),
-                       format_shape(got, sizeof got, src->ndim, src->sizes));
-  }
-  /* Same numel but different shapes: copy in row-major order, which needs both contiguous. */
-  int same_shape = dst->ndim == src->ndim;
-  for (int32_t d = 0; same_shape && d < dst->ndim; d++) same_shape = dst->sizes[d] == src->sizes[d];
-  if (!same_shape) {
-    FUSED_TRY(check_contiguous(fn, "dst", dst));
-    FUSED_TRY(check_contiguous(fn, "src", src));
-  }
+  /* One shape: a broadcast src is an expanded view, a reshaped one a view of it (a copy that
+   * reshaped same-count tensors in silence took a 16x8 into an 8x16). */
+  FUSED_TRY(check_shape(fn, "src", src, dst->ndim, dst->sizes));
   if (dst->device_type != src->device_type) {
     if (dst->scalar_type != src->scalar_type)
       return fused_error("%s: argument 'src' expected dtype %s (as 'dst') for a copy between "
@@ -43,16 +31,6 @@ int fused_copy(fused_tensor *dst, const fused_tensor *src) {
     if (rc == 0) rc = fused_copy(dst, &tmp);
     fused_tensor_release(&tmp);
     return rc;
-  }
-  if (!same_shape) {
-    /* View src with dst's shape: both are contiguous, so the element order is the same. */
-    fused_tensor flat = *src;
-    flat.ndim = dst->ndim;
-    for (int32_t d = 0; d < dst->ndim; d++) {
-      flat.sizes[d] = dst->sizes[d];
-      flat.strides[d] = dst->strides[d];
-    }
-    return ops->copy(dst, &flat);
   }
   return ops->copy(dst, src);
 }

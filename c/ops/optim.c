@@ -107,7 +107,7 @@ int fused_adam_step(fused_tensor *param, fused_tensor *exp_avg, fused_tensor *ex
 int fused_sum_squares(double *out, const fused_tensor *t) {
   const char *fn = "sum_squares";
   if (!out) return fused_error("%s: argument 'out' expected a pointer, got NULL", fn);
-  FUSED_TRY(check_tensor(fn, "input", t));
-  FUSED_TRY(check_contiguous(fn, "input", t));
-  FUSED_CALL_KERNEL(fn, "input", t, sum_squares, out, t);
+  FUSED_TRY(check_tensor(fn, "t", t));
+  FUSED_TRY(check_contiguous(fn, "t", t));
+  FUSED_CALL_KERNEL(fn, "t", t, sum_squares, out, t);
 }

@@ -42,10 +42,10 @@ int fused_unary(fused_unary_op op, fused_tensor *out, const fused_tensor *in, do
   const char *fn = unary_ops[op].name;
   FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
-  FUSED_TRY(check_operand(fn, "input", in, "out", out));
-  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 1));
-  FUSED_TRY(check_exact(fn, "input", in, unary_ops[op].integers));
-  FUSED_CALL_KERNEL(fn, "input", in, unary, op, out, in, alpha);
+  FUSED_TRY(check_operand(fn, "in", in, "out", out));
+  FUSED_TRY(check_no_overlap(fn, "out", out, "in", in, 1));
+  FUSED_TRY(check_exact(fn, "in", in, unary_ops[op].integers));
+  FUSED_CALL_KERNEL(fn, "in", in, unary, op, out, in, alpha);
 }
 
 int fused_binary(fused_binary_op op, fused_tensor *out, const fused_tensor *a,

@@ -8,8 +8,8 @@
 
 static int check_dim(const char *fn, const fused_tensor *t, int32_t dim) {
   if (dim >= 0 && dim < t->ndim) return 0;
-  return fused_error("%s: argument 'dim' expected 1 to %d, got %lld", fn, t->ndim,
-                     (long long)dim + 1);
+  return fused_error("%s: argument 'dim' expected 0 to %d, got %lld", fn, t->ndim - 1,
+                     (long long)dim);
 }
 
 /* out (and indices, int64, when given) contiguous, in's shape with dim of size 1. */
@@ -17,56 +17,57 @@ static int check_reduced(const char *fn, const char *arg, const fused_tensor *ou
                          const fused_tensor *in, int32_t dim, int32_t dtype) {
   FUSED_TRY(check_output(fn, arg, out));
   FUSED_TRY(check_dtype(fn, arg, out, dtype));
-  FUSED_TRY(check_same_device(fn, arg, out, "input", in));
+  FUSED_TRY(check_same_device(fn, arg, out, "in", in));
   FUSED_TRY(check_contiguous(fn, arg, out));
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
   FUSED_TRY(check_shape(fn, arg, out, in->ndim, want));
-  return check_no_overlap(fn, arg, out, "input", in, 0);
+  return check_no_overlap(fn, arg, out, "in", in, 0);
 }
 
 static int check_input(const char *fn, const fused_tensor *in, int32_t dim) {
-  FUSED_TRY(check_tensor(fn, "input", in));
-  FUSED_TRY(check_contiguous(fn, "input", in));
+  FUSED_TRY(check_tensor(fn, "in", in));
+  FUSED_TRY(check_contiguous(fn, "in", in));
   return check_dim(fn, in, dim);
 }
 
 int fused_sum_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  const char *fn = "sum";
+  const char *fn = "sum_dim";
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
-  FUSED_CALL_KERNEL(fn, "input", in, sum_dim, out, in, dim);
+  FUSED_CALL_KERNEL(fn, "in", in, sum_dim, out, in, dim);
 }
 
 int fused_prod_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  const char *fn = "prod";
+  const char *fn = "prod_dim";
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_reduced(fn, "out", out, in, dim, in->scalar_type));
-  FUSED_CALL_KERNEL(fn, "input", in, prod_dim, out, in, dim);
+  FUSED_CALL_KERNEL(fn, "in", in, prod_dim, out, in, dim);
 }
 
 static int extremum(const char *fn, fused_tensor *values, fused_tensor *indices,
                     const fused_tensor *in, int32_t dim, int32_t largest) {
   FUSED_TRY(check_input(fn, in, dim));
   if (in->sizes[dim] == 0) /* as PyTorch: a sum of none is 0, a max of none is undefined */
-    return fused_error("%s: argument 'input' expected a non-zero size in dim %d (the dim reduced), "
-                       "got 0: the %s of no elements is undefined", fn, dim + 1, fn);
+    return fused_error("%s: argument 'in' expected a non-zero size in dim %d (the dim reduced), "
+                       "got 0: the %s of no elements is undefined", fn, dim,
+                       largest ? "max" : "min");
   FUSED_TRY(check_reduced(fn, "values", values, in, dim, in->scalar_type));
   if (indices) {
     FUSED_TRY(check_reduced(fn, "indices", indices, in, dim, FUSED_INT64));
     FUSED_TRY(check_no_overlap(fn, "indices", indices, "values", values, 0));
   }
-  FUSED_CALL_KERNEL(fn, "input", in, extremum_dim, values, indices, in, dim, largest);
+  FUSED_CALL_KERNEL(fn, "in", in, extremum_dim, values, indices, in, dim, largest);
 }
 
 int fused_max_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim) {
-  return extremum("max", values, indices, in, dim, 1);
+  return extremum("max_dim", values, indices, in, dim, 1);
 }
 
 int fused_min_dim(fused_tensor *values, fused_tensor *indices, const fused_tensor *in,
                   int32_t dim) {
-  return extremum("min", values, indices, in, dim, 0);
+  return extremum("min_dim", values, indices, in, dim, 0);
 }
 
 /* out (contiguous, of dtype) has in's shape; out may be in itself (each element is read
@@ -75,17 +76,17 @@ static int check_scanned(const char *fn, const char *arg, const fused_tensor *ou
                          const fused_tensor *in, int32_t dtype, int identical_ok) {
   FUSED_TRY(check_output(fn, arg, out));
   FUSED_TRY(check_dtype(fn, arg, out, dtype));
-  FUSED_TRY(check_same_device(fn, arg, out, "input", in));
+  FUSED_TRY(check_same_device(fn, arg, out, "in", in));
   FUSED_TRY(check_contiguous(fn, arg, out));
   FUSED_TRY(check_shape(fn, arg, out, in->ndim, in->sizes));
-  return check_no_overlap(fn, arg, out, "input", in, identical_ok);
+  return check_no_overlap(fn, arg, out, "in", in, identical_ok);
 }
 
 static int cumulative(const char *fn, fused_tensor *out, const fused_tensor *in, int32_t dim,
                       int32_t product, int32_t reverse) {
   FUSED_TRY(check_input(fn, in, dim));
   FUSED_TRY(check_scanned(fn, "out", out, in, in->scalar_type, 1));
-  FUSED_CALL_KERNEL(fn, "input", in, cumulative_dim, out, in, dim, product, reverse != 0);
+  FUSED_CALL_KERNEL(fn, "in", in, cumulative_dim, out, in, dim, product, reverse != 0);
 }
 
 int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse) {
@@ -103,7 +104,7 @@ int fused_sort(fused_tensor *values, fused_tensor *indices, const fused_tensor *
   FUSED_TRY(check_scanned(fn, "values", values, in, in->scalar_type, 0));
   FUSED_TRY(check_scanned(fn, "indices", indices, in, FUSED_INT64, 0));
   FUSED_TRY(check_no_overlap(fn, "indices", indices, "values", values, 0));
-  FUSED_CALL_KERNEL(fn, "input", in, sort_dim, values, indices, in, dim, descending != 0);
+  FUSED_CALL_KERNEL(fn, "in", in, sort_dim, values, indices, in, dim, descending != 0);
 }
 
 int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, int32_t dim) {
@@ -111,12 +112,12 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
   FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_contiguous(fn, "out", out));
   FUSED_TRY(check_dim(fn, out, dim));
-  if (!inputs) return fused_error("%s: argument 'tensors' expected a list of tensors, got NULL", fn);
+  if (!inputs) return fused_error("%s: argument 'inputs' expected a list of inputs, got NULL", fn);
   if (n < 1) return fused_error("%s: argument 'n' expected at least one tensor, got %d", fn, n);
   int64_t total = 0;
   for (int32_t k = 0; k < n; k++) {
     char arg[32];
-    snprintf(arg, sizeof arg, "tensors[%d]", k + 1);
+    snprintf(arg, sizeof arg, "inputs[%d]", k);
     FUSED_TRY(check_tensor(fn, arg, inputs[k]));
     FUSED_TRY(check_same_dtype_device(fn, arg, inputs[k], "out", out));
     FUSED_TRY(check_contiguous(fn, arg, inputs[k]));
@@ -129,6 +130,6 @@ int fused_cat(fused_tensor *out, const fused_tensor *const *inputs, int32_t n, i
   }
   if (total != out->sizes[dim])
     return fused_error("%s: argument 'out' expected size %lld along dim %d, got %lld", fn,
-                       (long long)total, dim + 1, (long long)out->sizes[dim]);
-  FUSED_CALL_KERNEL(fn, "tensors[1]", inputs[0], cat, out, inputs, n, dim);
+                       (long long)total, dim, (long long)out->sizes[dim]);
+  FUSED_CALL_KERNEL(fn, "inputs[0]", inputs[0], cat, out, inputs, n, dim);
 }

@@ -12,8 +12,8 @@ static int check_along(const char *fn, const char *arg, const fused_tensor *t, i
   FUSED_TRY(check_tensor(fn, arg, t));
   FUSED_TRY(check_contiguous(fn, arg, t));
   if (dim >= 0 && dim < t->ndim) return 0;
-  return fused_error("%s: argument 'dim' expected 1 to %d, got %lld", fn, t->ndim,
-                     (long long)dim + 1);
+  return fused_error("%s: argument 'dim' expected 0 to %d, got %lld", fn, t->ndim - 1,
+                     (long long)dim);
 }
 
 /* out a contiguous output of ref's dtype, device and shape, apart from ref. */
@@ -28,32 +28,32 @@ static int check_result(const char *fn, const char *arg, const fused_tensor *out
 int fused_softmax_forward(fused_tensor *out, const fused_tensor *in, int32_t dim,
                           int32_t log_softmax) {
   const char *fn = softmax_name(log_softmax);
-  FUSED_TRY(check_along(fn, "input", in, dim));
-  FUSED_TRY(check_result(fn, "out", out, "input", in));
-  FUSED_CALL_KERNEL(fn, "input", in, softmax_forward, out, in, dim, log_softmax != 0);
+  FUSED_TRY(check_along(fn, "in", in, dim));
+  FUSED_TRY(check_result(fn, "out", out, "in", in));
+  FUSED_CALL_KERNEL(fn, "in", in, softmax_forward, out, in, dim, log_softmax != 0);
 }
 
 int fused_softmax_backward(fused_tensor *d_in, const fused_tensor *grad_out,
                            const fused_tensor *out, int32_t dim, int32_t log_softmax) {
   const char *fn = log_softmax ? "log_softmax_backward" : "softmax_backward";
-  FUSED_TRY(check_along(fn, "output", out, dim));
-  FUSED_TRY(check_along(fn, "grad_output", grad_out, dim));
-  FUSED_TRY(check_like(fn, "grad_output", grad_out, "output", out));
-  FUSED_TRY(check_result(fn, "out", d_in, "output", out));
-  FUSED_TRY(check_no_overlap(fn, "out", d_in, "grad_output", grad_out, 0));
-  FUSED_CALL_KERNEL(fn, "output", out, softmax_backward, d_in, grad_out, out, dim,
+  FUSED_TRY(check_along(fn, "out", out, dim));
+  FUSED_TRY(check_along(fn, "grad_out", grad_out, dim));
+  FUSED_TRY(check_like(fn, "grad_out", grad_out, "out", out));
+  FUSED_TRY(check_result(fn, "d_in", d_in, "out", out));
+  FUSED_TRY(check_no_overlap(fn, "d_in", d_in, "grad_out", grad_out, 0));
+  FUSED_CALL_KERNEL(fn, "out", out, softmax_backward, d_in, grad_out, out, dim,
                     log_softmax != 0);
 }
 
 int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *in, int32_t dim) {
-  const char *fn = "logsumexp";
-  FUSED_TRY(check_along(fn, "input", in, dim));
+  const char *fn = "logsumexp_dim";
+  FUSED_TRY(check_along(fn, "in", in, dim));
   FUSED_TRY(check_output(fn, "out", out));
-  FUSED_TRY(check_same_dtype_device(fn, "out", out, "input", in));
+  FUSED_TRY(check_same_dtype_device(fn, "out", out, "in", in));
   FUSED_TRY(check_contiguous(fn, "out", out));
   int64_t want[FUSED_MAX_DIMS];
   for (int32_t d = 0; d < in->ndim; d++) want[d] = d == dim ? 1 : in->sizes[d];
   FUSED_TRY(check_shape(fn, "out", out, in->ndim, want));
-  FUSED_TRY(check_no_overlap(fn, "out", out, "input", in, 0));
-  FUSED_CALL_KERNEL(fn, "input", in, logsumexp_dim, out, in, dim);
+  FUSED_TRY(check_no_overlap(fn, "out", out, "in", in, 0));
+  FUSED_CALL_KERNEL(fn, "in", in, logsumexp_dim, out, in, dim);
 }

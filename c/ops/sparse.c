@@ -43,7 +43,7 @@ static int check_csr_tensors(const char *fn, const char *const names[3],
 
 int fused_csr_check(const fused_tensor *row_ptr, const fused_tensor *col_idx,
                     const fused_tensor *values, int64_t n_cols) {
-  const char *fn = "sparse.csr";
+  const char *fn = "csr_check";
   FUSED_TRY(check_csr_tensors(fn, CSR_NAMES, row_ptr, col_idx, values, -1));
   FUSED_TRY(check_on_cpu(fn, "row_ptr", row_ptr));
   return check_csr(fn, (const int64_t *)row_ptr->data, row_ptr->sizes[0] - 1,
@@ -86,7 +86,7 @@ static void counting_sort(int64_t *order, const int64_t *positions, const int64_
 int fused_csr_from_coo(fused_tensor *row_ptr, fused_tensor *col_idx, fused_tensor *values,
                        int64_t *nnz, const fused_tensor *rows, const fused_tensor *cols,
                        const fused_tensor *coo_values, int64_t n_cols) {
-  const char *fn = "sparse.from_coo";
+  const char *fn = "csr_from_coo";
   if (!nnz) return fused_error("%s: argument 'nnz' expected a pointer, got NULL", fn);
   FUSED_TRY(check_vector(fn, "rows", rows, -1, FUSED_INT64));
   const int64_t n = rows->sizes[0];
@@ -150,7 +150,7 @@ int fused_csr_from_coo(fused_tensor *row_ptr, fused_tensor *col_idx, fused_tenso
 int fused_csr_transpose(fused_tensor *t_row_ptr, fused_tensor *t_col_idx, fused_tensor *t_values,
                         const fused_tensor *row_ptr, const fused_tensor *col_idx,
                         const fused_tensor *values) {
-  const char *fn = "sparse.t";
+  const char *fn = "csr_transpose";
   static const char *const T_NAMES[3] = {"t_row_ptr", "t_col_idx", "t_values"};
   FUSED_TRY(check_csr_tensors(fn, CSR_NAMES, row_ptr, col_idx, values, -1));
   FUSED_TRY(check_csr_tensors(fn, T_NAMES, t_row_ptr, t_col_idx, t_values, values->scalar_type));
@@ -190,7 +190,7 @@ int fused_csr_transpose(fused_tensor *t_row_ptr, fused_tensor *t_col_idx, fused_
 int fused_spmm(fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,
                const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,
                int32_t relu) {
-  const char *fn = "sparse.mm";
+  const char *fn = "spmm";
   FUSED_TRY(check_output(fn, "out", out));
   FUSED_TRY(check_ndim(fn, "out", out, 2));
   FUSED_TRY(check_contiguous(fn, "out", out));

@@ -27,7 +27,7 @@ M.type_name = type_name
 -- library code reaches (a factory, to(), t[i] = v), where lib.check's fixed level would blame
 -- a line inside lua/fused/.
 function M.c_status(rc)
-  if rc ~= 0 then blame(ffi.string(C.fused_last_error())) end
+  if rc ~= 0 then blame(lib.last_error()) end
 end
 
 -- Raises "fn: argument 'arg' expected a tensor, got <type>" unless x is one.

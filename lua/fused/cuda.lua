@@ -82,7 +82,7 @@ local function device(fn)
 end
 
 local function check(rc)
-  if rc ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end
+  if rc ~= 0 then error(lib.last_error(), 3) end
 end
 
 -- Waits for every queued op (ops run asynchronously; reading a value on the host waits too).

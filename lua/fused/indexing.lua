@@ -27,9 +27,10 @@ local function dim_index(t, dim, i, level)
   end
   local size = tonumber(t.sizes[dim - 1])
   if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
-    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (expected 1..%d, "
-                        .. "or -%d..-1 from the end)", type(i) == 'number' and tostring(i) or argcheck.type_name(i),
-                        dim, size, size, size), level + 1)
+    local range = size == 0 and 'it has no index to take'
+      or string.format('expected 1..%d, or -%d..-1 from the end', size, size)
+    error(string.format("fused.Tensor: index %s is out of range for dim %d of size %d (%s)",
+                        type(i) == 'number' and tostring(i) or argcheck.type_name(i), dim, size, range), level + 1)
   end
   return i < 0 and size + i + 1 or i
 end
@@ -44,16 +45,18 @@ local function index_get(t, i)
   return tensor.element(t, (i - 1) * t.strides[0])
 end
 
--- lhs = v (lhs 't[i]', say, the slice as the user wrote it): a number (or boolean) fills the
--- slice, a tensor is copied into it (broadcast, as copy_). level as error's, seen from the
--- caller of assign.
-local function assign(slice, v, lhs, level)
+-- lhs = v (lhs 't[i]', say, the slice of t as the user wrote it): a number (or boolean) fills
+-- the slice, a tensor is copied into it (broadcast, as copy_). t must be writable as a whole:
+-- a slice of an expanded t holds elements that others share (t[2] = 5 on ones(1):expand(4)
+-- would write all four). level as error's, seen from the caller of assign.
+local function assign(t, slice, v, lhs, level)
   local expr = lhs .. ' = v'
-  argcheck.expect_writable(slice, expr, lhs)
+  argcheck.expect_writable(t, expr, 't')
   if type(v) == 'number' or type(v) == 'boolean' then
     copy.fill(slice, argcheck.expect_scalar(v, slice.scalar_type, expr, 'v'))
   elseif argcheck.is_tensor(v) then
-    slice:copy_(v)
+    v = copy.broadcast_source(slice, v, expr, 'v', lhs .. "'s")
+    copy.copy(slice, v.device_type ~= slice.device_type and v:contiguous() or v)
   else
     error(string.format("fused.Tensor: %s expected a number, a boolean or a tensor for v, got %s", expr,
                         argcheck.type_name(v)), level + 1)
@@ -63,7 +66,7 @@ end
 -- t[i] = v: the slice at i along dim 1 (the element of a 1-D tensor), as assign writes it.
 local function index_set(t, i, v)
   i = dim_index(t, 1, i, 2)
-  assign(t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1), v, 't[i]', 2)
+  assign(t, t.ndim > 1 and t:select(1, i) or t:narrow(1, i, 1), v, 't[i]', 2)
 end
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
@@ -133,7 +136,7 @@ end
 function M.set(t, k, value)
   if type(k) == 'number' then return index_set(t, k, value) end
   if not argcheck.is_tensor(k) then
-    assign((slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
+    assign(t, (slice(t, k, 2)), value, 't[{...}]', 2) -- not a tail call: levels count set
     return
   end
   local mask = expect_mask(t, k, 't[mask]', 2)

@@ -1,7 +1,7 @@
 -- Views, as PyTorch's: they share t's storage. narrow, select, chunk (a list of narrows),
--- transpose and t, view and reshape (a copy when t is not contiguous), unsqueeze, squeeze,
--- permute, expand (a stride-0 view: how a broadcast operand is made), flatten (a copy when the
--- dims do not merge), split (a list of views). Sizes and dims as a list or as numbers; dims
+-- unbind (a list of selects), transpose and t, view and reshape (a copy when t is not
+-- contiguous), unsqueeze, squeeze, permute, expand (a stride-0 view: how a broadcast operand is
+-- made), flatten (a copy when the dims do not merge), split (a list of views). Sizes and dims as a list or as numbers; dims
 -- are 1-based, negative from the end.
 local ffi = require 'ffi'
 local tensor = require 'fused.tensor'
@@ -41,6 +41,10 @@ function Tensor.select(t, dim, index)
   dim = argcheck.check_dim(t, dim, 'select')
   local size = tonumber(t.sizes[dim - 1])
   if type(index) ~= 'number' or index < 1 or index > size or index ~= math.floor(index) then
+    if size == 0 then
+      error(string.format("select: argument 'index' got %s, but dim %d has size 0: no index to select",
+                          tostring(index), dim), 2)
+    end
     error(string.format("select: argument 'index' expected 1..%d, got %s", size, tostring(index)), 2)
   end
   if t.ndim == 1 then return t:narrow(1, index, 1) end
@@ -70,6 +74,14 @@ function Tensor.chunk(t, n, dim)
   for start = 1, size, step do
     pieces[#pieces + 1] = t:narrow(dim, start, math.min(step, size - start + 1))
   end
+  return pieces
+end
+
+-- t:unbind(dim): the slices along dim (1 by default), each t:select(dim, i), as torch.unbind.
+function Tensor.unbind(t, dim)
+  dim = argcheck.check_dim(t, dim or 1, 'unbind')
+  local pieces = {}
+  for i = 1, t:size(dim) do pieces[i] = t:select(dim, i) end
   return pieces
 end
 

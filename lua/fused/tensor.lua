@@ -57,7 +57,7 @@ local function init(t, ndim, sizes, dtype, device)
   if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
     collect()
     if C.fused_tensor_init(t, ndim, sizes, dtype, device) ~= 0 then
-      error(ffi.string(C.fused_last_error()), 4)
+      error(lib.last_error(), 4)
     end
   end
   shared.allocations = shared.allocations + 1

@@ -28,7 +28,7 @@ static int masked_scatter(fused_tensor *t, const fused_tensor *mask, const fused
   int64_t count = 0;
   for (int64_t i = 0; i < n; i++) count += m[i];
   if (count > len)
-    return fused_error("masked_scatter_: argument 'source' expected at least %lld elements (the "
+    return fused_error("masked_scatter: argument 'src' expected at least %lld elements (the "
                        "mask's true ones), got %lld", (long long)count, (long long)len);
   int64_t at = 0;
   for (int64_t i = 0; i < n; i++)
@@ -42,8 +42,8 @@ static int index_put(fused_tensor *t, const fused_tensor *const *indices, int32_
   const int64_t n = indices[0]->sizes[0];
   for (int32_t d = 0; d < n_indices; d++) {
     char arg[32];
-    snprintf(arg, sizeof arg, "indices[%d]", d + 1);
-    FUSED_TRY(check_indices("index_put_", arg, "integers", (const int64_t *)indices[d]->data, n,
+    snprintf(arg, sizeof arg, "indices[%d]", d);
+    FUSED_TRY(check_indices("index_put", arg, "integers", (const int64_t *)indices[d]->data, n,
                             t->sizes[d]));
   }
   int64_t inner = 1;
@@ -70,7 +70,7 @@ static int index_add(fused_tensor *t, int32_t dim, const fused_tensor *index,
   outer_dim_inner(t, dim, &outer, &inner);
   const int64_t len = t->sizes[dim], n = index->sizes[0];
   const int64_t *idx = (const int64_t *)index->data;
-  FUSED_TRY(check_indices("index_add_", "index", "integers", idx, n, len));
+  FUSED_TRY(check_indices("index_add", "index", "integers", idx, n, len));
   const scalar_t *x = (const scalar_t *)source->data;
   scalar_t *y = (scalar_t *)t->data;
   for (int64_t o = 0; o < outer; o++)

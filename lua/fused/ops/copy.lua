@@ -6,6 +6,8 @@
 local lib = require 'fused.lib'
 local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local broadcast = require 'fused.ops.broadcast'
 
 local C = lib.C
 local Tensor = tensor.Tensor
@@ -15,23 +17,36 @@ local M = {}
 function M.copy(dst, src) c_status(C.fused_copy(dst, src)) end
 function M.fill(t, value) c_status(C.fused_fill(t, value)) end
 
--- src of t's number of elements is copied in row-major order whatever its shape (as Torch7);
--- of fewer, it broadcasts to t's shape when it can (an expanded view: copy takes any strides).
-local function broadcasts_to(src, t)
-  if src.ndim > t.ndim then return false end
-  for back = 1, src.ndim do
+local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
+
+-- src expanded to dst's shape, as PyTorch's copy_ takes it: src's sizes, aligned at the last
+-- dim, are dst's or 1. Else the error naming fn and arg (what, "self's", names dst); a src of
+-- as many elements in another shape (Torch7's copy, row-major whatever the shapes) is told to
+-- view it first, so that a transposed shape never reshapes in silence.
+function M.broadcast_source(dst, src, fn, arg, what)
+  if broadcast.same_shape(src, dst) then return src end
+  local fits = src.ndim <= dst.ndim
+  for back = 1, fits and src.ndim or 0 do
     local s = src.sizes[src.ndim - back]
-    if s ~= 1 and s ~= t.sizes[t.ndim - back] then return false end
+    fits = fits and (s == 1 or s == dst.sizes[dst.ndim - back])
   end
-  return true
+  if fits then return src:expand(dst:shape()) end
+  local hint = ''
+  if C.fused_tensor_numel(src) == C.fused_tensor_numel(dst) then
+    hint = string.format("; to copy its %d elements in row-major order (Torch7's copy), view it "
+                         .. "first: %s:view(%s)", dst:numel(), arg, table.concat(dst:shape(), ', '))
+  end
+  blame(string.format("%s: argument '%s' expected a shape that broadcasts to %s shape %s, got %s%s",
+                      fn, arg, what, shape_text(dst), shape_text(src), hint))
 end
 
+-- t:copy_(src): src broadcast to t's shape, converted to t's dtype; between devices src moves
+-- whole (contiguous) and keeps its dtype.
 function Tensor.copy_(t, src)
   expect_writable(t, 'copy_', 'self')
   argcheck.expect(src, 'copy_', 'src')
-  if C.fused_tensor_numel(src) ~= C.fused_tensor_numel(t) and broadcasts_to(src, t) then
-    src = src:expand(t:shape())
-  end
+  src = M.broadcast_source(t, src, 'copy_', 'src', "self's")
+  if src.device_type ~= t.device_type then src = src:contiguous() end
   M.copy(t, src)
   return t
 end
