@@ -13,6 +13,7 @@ local ffi = require 'ffi'
 local fused = require 'fused'
 local bench = require 'bench.common'
 
+io.stdout:setvbuf('line') -- rows as they come, into a file too
 local T, ROUNDS = 100, tonumber(os.getenv('ROUNDS') or '') or 5
 local CONFIGS = { { 16, 32, 128 }, { 64, 256, 512 } }
 local CELLS = { { 'LSTM', 4 }, { 'GRU', 3 } }

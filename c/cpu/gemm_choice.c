@@ -192,7 +192,7 @@ static double now(void) {
 /* The faster provider at this shape, alternating CHOICE_ROUNDS rounds (min of each) on
  * scratch operands; OpenBLAS where the scratch cannot be had. */
 static cpu_gemm_provider measure(bool ta, bool tb, int64_t m, int64_t n, int64_t k) {
-  while (m * k + k * n + m * n > CHOICE_MAX_ELEMENTS) {
+  while ((double)m * k + (double)k * n + (double)m * n > CHOICE_MAX_ELEMENTS) {
     if (m >= n && m >= k) m /= 2;
     else if (n >= k) n /= 2;
     else k /= 2;
@@ -225,7 +225,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
                                   int64_t k, int threads) {
   if (float64 || setting == CPU_GEMM_OPENBLAS) return CPU_GEMM_OPENBLAS;
   if (setting == CPU_GEMM_ONEDNN) return CPU_GEMM_ONEDNN;
-  if (!have_onednn() || m * n * k < CHOICE_MIN_MACS) return CPU_GEMM_OPENBLAS;
+  if (!have_onednn() || (double)m * n * k < CHOICE_MIN_MACS) return CPU_GEMM_OPENBLAS;
   const cpu_gemm_class key = {ta ? 'T' : 'N', tb ? 'T' : 'N', log2_of(m), log2_of(n),
                               log2_of(k), threads < 1 ? 1 : threads, CPU_GEMM_OPENBLAS};
   cpu_gemm_provider p = CPU_GEMM_OPENBLAS;

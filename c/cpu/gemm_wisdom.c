@@ -58,22 +58,27 @@ static int open_folder(cpu_gemm_wisdom *w, const char *dir) {
   return fd;
 }
 
-/* One class line; 0 when it is exactly "TT lm ln lk threads provider". */
+/* A class as its line (without the newline). */
+static int format_line(char *line, size_t size, const cpu_gemm_class *c) {
+  return snprintf(line, size, "%c%c %d %d %d %d %s", c->ta, c->tb, c->lm, c->ln, c->lk,
+                  c->threads, cpu_gemm_provider_name(c->provider));
+}
+
+/* One class line; 0 when it is exactly what format_line writes, with values in range. */
 static int parse_line(const char *line, size_t len, cpu_gemm_class *c) {
-  char name[16];
-  int used = -1;
-  if (len > 64 || sscanf(line, "%c%c %d %d %d %d %15[a-z]%n", &c->ta, &c->tb, &c->lm, &c->ln,
-                         &c->lk, &c->threads, name, &used) != 7 || (size_t)used != len)
+  char name[16], again[80];
+  int p = 0;
+  if (len > 64 || sscanf(line, "%c%c %2d %2d %2d %4d %15[a-z]", &c->ta, &c->tb, &c->lm, &c->ln,
+                         &c->lk, &c->threads, name) != 7)
     return -1;
   if ((c->ta != 'N' && c->ta != 'T') || (c->tb != 'N' && c->tb != 'T')) return -1;
   if (c->lm < 0 || c->lm > 62 || c->ln < 0 || c->ln > 62 || c->lk < 0 || c->lk > 62) return -1;
   if (c->threads < 1 || c->threads > CPU_GEMM_MAX_THREADS) return -1;
-  for (int p = 0; p < CPU_GEMM_PROVIDERS; p++)
-    if (!strcmp(name, cpu_gemm_provider_name(p))) {
-      c->provider = (cpu_gemm_provider)p;
-      return 0;
-    }
-  return -1;
+  while (p < CPU_GEMM_PROVIDERS && strcmp(name, cpu_gemm_provider_name(p))) p++;
+  if (p == CPU_GEMM_PROVIDERS) return -1;
+  c->provider = (cpu_gemm_provider)p;
+  /* No other spacing, sign, leading zero or trailing text. */
+  return format_line(again, sizeof again, c) == (int)len && !memcmp(again, line, len) ? 0 : -1;
 }
 
 static int parse(cpu_gemm_wisdom *w, char *text, size_t size, const char *fingerprint,
@@ -157,10 +162,11 @@ int cpu_gemm_wisdom_save(cpu_gemm_wisdom *w, const char *fingerprint,
     return refuse(w, "not written: no temporary file");
   }
   fprintf(f, WISDOM_HEADER "%s\n", fingerprint);
-  for (int i = 0; i < n; i++)
-    fprintf(f, "%c%c %d %d %d %d %s\n", classes[i].ta, classes[i].tb, classes[i].lm,
-            classes[i].ln, classes[i].lk, classes[i].threads,
-            cpu_gemm_provider_name(classes[i].provider));
+  for (int i = 0; i < n; i++) {
+    char line[80];
+    format_line(line, sizeof line, &classes[i]);
+    fprintf(f, "%s\n", line);
+  }
   const int failed = fflush(f) || fsync(fileno(f));
   if (fclose(f) || failed || rename(tmp, w->path)) {
     unlink(tmp);
