@@ -118,6 +118,21 @@ describe('fused.set_gemm', function()
     assert.equal(n == 0 and 1 or 0, buf[0])
   end)
 
+  it('writes beta·bias, zeros for matmul, where the inner size is 0, under each provider',
+     function()
+    -- oneDNN's sgemm leaves C as it was at k = 0 (uninitialised memory for matmul).
+    local a, b, bias = fused.empty({ 3, 0 }), fused.empty({ 0, 4 }), fused.ones({ 3, 4 })
+    for _, name in ipairs(providers) do
+      under_gemm(name, function()
+        local out = fused.full({ 3, 4 }, 0 / 0)
+        fused.matmul(a, b, { out = out })
+        assert.are.same(fused.zeros({ 3, 4 }):totable(), out:totable(), name)
+        local got = fused.addmm(bias, a, b, { beta = 2 })
+        assert.are.same(fused.full({ 3, 4 }, 2):totable(), got:totable(), name)
+      end)
+    end
+  end)
+
   it('runs the products on the provider it names, float64 on OpenBLAS', function()
     local a, b = fused.randn({ 64, 64 }), fused.randn({ 64, 64 })
     for _, name in ipairs(providers) do

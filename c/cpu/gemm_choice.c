@@ -139,39 +139,48 @@ int64_t fused_gemm_choices(char *buf, int64_t size) {
   return used;
 }
 
-/* Products run by each provider since load, for fused_gemm_calls. */
+/* Products run by each provider since load (not the chooser's timings), for fused_gemm_calls. */
 static int64_t calls[CPU_GEMM_PROVIDERS];
 
 int64_t fused_gemm_calls(const char *provider) {
   for (int p = 0; p < CPU_GEMM_PROVIDERS; p++)
     if (provider && !strcmp(provider, setting_names[p]))
       return __atomic_load_n(&calls[p], __ATOMIC_RELAXED);
-  if (!provider) return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got NULL");
-  return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got '%s'", provider);
+  if (!provider)
+    return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got NULL");
+  return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got '%s'",
+                     provider);
 }
 
-static void count(cpu_gemm_provider p) { __atomic_add_fetch(&calls[p], 1, __ATOMIC_RELAXED); }
+/* The product on p; returns the provider that ran it. oneDNN leaves C unwritten at k = 0
+ * (BLAS writes beta·C) and refuses nothing else that BLAS takes; were it to, OpenBLAS computes
+ * the same product. */
+static cpu_gemm_provider sgemm_on(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n,
+                                  int64_t k, float alpha, const float *a, int64_t lda,
+                                  const float *b, int64_t ldb, float beta, float *c,
+                                  int64_t ldc) {
+#ifdef FUSED_HAVE_DNNL
+  if (p == CPU_GEMM_ONEDNN && k > 0 &&
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+          dnnl_success)
+    return CPU_GEMM_ONEDNN;
+#endif
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  return CPU_GEMM_OPENBLAS;
+}
 
 void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                float *c, int64_t ldc) {
-#ifdef FUSED_HAVE_DNNL
-  /* oneDNN refuses nothing that BLAS takes; were it to, OpenBLAS computes the same product. */
-  if (p == CPU_GEMM_ONEDNN && dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda,
-                                         b, ldb, beta, c, ldc) == dnnl_success) {
-    count(CPU_GEMM_ONEDNN);
-    return;
-  }
-#endif
-  count(CPU_GEMM_OPENBLAS);
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  const cpu_gemm_provider ran = sgemm_on(p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  __atomic_add_fetch(&calls[ran], 1, __ATOMIC_RELAXED);
 }
 
 void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
                double beta, double *c, int64_t ldc) {
-  count(CPU_GEMM_OPENBLAS);
+  __atomic_add_fetch(&calls[CPU_GEMM_OPENBLAS], 1, __ATOMIC_RELAXED);
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
               (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
@@ -205,14 +214,14 @@ static cpu_gemm_provider measure(bool ta, bool tb, int64_t m, int64_t n, int64_t
   const int64_t reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
   double best[CPU_GEMM_PROVIDERS];
   for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
-    cpu_sgemm((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n); /* warm */
+    sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n); /* warm */
     best[p] = 1e300;
   }
   for (int r = 0; r < CHOICE_ROUNDS; r++)
     for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
       const double t0 = now();
       for (int64_t i = 0; i < reps; i++)
-        cpu_sgemm((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n);
+        sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n);
       const double t = now() - t0;
       if (t < best[p]) best[p] = t;
     }
