@@ -213,14 +213,21 @@ check-cdef:
 deps:
 	@scripts/install-deps.sh
 
+# The specs' float32 products run on OpenBLAS unless FUSED_GEMM names another provider
+# (openblas, onednn or auto: c/cpu/gemm_choice.c): a run then measures nothing, writes no
+# wisdom file into the home folder, and gives the same numbers on every run; .ci/run runs the
+# golden specs under onednn and auto too.
+FUSED_GEMM ?= openblas
+TEST_ENV = $(LUA_ENV) FUSED_GEMM=$(FUSED_GEMM)
+
 # The CUDA specs run on the GPU where one answers, else on the emulator.
 test: deps all
-	$(LUA_ENV) FUSED_CUDA_EMULATOR=1 $(LUAJIT) $(BUSTED) $(SPECS)
+	$(TEST_ENV) FUSED_CUDA_EMULATOR=1 $(LUAJIT) $(BUSTED) $(SPECS)
 
 # The C core and the CUDA emulator under AddressSanitizer and UBSan; nvcc's CUDA library stays
 # out (AddressSanitizer reports false errors inside libcublas), so the CUDA specs run on the
 # emulator.
-ASAN_ENV = $(LUA_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
+ASAN_ENV = $(TEST_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
   FUSED_CUDA_LIB=$(BUILD)/asan/libfused_cuda_emu.so FUSED_CUDA_EMULATOR=1 \
   FUSED_MPI_LIB=$(BUILD)/asan/libfused_mpi.so \
   ASAN_OPTIONS=detect_leaks=0 \
@@ -239,7 +246,7 @@ fuzz: deps $(BUILD)/asan/libfused.so lua/fused/cdef.lua
 
 # (The emulator is built for the specs whose child processes run CUDA code outside valgrind.)
 test-valgrind: deps $(BUILD)/valgrind/libfused.so $(BUILD)/libfused_cuda_emu.so lua/fused/cdef.lua
-	$(LUA_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \
+	$(TEST_ENV) FUSED_LIB=$(BUILD)/valgrind/libfused.so FUSED_NO_CUDA=1 \
 	  LD_PRELOAD="$$($(CC) -print-file-name=libgomp.so.1)" \
 	  valgrind -q --error-exitcode=1 --leak-check=full --show-leak-kinds=definite \
 	  --errors-for-leak-kinds=definite \
@@ -284,6 +291,12 @@ bench-seq: deps all
 .PHONY: bench-bf16
 bench-bf16: deps all
 	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/bf16.lua
+
+# Training steps of nn.LSTM and nn.GRU against PyTorch's (FUSED_TORCH_PYTHON names a python
+# with torch 2.x), alternating, one thread pinned and all threads (docs/performance.md).
+.PHONY: bench-torch
+bench-torch: deps all
+	$(LUA_ENV) $(LUAJIT) bench/torch.lua
 
 # fused.ext: compile, cached load and rebuild times; the LLTM as a user cell against ours.
 .PHONY: bench-ext

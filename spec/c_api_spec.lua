@@ -115,6 +115,8 @@ local CASES = {
     null = { 'out', 'weight', 'indices' } },
   fused_set_cpu_capability = { function() return { ffi.string(C.fused_cpu_capability()) } end,
                               null = { 'name' }, released = {} },
+  fused_set_gemm = { function() return { ffi.string(C.fused_gemm()) } end, null = { 'name' },
+                    released = {} },
   fused_embedding_backward = {
     function() return { t(4, 3), t(2, 3), fused.ones({ 2 }, I64) } end,
     null = { 'grad_weight', 'grad_out', 'indices' } },
@@ -182,6 +184,8 @@ local BY_HAND = {
   'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
   'fused_cpu_bf16_path',
   'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
+  -- spec/gemm_choice_spec.lua checks these.
+  'fused_gemm', 'fused_gemm_providers', 'fused_gemm_wisdom', 'fused_gemm_choices', 'fused_gemm_calls',
 }
 
 -- The functions declared between the header's ffi markers.

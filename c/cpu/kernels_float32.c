@@ -1,7 +1,9 @@
 /* The CPU kernels in float32: the generic/ sources compiled with scalar_t = float. */
 #define scalar_t float
 #define SCALAR_IS_FLOATING 1
-#define cblas_gemm cblas_sgemm
+/* The GEMM of this dtype on a provider (c/cpu/gemm_choice.h). */
+#define cpu_blas_gemm cpu_sgemm
+#define SCALAR_IS_FLOAT64 0
 /* A registered cell's steps in this dtype (fused_cell_def, c/ops/cells.c). */
 #define CELL_FORWARD forward_f32
 #define CELL_BACKWARD backward_f32

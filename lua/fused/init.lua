@@ -50,6 +50,15 @@ function fused.set_cpu_capability(name)
   end
   lib.check(lib.C.fused_set_cpu_capability(name))
 end
+
+-- Which library runs the CPU's float32 matrix products: 'openblas', 'onednn' or 'auto' (each
+-- shape class on the faster, measured once per machine; FUSED_GEMM at load).
+function fused.set_gemm(name)
+  if type(name) ~= 'string' then
+    error("set_gemm: argument 'name' expected a string, got " .. type(name), 2)
+  end
+  lib.check(lib.C.fused_set_gemm(name))
+end
 fused.config = require 'fused.config'
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,

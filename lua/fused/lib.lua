@@ -69,6 +69,13 @@ function lib.last_error()
   return (message:gsub("'([%w_]+)'", function(name) return "'" .. arg(name) .. "'" end))
 end
 
+-- FUSED_GEMM=openblas|onednn|auto: which library runs the CPU's float32 products
+-- (c/cpu/gemm_choice.c); an unknown name is an error here, as above.
+local gemm = os.getenv('FUSED_GEMM')
+if gemm and gemm ~= '' and lib.C.fused_set_gemm(gemm) ~= 0 then
+  error('fused: FUSED_GEMM: ' .. ffi.string(lib.C.fused_last_error()), 2)
+end
+
 -- Raises the library's last error, blamed on the caller of the public function (level 3).
 function lib.check(rc)
   if rc ~= 0 then error(lib.last_error(), 3) end

@@ -1,8 +1,9 @@
-/* out = beta * bias + alpha * a @ b on OpenBLAS. The API has checked the layouts. */
+/* out = beta * bias + alpha * a @ b on the chooser's provider (gemm.h). The API has checked the
+ * layouts. */
 
 #include "../../maths/gemm.h"
 
-/* The operand as OpenBLAS reads it; the API has checked that it can (gemm_layout_of). */
+/* The operand as BLAS reads it; the API has checked that it can (gemm_layout_of). */
 static const scalar_t *gemm_operand(const fused_tensor *t, enum CBLAS_TRANSPOSE *trans, int *ld) {
   gemm_layout layout = {0, 0};
   gemm_layout_of(t, &layout);
@@ -32,7 +33,6 @@ static int addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor
   enum CBLAS_TRANSPOSE ta, tb;
   int lda, ldb;
   const scalar_t *pa = gemm_operand(a, &ta, &lda), *pb = gemm_operand(b, &tb, &ldb);
-  cblas_gemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, (scalar_t)alpha, pa, lda, pb, ldb,
-             (scalar_t)gemm_beta, y, (int)n);
+  cpu_gemm_scaled(ta, tb, m, n, k, (scalar_t)alpha, pa, lda, pb, ldb, (scalar_t)gemm_beta, y, n);
   return 0;
 }

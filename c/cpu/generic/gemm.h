@@ -1,5 +1,6 @@
-/* The CPU kernels' general helpers around OpenBLAS: a transpose, scratch memory, and a
- * row-major GEMM on int64_t sizes. */
+/* The CPU kernels' general helpers around the GEMM providers: a transpose, scratch memory, and
+ * a row-major GEMM on int64_t sizes. */
+#include <omp.h>
 #include <stdlib.h>
 
 /* The VEC_LANES×VEC_LANES block at src transposed into dst, in registers: log2(VEC_LANES)
@@ -51,12 +52,24 @@ __attribute__((noinline)) static scalar_t *cpu_scratch(const char *fn, int64_t n
   return p;
 }
 
-/* c (m×n) = op(a)·op(b) + beta·c, row-major; BLAS takes int sizes (the ops check they fit). */
+/* The threads a product issued here runs on: one inside a parallel region. */
+static inline int cpu_gemm_threads(void) { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
+
+/* c (m×n) = alpha·op(a)·op(b) + beta·c, row-major, on the provider the chooser picks for the
+ * shape (c/cpu/gemm_choice.h); BLAS takes int sizes (the ops check they fit). */
+static void cpu_gemm_scaled(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m,
+                            int64_t n, int64_t k, scalar_t alpha, const scalar_t *a, int64_t lda,
+                            const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
+                            int64_t ldc) {
+  const bool at = ta == CblasTrans, bt = tb == CblasTrans;
+  cpu_blas_gemm(cpu_gemm_choose(SCALAR_IS_FLOAT64, at, bt, m, n, k, cpu_gemm_threads()), at, bt,
+                m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
 static void cpu_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m, int64_t n,
                      int64_t k, const scalar_t *a, int64_t lda, const scalar_t *b, int64_t ldb,
                      scalar_t beta, scalar_t *c, int64_t ldc) {
-  cblas_gemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)k, 1, a, (int)lda, b, (int)ldb, beta, c,
-             (int)ldc);
+  cpu_gemm_scaled(ta, tb, m, n, k, 1, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* c (m×n, ldc) = a·wᵀ for a m×k (lda) and w n×k (ldw), computed as cᵀ = w·aᵀ: at a few rows

@@ -1,5 +1,5 @@
 /* One source for every dtype: each file below is compiled once per dtype with scalar_t defined
- * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cblas_gemm).
+ * by c/cpu/kernels_<dtype>.c (and, for float32 and float64, the matching cpu_blas_gemm).
  * Functions are static, so every instantiation keeps the plain names of kernel_list.h; only
  * the table is exported. int64 gets the ANY_DTYPE, INDEX and ARITHMETIC kernels, bool,
  * bfloat16 and float16 the ANY_DTYPE and INDEX ones; their tables leave the rest NULL. <tgmath.h> picks expf or exp
@@ -30,6 +30,8 @@
 #if SCALAR_IS_FLOATING
 #include <cblas.h>
 #include <tgmath.h>
+
+#include "../gemm_choice.h"
 
 /* The vectors of the capability this file is compiled for, the lanes of the shared maths
  * (c/maths/hd.h), and its transcendental functions: simd_math.h's exp and expm1 of arguments
@@ -73,12 +75,12 @@ LANEWISE(vtrunc_libm, trunc)
 #include "pointwise.h"
 #include "reduce.h"
 #include "reduce_dim.h"
+#include "gemm.h"
 #include "addmm.h"
 #include "optim.h"
 #include "loss.h"
 #include "softmax.h"
 #include "embedding.h"
-#include "gemm.h"
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"

@@ -1,5 +1,6 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
- * c/maths/cell_layout.h, on the GEMM helpers of gemm.h (OpenBLAS) and packed_gemm.h.
+ * c/maths/cell_layout.h, on the GEMM helpers of gemm.h (the chooser's provider) and
+ * packed_gemm.h.
  *
  * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
  * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
@@ -255,8 +256,8 @@ static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, cons
 }
 
 /* C = op(A)·op(B) + beta·C for the products over all steps, the rows of C split over the
- * OpenMP threads, each an OpenBLAS call on one thread. OpenBLAS's own threads split these
- * shapes badly: at (B, I, H) = (16, 32, 128), LLTM, two threads (AMD EPYC, AVX2, float32), the
+ * OpenMP threads, each a call on one thread (the chooser's provider). OpenBLAS's own threads
+ * split these shapes badly: at (B, I, H) = (16, 32, 128), LLTM, two threads (AMD EPYC, AVX2, float32), the
  * input projection (1600×384×32) took 1.77 ms against 1.39 on one thread, and d_w_hh
  * (384×128 over 1600) 3.39 against 4.74. A product below PG_PARALLEL_FLOPS multiply-adds (one
  * step's weight gradients at (16, 32, 128)) stays on one thread, as packed_gemm's do: a region
@@ -273,12 +274,15 @@ static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, c
     cpu_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
     return;
   }
+  /* Chosen here for a thread's block on one thread: the chooser measures outside regions. */
+  const bool at = ta == CblasTrans;
+  const cpu_gemm_provider p = cpu_gemm_choose(SCALAR_IS_FLOAT64, at, false, m / threads, n, k, 1);
 #pragma omp parallel num_threads(threads)
   {
     int64_t i0, i1;
     rnn_rows(m, &i0, &i1);
-    cpu_gemm(ta, CblasNoTrans, i1 - i0, n, k, ta == CblasNoTrans ? a + i0 * lda : a + i0, lda,
-             b, ldb, beta, c + i0 * ldc, ldc);
+    cpu_blas_gemm(p, at, false, i1 - i0, n, k, 1, at ? a + i0 : a + i0 * lda, lda, b, ldb, beta,
+                  c + i0 * ldc, ldc);
   }
 }
 

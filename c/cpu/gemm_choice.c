@@ -1,0 +1,264 @@
+/* The GEMM chooser (gemm_choice.h): the setting (fused_set_gemm), the shape classes measured
+ * so far, and the measurement itself.
+ *
+ * Why measure: neither library wins every shape on every CPU. On an AVX2 EPYC (Zen 2) oneDNN's
+ * sgemm ran 2.07x OpenBLAS's at 1600×512×32 but 0.88x at 1024³; on the AVX-512 EPYC of
+ * docs/performance.md it won the engine's shapes by 1.0x to 1.4x. A class is (op(a), op(b),
+ * log2 of m, n and k, threads); its first product is timed on both providers, alternately,
+ * min of rounds, on scratch operands of its shape, and oneDNN is taken only where it is
+ * CHOICE_MARGIN faster. */
+#define _GNU_SOURCE
+#include <cblas.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/error.h"
+#include "../fused.h"
+#include "gemm_choice.h"
+
+#ifdef FUSED_HAVE_DNNL
+#include <oneapi/dnnl/dnnl.h>
+#endif
+
+/* Below this many multiply-adds a product is not measured (its time is mostly the call's):
+ * OpenBLAS, as before the chooser. */
+#define CHOICE_MIN_MACS (1 << 15)
+#define CHOICE_MARGIN 0.97
+#define CHOICE_ROUNDS 5
+/* Each round runs about this many multiply-adds, so that a small product's round is not
+ * one clock tick; scratch operands beyond CHOICE_MAX_ELEMENTS are measured at a shape halved
+ * until they fit (still of the same class's thread count and transposes). */
+#define CHOICE_ROUND_MACS (1 << 24)
+#define CHOICE_MAX_ELEMENTS (1 << 24)
+
+enum { SETTING_AUTO = CPU_GEMM_PROVIDERS };
+static const char *const setting_names[] = {"openblas", "onednn", "auto"};
+static int setting = SETTING_AUTO;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static cpu_gemm_class classes[CPU_GEMM_MAX_CLASSES];
+static int n_classes, loaded;
+static cpu_gemm_wisdom wisdom;
+static char fingerprint[17];
+
+const char *cpu_gemm_provider_name(cpu_gemm_provider p) { return setting_names[p]; }
+
+static bool have_onednn(void) {
+#ifdef FUSED_HAVE_DNNL
+  return true;
+#else
+  return false;
+#endif
+}
+
+int fused_set_gemm(const char *name) {
+  for (int s = 0; s <= SETTING_AUTO; s++)
+    if (name && !strcmp(name, setting_names[s])) {
+      if (s == CPU_GEMM_ONEDNN && !have_onednn())
+        return fused_error("set_gemm: this build has no oneDNN (built without "
+                           "oneapi/dnnl/dnnl.h): 'onednn' cannot run");
+      setting = s;
+      return 0;
+    }
+  if (!name) return fused_error("set_gemm: argument 'name' expected openblas, onednn or auto, got NULL");
+  return fused_error("set_gemm: argument 'name' expected openblas, onednn or auto, got '%s'", name);
+}
+
+const char *fused_gemm(void) { return setting_names[setting]; }
+
+const char *fused_gemm_providers(void) {
+#ifdef FUSED_HAVE_DNNL
+  static char names[64];
+  const dnnl_version_t *v = dnnl_version();
+  snprintf(names, sizeof names, "openblas, onednn %d.%d.%d", v->major, v->minor, v->patch);
+  return names;
+#else
+  return "openblas";
+#endif
+}
+
+/* FNV-1a over the text. */
+static uint64_t hash(uint64_t h, const char *s) {
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+  return h;
+}
+
+/* What a measurement depends on: the CPU's model and flags, OpenBLAS's build and kernels
+ * (OPENBLAS_CORETYPE changes them), oneDNN's version. */
+static void make_fingerprint(void) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  char line[8192];
+  int seen = 0;
+  while (f && seen < 2 && fgets(line, sizeof line, f))
+    if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5)) h = hash(h, line), seen++;
+  if (f) fclose(f);
+  h = hash(hash(h, openblas_get_config()), openblas_get_corename());
+  h = hash(h, fused_gemm_providers());
+  snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)h);
+}
+
+/* Under the lock: the stored classes, once. */
+static void load_wisdom(void) {
+  if (loaded) return;
+  loaded = 1;
+  make_fingerprint();
+  n_classes = cpu_gemm_wisdom_load(&wisdom, fingerprint, classes, CPU_GEMM_MAX_CLASSES);
+}
+
+const char *fused_gemm_wisdom(void) {
+  static char line[sizeof wisdom.path + sizeof wisdom.state + 64];
+  pthread_mutex_lock(&lock);
+  load_wisdom();
+  if (!wisdom.path[0]) snprintf(line, sizeof line, "%s", wisdom.state);
+  else if (!wisdom.state[0])
+    snprintf(line, sizeof line, "%s (%d classes)", wisdom.path, n_classes);
+  else snprintf(line, sizeof line, "%s (%d classes; %s)", wisdom.path, n_classes, wisdom.state);
+  pthread_mutex_unlock(&lock);
+  return line;
+}
+
+int64_t fused_gemm_choices(char *buf, int64_t size) {
+  int64_t used = 0;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < n_classes; i++) {
+    const cpu_gemm_class *c = &classes[i];
+    char one[96];
+    const int len = snprintf(one, sizeof one, "%s%c%c ~%lldx%lldx%lld t%d: %s", i ? "; " : "",
+                             c->ta, c->tb, 1ll << c->lm, 1ll << c->ln, 1ll << c->lk, c->threads,
+                             cpu_gemm_provider_name(c->provider));
+    if (buf && used + len < size) memcpy(buf + used, one, (size_t)len + 1);
+    used += len;
+  }
+  pthread_mutex_unlock(&lock);
+  if (buf && size > 0 && used >= size) buf[0] = 0;
+  return used;
+}
+
+/* Products run by each provider since load (not the chooser's timings), for fused_gemm_calls. */
+static int64_t calls[CPU_GEMM_PROVIDERS];
+
+int64_t fused_gemm_calls(const char *provider) {
+  for (int p = 0; p < CPU_GEMM_PROVIDERS; p++)
+    if (provider && !strcmp(provider, setting_names[p]))
+      return __atomic_load_n(&calls[p], __ATOMIC_RELAXED);
+  if (!provider)
+    return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got NULL");
+  return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got '%s'",
+                     provider);
+}
+
+/* The product on p; returns the provider that ran it. oneDNN leaves C unwritten at k = 0
+ * (BLAS writes beta·C) and refuses nothing else that BLAS takes; were it to, OpenBLAS computes
+ * the same product. */
+static cpu_gemm_provider sgemm_on(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n,
+                                  int64_t k, float alpha, const float *a, int64_t lda,
+                                  const float *b, int64_t ldb, float beta, float *c,
+                                  int64_t ldc) {
+#ifdef FUSED_HAVE_DNNL
+  if (p == CPU_GEMM_ONEDNN && k > 0 &&
+      dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+          dnnl_success)
+    return CPU_GEMM_ONEDNN;
+#endif
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  return CPU_GEMM_OPENBLAS;
+}
+
+void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+               float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+               float *c, int64_t ldc) {
+  const cpu_gemm_provider ran = sgemm_on(p, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  __atomic_add_fetch(&calls[ran], 1, __ATOMIC_RELAXED);
+}
+
+void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+               double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+               double beta, double *c, int64_t ldc) {
+  __atomic_add_fetch(&calls[CPU_GEMM_OPENBLAS], 1, __ATOMIC_RELAXED);
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+              (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+static bool same_class(const cpu_gemm_class *x, const cpu_gemm_class *y) {
+  return x->ta == y->ta && x->tb == y->tb && x->lm == y->lm && x->ln == y->ln && x->lk == y->lk &&
+         x->threads == y->threads;
+}
+
+static int log2_of(int64_t x) { return x < 2 ? 0 : 63 - __builtin_clzll((unsigned long long)x); }
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* The faster provider at this shape, alternating CHOICE_ROUNDS rounds (min of each) on
+ * scratch operands; OpenBLAS where the scratch cannot be had. */
+static cpu_gemm_provider measure(bool ta, bool tb, int64_t m, int64_t n, int64_t k) {
+  while ((double)m * k + (double)k * n + (double)m * n > CHOICE_MAX_ELEMENTS) {
+    if (m >= n && m >= k) m /= 2;
+    else if (n >= k) n /= 2;
+    else k /= 2;
+  }
+  float *a = malloc((size_t)(m * k + k * n + m * n) * sizeof(float));
+  if (!a) return CPU_GEMM_OPENBLAS;
+  float *b = a + m * k, *c = b + k * n;
+  for (int64_t i = 0; i < m * k + k * n + m * n; i++) a[i] = (float)(i % 17) * 0.0625f - 0.5f;
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n, macs = m * n * k;
+  const int64_t reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
+  double best[CPU_GEMM_PROVIDERS];
+  for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
+    sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n); /* warm */
+    best[p] = 1e300;
+  }
+  for (int r = 0; r < CHOICE_ROUNDS; r++)
+    for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
+      const double t0 = now();
+      for (int64_t i = 0; i < reps; i++)
+        sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n);
+      const double t = now() - t0;
+      if (t < best[p]) best[p] = t;
+    }
+  free(a);
+  return best[CPU_GEMM_ONEDNN] < CHOICE_MARGIN * best[CPU_GEMM_OPENBLAS] ? CPU_GEMM_ONEDNN
+                                                                         : CPU_GEMM_OPENBLAS;
+}
+
+cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int64_t n,
+                                  int64_t k, int threads) {
+  if (float64 || setting == CPU_GEMM_OPENBLAS) return CPU_GEMM_OPENBLAS;
+  if (setting == CPU_GEMM_ONEDNN) return CPU_GEMM_ONEDNN;
+  if (!have_onednn() || (double)m * n * k < CHOICE_MIN_MACS) return CPU_GEMM_OPENBLAS;
+  const cpu_gemm_class key = {ta ? 'T' : 'N', tb ? 'T' : 'N', log2_of(m), log2_of(n),
+                              log2_of(k), threads < 1 ? 1 : threads, CPU_GEMM_OPENBLAS};
+  cpu_gemm_provider p = CPU_GEMM_OPENBLAS;
+  pthread_mutex_lock(&lock);
+  load_wisdom();
+  int i = 0;
+  for (; i < n_classes; i++)
+    if (same_class(&classes[i], &key)) break;
+  if (i < n_classes) {
+    p = classes[i].provider;
+  } else if (!omp_in_parallel() && n_classes < CPU_GEMM_MAX_CLASSES &&
+             key.threads <= CPU_GEMM_MAX_THREADS) {
+    /* Measured on the threads the call will have: a call on one thread outside a region
+     * (rnn_gemm's blocks) is measured on one. */
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(key.threads);
+    openblas_set_num_threads(key.threads);
+    p = measure(ta, tb, m, n, k);
+    omp_set_num_threads(before);
+    openblas_set_num_threads(before);
+    classes[n_classes] = key;
+    classes[n_classes++].provider = p;
+    cpu_gemm_wisdom_save(&wisdom, fingerprint, classes, n_classes);
+  }
+  pthread_mutex_unlock(&lock);
+  return p;
+}

@@ -1,0 +1,58 @@
+/* Which library runs each CPU matrix product (fused_set_gemm in fused.h): OpenBLAS or oneDNN's
+ * dnnl_sgemm, chosen per shape class by a measurement made once per machine and kept on disk
+ * (gemm_wisdom.c). Every GEMM of the op layer and the sequence engine goes through
+ * cpu_gemm_choose and cpu_sgemm/cpu_dgemm; the engine's per-step products run on its own
+ * packed kernel (generic/packed_gemm.h), which reads weights packed once per sequence. */
+#ifndef FUSED_CPU_GEMM_CHOICE_H
+#define FUSED_CPU_GEMM_CHOICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum { CPU_GEMM_OPENBLAS, CPU_GEMM_ONEDNN, CPU_GEMM_PROVIDERS } cpu_gemm_provider;
+
+/* The provider for c (m×n) = op(a)·op(b) on `threads` threads, float64 or float32 (oneDNN has
+ * no float64 GEMM: float64 runs on OpenBLAS). Under "auto", a float32 shape class not yet
+ * measured on this machine is measured now (a few ms to a second, once), unless the call is
+ * inside a parallel region or too small to be worth it: then OpenBLAS, unrecorded. */
+cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int64_t n,
+                                  int64_t k, int threads);
+
+/* c = alpha·op(a)·op(b) + beta·c, row-major, on provider p (BLAS's int sizes: the ops check
+ * that they fit). */
+void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+               float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+               float *c, int64_t ldc);
+void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+               double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
+               double beta, double *c, int64_t ldc);
+
+/* A measured shape class: the transposes, log2 of m, n and k, the thread count. */
+typedef struct {
+  char ta, tb; /* 'N' or 'T' */
+  int32_t lm, ln, lk, threads;
+  cpu_gemm_provider provider;
+} cpu_gemm_class;
+
+#define CPU_GEMM_MAX_CLASSES 512
+#define CPU_GEMM_MAX_THREADS 1024
+
+const char *cpu_gemm_provider_name(cpu_gemm_provider p);
+
+/* The wisdom file (gemm_wisdom.c): its path, or why there is none, for fused_gemm_wisdom. */
+typedef struct {
+  char path[4096];
+  char state[160]; /* "" when the file is usable, else why it is not ("refused: ...") */
+} cpu_gemm_wisdom;
+
+/* Reads the classes stored for this machine's fingerprint into classes (at most max); returns
+ * how many, 0 where there is no usable file (w->state says why). Nothing read is trusted:
+ * a file that is not exactly what cpu_gemm_wisdom_save writes is ignored whole. */
+int cpu_gemm_wisdom_load(cpu_gemm_wisdom *w, const char *fingerprint, cpu_gemm_class *classes,
+                         int max);
+/* Writes them atomically (a 0600 temporary file renamed over the old), creating the 0700
+ * folder where missing; 0, or -1 with w->state saying why. */
+int cpu_gemm_wisdom_save(cpu_gemm_wisdom *w, const char *fingerprint,
+                         const cpu_gemm_class *classes, int n);
+
+#endif

@@ -1,0 +1,274 @@
+-- The GEMM chooser (c/cpu/gemm_choice.c, gemm_wisdom.c): fused.set_gemm and FUSED_GEMM pick
+-- the library of the CPU's float32 products, every provider gives the same results within
+-- float32 rounding (float64 runs on OpenBLAS under each), and auto's measurements live in a
+-- wisdom file that is written 0600 in a 0700 folder and read defensively: a corrupt, stale,
+-- foreign or planted file is ignored or refused, never trusted, never a crash.
+local ffi = require 'ffi'
+local helper = require 'spec.helper'
+local fused = helper.fused
+local err = helper.assert_error
+
+local has_onednn = fused.config().gemm_providers:find('onednn', 1, true) ~= nil
+local providers = has_onednn and { 'openblas', 'onednn' } or { 'openblas' }
+
+-- f() under fused.set_gemm(name), the setting before restored whatever happens.
+local function under_gemm(name, f)
+  local before = fused.config().gemm
+  fused.set_gemm(name)
+  local results = { pcall(f) }
+  fused.set_gemm(before)
+  assert(results[1], results[2])
+  return unpack(results, 2)
+end
+
+local function shell(cmd)
+  local p = io.popen(cmd)
+  local out = p:read('*a')
+  p:close()
+  return (out:gsub('%s+$', ''))
+end
+
+-- A fresh cache folder (XDG_CACHE_HOME) for a child; the wisdom file is dir/fused/gemm-wisdom.
+local function fresh_cache()
+  local dir = shell('mktemp -d')
+  return dir, dir .. '/fused', dir .. '/fused/gemm-wisdom'
+end
+
+-- A child under FUSED_GEMM=auto with the cache folder dir: runs one product on one thread that
+-- is measured (64³ multiply-adds), checks it against float64, prints the wisdom line and the
+-- choices.
+local function auto_child(dir)
+  return helper.child([[
+    fused.set_num_threads(1)
+    fused.manual_seed(0)
+    local a, b = fused.randn({ 64, 64 }), fused.randn({ 64, 64 })
+    local want = a:double():matmul(b:double())
+    assert(helper.rel_error(a:matmul(b):double(), want) < 1e-5, 'wrong product')
+    print('wisdom: ' .. fused.config().gemm_wisdom)
+    print('choices: ' .. fused.config().gemm_choices)
+  ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, 'wb'))
+  f:write(text)
+  f:close()
+end
+
+-- The fingerprint line this machine writes, from a file a child wrote.
+local function header(path)
+  return helper.read(path):match('^[^\n]*\n')
+end
+
+describe('fused.set_gemm', function()
+  it('is shown in fused.config() with the providers the build has', function()
+    local c = fused.config()
+    assert.is_truthy(({ openblas = 1, onednn = 1, auto = 1 })[c.gemm])
+    assert.is_truthy(c.gemm_providers:find('^openblas'))
+    assert.is_truthy(tostring(c):find('float32 GEMM: ' .. c.gemm, 1, true))
+    for _, name in ipairs(providers) do
+      under_gemm(name, function() assert.equal(name, fused.config().gemm) end)
+    end
+  end)
+
+  it('refuses an unknown name, in Lua and in FUSED_GEMM at load', function()
+    err(function() fused.set_gemm('mkl') end,
+        "set_gemm: argument 'name' expected openblas, onednn or auto, got 'mkl'")
+    err(function() fused.set_gemm(1) end, "set_gemm: argument 'name' expected a string, got number")
+    local out = helper.child("print('loaded')", 'FUSED_GEMM=mkl')
+    assert.is_nil(out:find('loaded', 1, true), out)
+    assert.is_truthy(out:find("fused: FUSED_GEMM: set_gemm: argument 'name' expected openblas, "
+                              .. "onednn or auto, got 'mkl'", 1, true), out)
+  end)
+
+  it('gives matmul, addmm and Linear within float32 rounding of float64 under each provider',
+     function()
+    fused.manual_seed(1)
+    local a, b, bias = fused.randn({ 70, 130 }), fused.randn({ 130, 90 }), fused.randn({ 90 })
+    local want = fused.addmm(bias:double(), a:double(), b:double(), { beta = 0.5, alpha = 2 })
+    local t_want = a:double():t():contiguous():t():matmul(b:double():t():contiguous():t())
+    for _, name in ipairs(providers) do
+      under_gemm(name, function()
+        local got = fused.addmm(bias, a, b, { beta = 0.5, alpha = 2 })
+        assert(helper.rel_error(got:double(), want) < 1e-5, name .. ': addmm')
+        -- Transposed operands (BLAS's 'T').
+        local tt = a:t():contiguous():t():matmul(b:t():contiguous():t())
+        assert(helper.rel_error(tt:double(), t_want) < 1e-5, name .. ': transposed matmul')
+        local lin = fused.nn.Linear(130, 90)
+        lin.weight:copy(b:t())
+        lin.bias:copy(bias)
+        assert(helper.rel_error(lin:forward(a):double(), a:double():matmul(b:double())
+                                + bias:double()) < 1e-5, name .. ': Linear')
+      end)
+    end
+  end)
+
+  it('gives its C functions checked arguments', function()
+    local C = fused.C
+    assert.equal(-1, tonumber(C.fused_gemm_calls(nil)))
+    assert.equal("gemm_calls: argument 'provider' expected openblas or onednn, got NULL",
+                 ffi.string(C.fused_last_error()))
+    assert.equal(-1, tonumber(C.fused_gemm_calls('auto')))
+    assert.equal("gemm_calls: argument 'provider' expected openblas or onednn, got 'auto'",
+                 ffi.string(C.fused_last_error()))
+    -- The choices need n bytes and a buffer too small gets "".
+    local n = tonumber(C.fused_gemm_choices(nil, 0))
+    local buf = ffi.new('char[?]', n + 1, 1)
+    assert.equal(n, tonumber(C.fused_gemm_choices(buf, n)))
+    assert.equal(n == 0 and 1 or 0, buf[0])
+  end)
+
+  it('writes beta·bias, zeros for matmul, where the inner size is 0, under each provider',
+     function()
+    -- oneDNN's sgemm leaves C as it was at k = 0 (uninitialised memory for matmul).
+    local a, b, bias = fused.empty({ 3, 0 }), fused.empty({ 0, 4 }), fused.ones({ 3, 4 })
+    for _, name in ipairs(providers) do
+      under_gemm(name, function()
+        local out = fused.full({ 3, 4 }, 0 / 0)
+        fused.matmul(a, b, { out = out })
+        assert.are.same(fused.zeros({ 3, 4 }):totable(), out:totable(), name)
+        local got = fused.addmm(bias, a, b, { beta = 2 })
+        assert.are.same(fused.full({ 3, 4 }, 2):totable(), got:totable(), name)
+      end)
+    end
+  end)
+
+  it('runs the products on the provider it names, float64 on OpenBLAS', function()
+    local a, b = fused.randn({ 64, 64 }), fused.randn({ 64, 64 })
+    for _, name in ipairs(providers) do
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        local ran = dtype == 'float64' and 'openblas' or name
+        local before = fused.config().gemm_calls
+        under_gemm(name, function() a:to(dtype):matmul(b:to(dtype)) end)
+        local after = fused.config().gemm_calls
+        for _, p in ipairs({ 'openblas', 'onednn' }) do
+          assert.equal(before[p] + (p == ran and 1 or 0), after[p], name .. ' ' .. dtype .. ' ' .. p)
+        end
+      end
+    end
+  end)
+
+  it('gives the LSTM and GRU the same training step within float32 rounding, float64 bit for bit',
+     function()
+    for _, class in ipairs({ 'LSTM', 'GRU' }) do
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        local results = {}
+        for i, name in ipairs(providers) do
+          results[i] = under_gemm(name, function()
+            fused.manual_seed(4)
+            local o = { dtype = dtype }
+            local m = fused.nn[class](24, 40, o)
+            local xs, d_hs = fused.randn({ 12, 33, 24 }, o), fused.randn({ 12, 33, 40 }, o)
+            return helper.rnn_results(m, xs, nil, nil, nil, d_hs)
+          end)
+        end
+        for i = 2, #results do
+          for k, t in ipairs(results[i]) do
+            local e = helper.rel_error(t, results[1][k])
+            local bound = dtype == 'float64' and 0 or 1e-5
+            assert(e <= bound, string.format('%s %s output %d under %s: %.3g from openblas',
+                                             class, dtype, k, providers[i], e))
+          end
+        end
+      end
+    end
+  end)
+end)
+
+describe('the wisdom file of FUSED_GEMM=auto', function()
+  if not has_onednn then
+    it('is not needed without oneDNN: auto is OpenBLAS', function()
+      local dir = fresh_cache()
+      assert.is_truthy(auto_child(dir):find('choices: \n', 1, true))
+      os.execute('rm -rf ' .. dir)
+    end)
+    return
+  end
+
+  it('is written 0600 in a 0700 folder after a measurement, then read back', function()
+    local dir, folder, path = fresh_cache()
+    local out = auto_child(dir)
+    assert.is_truthy(out:find('wisdom: ' .. path .. ' (1 classes)', 1, true), out)
+    assert.is_truthy(out:find('choices: NN ~64x64x64 t1: %a+\n'), out)
+    assert.equal('600', shell('stat -c %a ' .. path))
+    assert.equal('700', shell('stat -c %a ' .. folder))
+    local text = helper.read(path)
+    assert.is_truthy(text:find('^fused%-gemm%-wisdom 1 %x+\nNN 6 6 6 1 %a+\n$'), text)
+    -- Read back: the same class, no second measurement (the file is not rewritten).
+    local mtime = shell('stat -c %Y.%y ' .. path)
+    out = auto_child(dir)
+    assert.is_truthy(out:find('(1 classes)', 1, true), out)
+    assert.equal(mtime, shell('stat -c %Y.%y ' .. path))
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('uses the provider the file names for a class', function()
+    local dir, folder, path = fresh_cache()
+    auto_child(dir)
+    local head = header(path)
+    for _, name in ipairs(providers) do
+      write(path, head .. 'NN 6 6 6 1 ' .. name .. '\n')
+      local out = auto_child(dir)
+      assert.is_truthy(out:find('choices: NN ~64x64x64 t1: ' .. name .. '\n', 1, true), out)
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('ignores a corrupt, stale or oversized file and writes a good one over it', function()
+    local dir, folder, path = fresh_cache()
+    auto_child(dir)
+    local head = header(path)
+    local cases = {
+      { 'garbage\n', 'ignored: not a wisdom file' },
+      { head .. 'NN 6 6 6 1 onednn', 'ignored: not a wisdom file' }, -- no final newline
+      { head .. 'NN 6 6 6 1 mkl\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NX 6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 99 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 6 0 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 6 1 onednn \n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN  6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 06 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 6 99999999999 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 6 1onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. '\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'NN 6 6 6 1 onednn\0\n', 'ignored: not a wisdom file' },
+      { head .. ('NN 6 6 6 1 onednn\n'):rep(600), 'ignored: line 514 is not a shape class' },
+      { 'fused-gemm-wisdom 1 0000000000000000\nNN 6 6 6 1 onednn\n', 'stale: measured on another' },
+      { head .. ('x'):rep(70000) .. '\n', 'ignored: larger than any wisdom file' },
+    }
+    for _, case in ipairs(cases) do
+      write(path, case[1])
+      local out = auto_child(dir)
+      assert.is_truthy(out:find('wisdom: ' .. path .. ' (1 classes; ' .. case[2], 1, true), out)
+      -- The measurement made instead is stored over it.
+      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 1 %x+\nNN 6 6 6 1 %a+\n$'))
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('refuses a folder or file that others may write or own, and a link, writing nothing',
+     function()
+    local dir, folder, path = fresh_cache()
+    auto_child(dir)
+    local good = helper.read(path)
+    os.execute('chmod 0777 ' .. folder)
+    local out = auto_child(dir)
+    assert.is_truthy(out:find('classes; refused: its folder is not ours alone', 1, true), out)
+    assert.equal(good, helper.read(path))
+    os.execute('chmod 0700 ' .. folder .. ' && chmod 0666 ' .. path)
+    out = auto_child(dir)
+    assert.is_truthy(out:find('classes; refused: the file is not ours alone', 1, true), out)
+    os.execute('rm ' .. path .. ' && ln -s /etc/passwd ' .. path)
+    out = auto_child(dir)
+    assert.is_truthy(out:find('classes; refused: ', 1, true), out)
+    assert.is_truthy(out:find('choices: NN ~64x64x64', 1, true), out) -- measured all the same
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('says why there is none where HOME and XDG_CACHE_HOME are not absolute', function()
+    local out = helper.child("print('wisdom: ' .. fused.config().gemm_wisdom)",
+                             'FUSED_GEMM=auto XDG_CACHE_HOME= HOME=relative')
+    assert.is_truthy(out:find('wisdom: none: neither XDG_CACHE_HOME nor HOME is an absolute path',
+                              1, true), out)
+  end)
+end)
