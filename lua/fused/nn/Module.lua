@@ -87,6 +87,8 @@ end, function(self)
   if not self.updateOutput then blame(self.__name .. ':backward is not implemented') end
 end)
 
+calls.base = Module
+
 -- Torch7's two halves of backward, for every module: on a module of fused's, the input
 -- gradient of the call that `input` names (the parameters' gradients untouched), then
 -- scale times that call's parameter gradients added in. A module of Torch7's protocol defines

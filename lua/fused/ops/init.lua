@@ -33,6 +33,9 @@ for name, f in pairs(M) do
   if not functions_only[name] then Tensor[name] = f end
 end
 
+-- The tape (fused/autograd/) records every op and view while a recorded forward runs.
+require('fused.autograd.tape').hook(M, Tensor, tensor.indexing)
+
 local mt = tensor.metatable
 mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow
 mt.__unm = function(t) return M.neg(t) end -- Lua passes t twice

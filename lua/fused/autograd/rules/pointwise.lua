@@ -1,0 +1,90 @@
+-- Elementwise ops (ops/pointwise.lua): node.args are the op's (t[, alpha], opts) or (a, b,
+-- opts), node.outs[1] its result. Either operand of a binary op may be a number (no gradient);
+-- two tensors broadcast, and each gradient is summed back to its operand's shape.
+local common = require 'fused.autograd.rules.common'
+
+local to_operand, zeros_like = common.to_operand, common.zeros_like
+local R = {}
+
+-- A unary op whose gradient is g times d(t, y): y its result.
+local function unary(d)
+  return { backward = function(node, g) return { g:mul(d(node.args[1], node.outs[1], node)) } end }
+end
+
+R.neg = { backward = function(_, g) return { g:neg() } end }
+R.exp = unary(function(_, y) return y end)
+R.log = { backward = function(node, g) return { g:div(node.args[1]) } end }
+R.sqrt = unary(function(_, y) return y:mul(2):pow(-1) end)
+R.tanh = unary(function(_, y) return y:mul(y):neg():add(1) end)
+R.sigmoid = unary(function(_, y) return y:neg():add(1):mul(y) end)
+R.relu = unary(function(t) return t:gt(0):to(t.dtype) end)
+R.abs = unary(function(t) return t:sign() end)
+-- ELU: 1 where t > 0, else y + alpha.
+R.elu = unary(function(t, y, node)
+  local alpha = node.args[2]
+  return (require 'fused').where(t:gt(0), 1, y:add(type(alpha) == 'number' and alpha or 1))
+end)
+-- Piecewise constant: zero gradient, as PyTorch's.
+for _, name in ipairs({ 'sign', 'floor', 'ceil', 'round', 'trunc' }) do
+  R[name] = { backward = function(node) return { zeros_like(node.args[1]) } end }
+end
+
+local function binary(da, db)
+  return {
+    backward = function(node, g)
+      local a, b = node.args[1], node.args[2]
+      return { type(a) ~= 'number' and to_operand(da(g, a, b, node.outs[1]), a) or nil,
+               type(b) ~= 'number' and to_operand(db(g, a, b, node.outs[1]), b) or nil }
+    end,
+  }
+end
+
+R.add = binary(function(g) return g end, function(g) return g end)
+R.sub = binary(function(g) return g end, function(g) return g:neg() end)
+R.mul = binary(function(g, _, b) return g:mul(b) end, function(g, a) return g:mul(a) end)
+R.div = binary(function(g, _, b) return g:div(b) end, function(g, _, b, y) return g:mul(y):div(b):neg() end)
+-- a^b: b a^(b-1) and a^b log(a).
+R.pow = binary(function(g, a, b) return g:mul(b):mul((require 'fused').pow(a, type(b) == 'number' and b - 1 or b:sub(1))) end,
+               function(g, a, _, y) return g:mul(y):mul(type(a) == 'number' and math.log(a) or a:log()) end)
+
+-- maximum and minimum: the gradient goes to the operand chosen, half to each on a tie (PyTorch's).
+local function extremum(first)
+  local function share(a, b)
+    local fused = require 'fused'
+    local cmp = first == 'max' and fused.gt(a, b) or fused.lt(a, b)
+    local like = type(a) == 'number' and b or a
+    return cmp:to(like.dtype):add(fused.eq(a, b):to(like.dtype):mul(0.5))
+  end
+  return binary(function(g, a, b) return g:mul(share(a, b)) end,
+                function(g, a, b) return g:mul(share(b, a)) end)
+end
+R.maximum = extremum('max')
+R.minimum = extremum('min')
+
+-- clamp(t, min, max): t's gradient where it lies within the bounds, a tensor bound's where t
+-- is past it.
+R.clamp = {
+  backward = function(node, g)
+    local fused = require 'fused'
+    local t, lo, hi = node.args[1], node.args[2], node.args[3]
+    local inside = fused.ones(t:shape(), { dtype = t.dtype, device = t.device })
+    local d_lo, d_hi
+    if lo ~= nil then
+      local below = fused.lt(t, lo):to(t.dtype)
+      inside = inside:sub(below)
+      if type(lo) ~= 'number' then d_lo = to_operand(g:mul(below), lo) end
+    end
+    if hi ~= nil then
+      local above = fused.gt(t, hi):to(t.dtype)
+      if lo ~= nil then above = above:mul(fused.ge(t, lo):to(t.dtype)) end -- min wins, as clamp
+      inside = inside:sub(above)
+      if type(hi) ~= 'number' then d_hi = to_operand(g:mul(above), hi) end
+    end
+    return { g:mul(inside), d_lo, d_hi }
+  end,
+}
+
+-- Results that carry no gradient.
+for _, name in ipairs({ 'eq', 'ne', 'lt', 'le', 'gt', 'ge' }) do R[name] = 'a comparison: its result is bool' end
+
+return R

@@ -1,0 +1,25 @@
+-- Selecting ops (ops/select.lua): where, masked_fill, index_select.
+local common = require 'fused.autograd.rules.common'
+
+local to_operand = common.to_operand
+local R = {}
+
+R.where = {
+  backward = function(node, g)
+    local fused = require 'fused'
+    local cond, a, b = node.args[1], node.args[2], node.args[3]
+    return { nil, to_operand(fused.where(cond, g, 0), a), to_operand(fused.where(cond, 0, g), b) }
+  end,
+}
+R.masked_fill = {
+  backward = function(node, g) return { g:masked_fill(node.args[2], 0) } end,
+}
+R.index_select = {
+  backward = function(node, g)
+    local t, dim, index = node.args[1], node.args[2], node.args[3]
+    return { common.zeros_like(t):index_add_(dim, index, g) }
+  end,
+}
+R.nonzero = 'indices'
+R.unique = 'values of a set'
+return R
