@@ -33,7 +33,10 @@ for name, f in pairs(M) do
   if not functions_only[name] then Tensor[name] = f end
 end
 
--- The tape (fused/autograd/) records every op and view while a recorded forward runs.
+-- The tape (fused/autograd/) records every op, view and t[k] while a recorded forward runs:
+-- the views' methods and indexing are defined first, to be wrapped with the ops.
+require 'fused.shape'
+require 'fused.indexing'
 require('fused.autograd.tape').hook(M, Tensor, tensor.indexing)
 
 local mt = tensor.metatable
