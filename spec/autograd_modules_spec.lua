@@ -1,0 +1,166 @@
+-- A module with a forward only gets its backward from the tape (docs/nn.md, "A layer with a
+-- forward only"); fused.grad for functions. Every gradient is checked against central
+-- differences in float64.
+local fused = require 'fused'
+local nn = fused.nn
+
+local o = { dtype = 'float64' }
+
+-- d loss() / d t, by central differences (t contiguous, changed and put back).
+local function numeric(loss, t)
+  local flat, g = t:view(-1), fused.zeros({ t:numel() }, o)
+  for i = 1, t:numel() do
+    local v = flat[i]
+    flat[i] = v + 1e-6
+    local up = loss()
+    flat[i] = v - 1e-6
+    local down = loss()
+    flat[i] = v
+    g[i] = (up - down) / 2e-6
+  end
+  return g:view(t:shape())
+end
+
+local function assert_close(a, b, what)
+  local err = a:sub(b):abs():view(-1):max(1):item()
+  assert.is_true(err < 1e-7, string.format('%s: off by %g', what, err))
+end
+
+-- m's gradients (input and each parameter) for L = sum(m(x) * r), derived and numeric.
+local function check_module(m, x, r)
+  local function loss()
+    m:eval()
+    local v = m:forward(x):mul(r):sum()
+    m:train()
+    return v
+  end
+  m:zero_grad()
+  m:forward(x)
+  local dx = m:backward(r)
+  assert_close(dx, numeric(loss, x), 'input')
+  for name, p, g in m:named_parameters() do assert_close(g, numeric(loss, p), name) end
+end
+
+local Gate = nn.Module:extend('Gate')
+function Gate:__init(n)
+  self:parameter('weight', { n, n }, o):uniform(-1, 1)
+  self.proj = nn.Linear(n, n, o)
+end
+function Gate:forward(x) return x:matmul(self.weight):sigmoid():mul(self.proj(x)) end
+
+describe('a module with a forward only', function()
+  it('gets the exact gradients, a built-in Linear inside one node', function()
+    check_module(Gate(4), fused.randn({ 3, 4 }, o), fused.randn({ 3, 4 }, o))
+  end)
+
+  it('is exact when one derived module is called twice in a forward (its ops on the one tape)', function()
+    local Twice = nn.Module:extend('Twice')
+    function Twice:__init() self.gate = Gate(4) end
+    function Twice:forward(x) return self.gate(self.gate(x):tanh()) end
+    check_module(Twice(), fused.randn({ 3, 4 }, o), fused.randn({ 3, 4 }, o))
+  end)
+
+  it('keeps two calls of one module apart, each going back through its own tape', function()
+    local m, x1, x2, r = Gate(4), fused.randn({ 3, 4 }, o), fused.randn({ 3, 4 }, o), fused.randn({ 3, 4 }, o)
+    m:forward(x1)
+    m:forward(x2)
+    local d2 = m:backward(r) -- the latest call: x2's
+    local d1 = m:backward(r)
+    local function loss_of(x) return function() m:eval(); local v = m:forward(x):mul(r):sum(); m:train(); return v end end
+    assert_close(d2, numeric(loss_of(x2), x2), 'second call')
+    assert_close(d1, numeric(loss_of(x1), x1), 'first call')
+  end)
+
+  it('sums the gradient of tied weights into their one gradient', function()
+    local Tied = nn.Module:extend('Tied')
+    function Tied:__init()
+      self.encoder = nn.Embedding(5, 4, o)
+      self.decoder = nn.Linear(4, 5, o)
+      self.mid = Gate(4)
+      self.decoder.weight = self.encoder.weight
+    end
+    function Tied:forward(x)
+      local h = self.mid(x:matmul(self.decoder.weight):tanh())
+      return self.decoder(h):matmul(self.encoder.weight)
+    end
+    local m = Tied()
+    local params = m:parameters()
+    assert.are.equal(5, #params) -- the tied weight once, decoder.bias, mid.weight and mid.proj's two
+    check_module(m, fused.randn({ 3, 5 }, o), fused.randn({ 3, 4 }, o))
+  end)
+
+  it('goes back through built-in LSTM and CrossEntropyLoss inside the forward', function()
+    local Model = nn.Module:extend('Model')
+    function Model:__init()
+      self.lstm = nn.LSTM(3, 4, { dtype = 'float64' })
+      self.loss = nn.CrossEntropyLoss()
+      self.targets = fused.tensor({ 1, 3, 2, 4, 1, 2 }, { dtype = 'int64' })
+    end
+    function Model:forward(x)
+      local hs = self.lstm(x:tanh())
+      return hs:mul(2):reshape(6, 4):add(0):sum(2):mul(0):add(self.loss(hs:reshape(6, 4), self.targets))
+    end
+    check_module(Model(), fused.randn({ 2, 3, 3 }, o), fused.randn({ 6, 1 }, o))
+  end)
+
+  it('refuses an in-place op on a recorded tensor, and records nothing after', function()
+    local Bad = nn.Module:extend('Bad')
+    function Bad:forward(x) local y = x:exp(); y:add_(1); return y end
+    local m, x = Bad(), fused.randn({ 2, 2 }, o)
+    local ok, err = pcall(m.forward, m, x)
+    assert.is_false(ok)
+    assert.matches("add_: an in%-place op %(or {out = t}%) on a tensor of a recorded forward", err)
+    x:add_(1) -- recording ended with the error: in place is fine again
+    local Input = nn.Module:extend('Input')
+    function Input:forward(x) x:mul_(2) return x end
+    ok, err = pcall(Input().forward, Input(), x)
+    assert.matches('mul_: an in%-place op', err)
+  end)
+
+  it('records nothing in evaluation mode, and backward says so', function()
+    local m = Gate(4):eval()
+    m:forward(fused.randn({ 3, 4 }, o))
+    local ok, err = pcall(m.backward, m, fused.randn({ 3, 4 }, o))
+    assert.is_false(ok)
+    assert.matches('Gate:backward: its forward ran in evaluation mode, which records nothing', err)
+  end)
+
+  it('keeps no tape across steps: memory stays flat', function()
+    local m, x, r = Gate(8), fused.randn({ 16, 8 }, o), fused.randn({ 16, 8 }, o)
+    local function steps(n)
+      for _ = 1, n do m:forward(x); m:backward(r) end
+      collectgarbage(); collectgarbage()
+      return collectgarbage('count')
+    end
+    steps(200)
+    local sizes = {}
+    for i = 1, 4 do sizes[i] = steps(500) end
+    assert.are.equal(0, #m.pending)
+    -- A tape kept per step would hold 16x8 float64 tensors: 5 KB and more a step.
+    assert.is_true(sizes[4] < sizes[1] + 200, string.format('%g KB after 1500 more steps, %g before', sizes[4], sizes[1]))
+  end)
+end)
+
+describe('fused.grad', function()
+  it('gives the gradients of nested params, mirroring them, and the value', function()
+    local x = fused.randn({ 3, 4 }, o)
+    local params = { w = fused.randn({ 4, 2 }, o), more = { b = fused.randn({ 2 }, o), unused = fused.randn({ 2 }, o) } }
+    local function f(p, input) return input:matmul(p.w):add(p.more.b):tanh():pow(2):mean() end
+    local grads, value = fused.grad(f)(params, x)
+    assert.are.equal('number', type(value))
+    assert.is_true(math.abs(value - f(params, x)) < 1e-12)
+    local function loss() return f(params, x) end
+    assert_close(grads.w, numeric(loss, params.w), 'w')
+    assert_close(grads.more.b, numeric(loss, params.more.b), 'more.b')
+    assert_close(grads.more.unused, fused.zeros({ 2 }, o), 'more.unused')
+  end)
+
+  it('names a bad argument and a bad value', function()
+    assert.has_error(function() fused.grad(3) end, "fused.grad: argument 'f' expected a function, got number")
+    local df = fused.grad(function(p) return p.w end)
+    local ok, err = pcall(df, { w = fused.randn({ 2 }, o) })
+    assert.matches('fused.grad: f returned a tensor of 2 elements; expected a number or a one%-element tensor', err)
+    ok, err = pcall(df, { w = 'x' })
+    assert.matches("fused.grad: argument 'params' expected a tensor or a table of tensors, got string at params.w", err)
+  end)
+end)
