@@ -15,9 +15,12 @@ local M = {}
 
 local function pack(...) return { n = select('#', ...), ... } end
 
+-- Whether self's class (base: Module) defines a forward (or updateOutput) and no backward (nor
+-- updateGradInput).
 function M.derives(self, base)
-  return self.backward == base.backward
-         and (not self.updateOutput or self.updateGradInput == base.updateGradInput)
+  if self.backward ~= base.backward then return false end
+  if self.updateOutput then return self.updateGradInput == base.updateGradInput end
+  return self.forward ~= base.forward
 end
 
 -- forward(self, ...) of a derived module's call, recorded on a new tape kept with the call,
