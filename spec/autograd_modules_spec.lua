@@ -164,3 +164,65 @@ describe('fused.grad', function()
     assert.matches("fused.grad: argument 'params' expected a tensor or a table of tensors, got string at params.w", err)
   end)
 end)
+
+describe('the tape', function()
+  local Plain = nn.Module:extend('Plain')
+  function Plain:forward(f, ...) return f(...) end
+
+  local function refused(f, ...)
+    local ok, err = pcall(Plain().forward, Plain(), f, ...)
+    assert.is_false(ok)
+    return err
+  end
+
+  it('refuses t[k] = v, {out = t} and a write into a tensor a recorded op read', function()
+    local x = fused.randn({ 2, 3 }, o)
+    assert.matches('index_set: an in%-place op', refused(function(a) local y = a:exp(); y[1] = 0; return y end, x))
+    assert.matches('exp: an in%-place op', refused(function(a) local y = a:mul(2); fused.exp(a, { out = y }); return y end, x))
+    local c = fused.ones({ 2, 3 }, o)
+    assert.matches('fill_: an in%-place op', refused(function(a) local y = a:mul(c); c:fill_(2); return y end, x))
+    assert.matches('copy_: an in%-place op', refused(function(a) local y = fused.zeros({ 2, 3 }, o); y:copy_(a); return y end, x))
+    -- Before the tape reads it, a tensor of its own may be written in place.
+    local m = Plain()
+    m:forward(function(a) local k = fused.zeros({ 2, 3 }, o); k:fill_(3); return a:mul(k) end, x)
+    assert_close(select(2, m:backward(fused.ones({ 2, 3 }, o))), fused.full({ 2, 3 }, 3, o), 'x')
+  end)
+
+  it('refuses an op without a rule on a recorded tensor, naming it', function()
+    local err = refused(function(a) return a:prod(1) end, fused.randn({ 2, 3 }, o))
+    assert.matches('prod: no gradient rule yet %(fused.autograd%), and it read a tensor of a recorded forward', err)
+  end)
+
+  it('goes back through a forward of several results, and Torch7\'s updateOutput', function()
+    local Two = nn.Module:extend('Two')
+    function Two:forward(x, y) return x:mul(y), x:exp() end
+    local m, x, y = Two(), fused.randn({ 3 }, o), fused.randn({ 3 }, o)
+    m:forward(x, y)
+    local d_y1, d_y2 = fused.randn({ 3 }, o), fused.randn({ 3 }, o)
+    local dx, dy = m:backward(d_y1, d_y2)
+    assert_close(dx, d_y1:mul(y):add(d_y2:mul(x:exp())), 'x')
+    assert_close(dy, d_y1:mul(x), 'y')
+
+    local Scale = nn.Module:extend('Scale')
+    function Scale:__init() self:parameter('weight', { 3 }, o):fill_(2) end
+    function Scale:updateOutput(input) return input:mul(self.weight) end
+    local s = Scale()
+    s:forward(x)
+    assert_close(s:backward(x, d_y1, 0.5), d_y1:mul(2), 'input')
+    assert_close(s.grad.weight, d_y1:mul(x):mul(0.5), 'weight, scale 0.5')
+  end)
+
+  it('lets fused.grad add into the gradients of module parameters not in params', function()
+    local gate, x = Gate(4), fused.randn({ 3, 4 }, o)
+    gate:zero_grad()
+    local grads = fused.grad(function(p) return gate(p.x):sum() end)({ x = x })
+    local d_weight, d_proj = gate.grad.weight:clone(), gate.proj.grad.weight:clone()
+    gate:zero_grad()
+    gate:forward(x)
+    local dx = gate:backward(fused.ones({ 3, 4 }, o))
+    assert_close(grads.x, dx, 'x')
+    assert_close(d_weight, gate.grad.weight, 'weight')
+    assert_close(d_proj, gate.proj.grad.weight, 'proj.weight')
+    assert.is_true(d_weight:abs():sum() > 0)
+  end)
+end)

@@ -5,8 +5,8 @@
 --   local df = fused.grad(function(p, x) return x:matmul(p.w):add(p.b):tanh():sum() end)
 --   local grads, loss = df({ w = w, b = b }, x)       -- grads.w, grads.b
 -- f returns a number or a one-element tensor (sum and mean of a recorded tensor give a 0-dim
--- tensor while recorded). Modules with their own backward called in f add into their own
--- parameters' gradients (m.grad), as their backward does.
+-- tensor while recorded). The parameters of modules called in f that are not in params get
+-- their gradients added into the modules' own (m.grad), as a module's backward adds them.
 local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local tape = require 'fused.autograd.tape'
@@ -36,7 +36,7 @@ return function(f)
     blame("fused.grad: argument 'f' expected a function, got " .. argcheck.type_name(f))
   end
   return function(params, ...)
-    local t = tape.new(false)
+    local t = tape.new(true)
     leaves(t, params, {}, 'params')
     local value = t:run(f, params, ...)
     if type(value) == 'number' then return mirror({}, params), value end
@@ -45,7 +45,7 @@ return function(f)
                           is_tensor(value) and 'a tensor of ' .. value:numel() .. ' elements'
                           or argcheck.type_name(value)))
     end
-    local grads = t:backward({ [value] = tensor.empty_like(value):fill_(1) }, 1, true)
+    local grads = t:backward({ [value] = tensor.empty_like(value):fill_(1) })
     return mirror(grads, params), value:item()
   end
 end
