@@ -147,3 +147,25 @@ describe('autograd rules', function()
     if rules.of[name] == nil and name:sub(-1) ~= '_' then pending(name .. ': no rule yet') end
   end
 end)
+
+describe('autograd on a CUDA device', function()
+  it('gives the gradients the CPU gives, and the same in-place error', function()
+    if not (fused.cuda.is_available() or fused.cuda.is_emulated()) then return pending('no CUDA device: ' .. fused.cuda.why()) end
+    local x, w = randn(3, 4), randn(4, 2)
+    local function f(p)
+      local joined = fused.cat({ p.x:matmul(p.w):tanh(), p.x[{ {}, { 1, 2 } }]:softmax(2) }, 2)
+      return joined:log_softmax(2):mul(p.x:sum()):add(p.w:t():sum(1):mean()):mean()
+    end
+    local cpu, v = fused.grad(f)({ x = x, w = w })
+    local gpu, vg = fused.grad(f)({ x = x:to('cuda'), w = w:to('cuda') })
+    assert.is_true(math.abs(v - vg) < 1e-12)
+    for _, k in ipairs({ 'x', 'w' }) do
+      assert.are.equal('cuda', gpu[k].device)
+      assert.is_true(gpu[k]:to('cpu'):sub(cpu[k]):abs():view(-1):max(1):item() < 1e-12, k)
+    end
+    local function in_place(p) local y = p.x:exp(); y:add_(1); return y:sum() end
+    local _, on_cpu = pcall(fused.grad(in_place), { x = x })
+    local _, on_gpu = pcall(fused.grad(in_place), { x = x:to('cuda') })
+    assert.are.equal(on_cpu, on_gpu)
+  end)
+end)
