@@ -12,7 +12,10 @@
 --     {d_1, ..., d_k}. The call is then done and its slot free for the next forward;
 --   * at most module.max_pending calls wait: the forward past that forgets the oldest (its slot
 --     is dropped, not reused, so its results stay as they are), and backward says so.
--- Losses (criterion = true) keep nothing and are not wrapped.
+-- Losses (criterion = true) keep nothing and are not wrapped. A module whose class has a
+-- forward and no backward gets its backward derived: its call keeps a tape of its forward
+-- (autograd/modules.lua), which backward replays; inside a recorded forward a module with its
+-- own backward (a loss too) is one node on the tape.
 local blame = require 'fused.blame'
 local tape = require 'fused.autograd.tape'
 local derived = require 'fused.autograd.modules'
@@ -89,7 +92,7 @@ function M.wrap_forward(inner)
     -- A subclass's forward calling this class's (Linear.forward(self, x)) is part of its call.
     if self.forward ~= forward or self.criterion then return inner(self, ...) end
     self:sync_parameters()
-    local derives = derived.derives(self, M.base)
+    local derives = M.derives(self)
     if outer and derives then return inner(self, ...) end -- its ops go on the outer tape
     local call = self.training and take(self) or { buffers = {}, evaluation = true }
     enter(self, call)
@@ -236,10 +239,10 @@ end
 function M.wrap_backward(inner, check)
   local function backward(self, ...)
     if self.backward ~= backward or self.criterion then return inner(self, ...) end
-    if check and not derived.derives(self, M.base) then check(self) end
+    if check and not M.derives(self) then check(self) end
     self:sync_parameters()
     local call, g, scale = find(self, 'backward', ...)
-    if not call.tape and derived.derives(self, M.base) then derived.unrecorded(self, call) end
+    if not call.tape and M.derives(self) then derived.unrecorded(self) end
     if g == nil and not self.updateOutput and not call.tape then -- fused's form, the common case
       enter(self, call)
       return went_back(self, call, inner(self, ...))
@@ -293,6 +296,9 @@ end
 function M.forget_call(self)
   return function(call) done(self, call) end
 end
+
+-- Whether self's backward is derived from its recorded forward (autograd/modules.lua).
+function M.derives(self) return derived.derives(self, M.base) end
 
 -- Whether f is a wrapped forward or backward (a module of Module's, not a look-alike table).
 function M.wraps(f) return inner_of[f] ~= nil end
