@@ -219,4 +219,14 @@ function M.hook(ops, Tensor, indexing)
   indexing.set = M.wrap('index_set', set)
 end
 
+-- fns (fused.functional, fused.sparse), each wrapped under prefix .. its name: while a tape
+-- records, one that reads a recorded tensor is an error (no rule yet) rather than a result the
+-- tape never saw, which would silently carry no gradient.
+function M.guard(fns, prefix)
+  for name, f in pairs(fns) do
+    if type(f) == 'function' then fns[name] = M.wrap(prefix .. name, f) end
+  end
+  return fns
+end
+
 return M

@@ -39,6 +39,76 @@ R.logsumexp = {
 -- cumsum's gradient: the sum from each element to the end (d_cumsum).
 R.cumsum = { backward = function(node, g) return { g:d_cumsum(node.args[2]) } end }
 
+-- The deviations from the mean along dim (of all, dim nil) and the count of elements reduced.
+local function deviations(t, dim)
+  if dim == nil then return t:sub(t:reshape(-1):mean(1):view({})), t:numel() end
+  return t:sub(t:mean(dim)), t:size(dim)
+end
+
+-- var and std: unbiased (n - 1).
+R.var = {
+  forward = whole,
+  backward = function(node, g)
+    local t = node.args[1]
+    local d, n = deviations(t, node.args[2])
+    return { spread(g, t):mul(d):mul(2 / (n - 1)) }
+  end,
+}
+R.std = {
+  forward = whole,
+  backward = function(node, g)
+    local t = node.args[1]
+    local d, n = deviations(t, node.args[2])
+    return { spread(g, t):mul(d):div(spread(node.outs[1], t)):div(n - 1) }
+  end,
+}
+-- norm(t, p, dim): sign(t) |t|^(p-1) / norm^(p-1); the max norm (p = inf) has no rule yet.
+R.norm = {
+  forward = function(f, t, p, dim, ...)
+    if dim ~= nil then return f(t, p, dim, ...) end
+    return f(t:reshape(-1), p, 1):view({})
+  end,
+  backward = function(node, g)
+    local t, p = node.args[1], node.args[2] or 2
+    if p == math.huge then (require 'fused.blame')('norm: no gradient rule yet for p = math.huge (fused.autograd)') end
+    local y = spread(node.outs[1], t)
+    if p == 2 then return { spread(g, t):mul(t):div(y) } end
+    return { spread(g, t):mul(t:sign()):mul(t:abs():pow(p - 1)):div(y:pow(p - 1)) }
+  end,
+}
+-- sum_squares(t): a number unrecorded, a 0-dim tensor recorded.
+R.sum_squares = {
+  forward = function(_, t) return t:mul(t):reshape(-1):sum(1):view({}) end,
+  backward = function(node, g) return { spread(g, node.args[1]):mul(node.args[1]):mul(2) } end,
+}
+-- max and min along dim: the gradient goes to the element its index names; of all of t (a
+-- 0-dim tensor recorded), shared among the elements equal to it, as PyTorch's.
+local function extremum()
+  return {
+    multi = true,
+    forward = function(f, t, dim, ...)
+      if dim ~= nil then return f(t, dim, ...) end
+      return (f(t:reshape(-1), 1)):view({})
+    end,
+    backward = function(node, g)
+      local t, dim = node.args[1], node.args[2]
+      if dim == nil then
+        local at = t:eq(spread(node.outs[1], t)):to(t.dtype)
+        return { at:mul(spread(g[1], t)):div(at:sum()) }
+      end
+      local fused = require 'fused'
+      local shape = {}
+      for d = 1, t.ndim do shape[d] = 1 end
+      shape[dim] = t:size(dim)
+      local positions = fused.arange(1, t:size(dim) + 1, { device = t.device }):view(shape)
+      local at = positions:eq(spread(node.outs[2], t)):to(t.dtype)
+      return { at:mul(spread(g[1], t)) }
+    end,
+  }
+end
+R.max = extremum()
+R.min = extremum()
+
 R.argmax = 'indices'
 R.argmin = 'indices'
 return R

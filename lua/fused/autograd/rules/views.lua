@@ -75,5 +75,25 @@ end
 R.split = { multi = true, backward = joined }
 R.chunk = { multi = true, backward = joined }
 
+-- repeat (repeatTensor): each dim d of size s tiled r times is viewed as (r, s) and summed over r.
+local function tiled(node, g)
+  local t = node.args[1]
+  local sizes = type(node.args[2]) == 'table' and node.args[2] or { unpack(node.args, 2, node.n) }
+  local n, shape = #sizes, t:shape()
+  for _ = t.ndim + 1, n do table.insert(shape, 1, 1) end
+  local r = g
+  for d = 1, n do
+    if sizes[d] > 1 then
+      local split = r:shape()
+      split[d] = shape[d]
+      table.insert(split, d, sizes[d])
+      r = r:contiguous():view(split):sum(d):squeeze(d)
+    end
+  end
+  return { r:contiguous():view(t:shape()) }
+end
+R['repeat'] = { backward = tiled }
+R.repeatTensor = { backward = tiled }
+
 R.item = 'a number'
 return R
