@@ -13,6 +13,8 @@ local factory = require 'fused.factory'
 local is_tensor = argcheck.is_tensor
 local M = {}
 
+local function zeros_like(t) return (require 'fused.tensor').empty_like(t):zero_() end
+
 local function pack(...) return { n = select('#', ...), ... } end
 
 -- Whether self's class (base: Module) defines a forward (or updateOutput) and no backward (nor
@@ -69,8 +71,6 @@ function M.unrecorded(self)
   (require 'fused.blame')(string.format('%s:backward: its forward ran in evaluation mode, which '
     .. 'records nothing to derive the backward from (call train() before forward)', self.__name))
 end
-
-local function zeros_like(t) return (require 'fused.tensor').empty_like(t):zero_() end
 
 -- The gradient at r (a tensor or a list of them) from the tape's: zeros where none came.
 local function gradient_at(grads, r)

@@ -1,7 +1,7 @@
 -- The tape: while a recorded forward or fused.grad runs, every op of the op layer (and every
 -- view) that reads a recorded tensor is written down as a node {name, args, outs}; backward
 -- replays the nodes in reverse through their rules (autograd/rules/). Off (no tape recording),
--- a wrapped op costs one upvalue test. The ops themselves know nothing of it: ops/init.lua
+-- a wrapped op costs one table read. The ops themselves know nothing of it: ops/init.lua
 -- wraps them here (torch-autograd's DirectTape).
 --
 -- Recorded tensors: a tape's leaves (a module call's tensor inputs, fused.grad's params; in a
@@ -18,7 +18,13 @@ local rules = require 'fused.autograd.rules'
 local is_tensor = argcheck.is_tensor
 local M = {}
 
-local recording = nil -- the tape being recorded, or nil
+-- The tape being recorded (state.recording, or nil), shared by every loaded copy of this
+-- module as the tensor metatype is (fused/tensor.lua): a tensor's methods are the first copy's.
+local state = debug.getregistry().fused_tape_state
+if not state then
+  state = {}
+  debug.getregistry().fused_tape_state = state
+end
 
 local Tape = {}
 Tape.__index = Tape
@@ -45,7 +51,7 @@ end
 -- An error raised through pcall without a position was blamed on its caller (pcall): it is
 -- blamed on the user's line instead, as nn/calls.lua does.
 local function finish(before, ok, ...)
-  recording = before
+  state.recording = before
   if ok then return ... end
   local err = ...
   if type(err) == 'string' and not err:match('^[^:\n]+:%d+: ') then blame(err) end
@@ -54,19 +60,19 @@ end
 
 -- f(...) with this tape recording (the one recording before put back after, on an error too).
 function Tape:run(f, ...)
-  local before = recording
-  recording = self
+  local before = state.recording
+  state.recording = self
   return finish(before, pcall(f, ...))
 end
 
 -- f(...) with recording off: an op's own calls of other ops, a module with its own backward.
 function M.paused(f, ...)
-  local before = recording
-  recording = nil
+  local before = state.recording
+  state.recording = nil
   return finish(before, pcall(f, ...))
 end
 
-function M.recording() return recording end
+function M.recording() return state.recording end
 
 local function tensors_of(x, into)
   if is_tensor(x) then into[#into + 1] = x
@@ -141,7 +147,7 @@ end
 -- f, recorded while a tape runs.
 function M.wrap(name, f)
   return function(...)
-    local tape = recording
+    local tape = state.recording
     if tape == nil then return f(...) end
     return record(tape, name, f, ...)
   end
