@@ -20,10 +20,11 @@ local M = {}
 
 -- The tape being recorded (state.recording, or nil), shared by every loaded copy of this
 -- module as the tensor metatype is (fused/tensor.lua): a tensor's methods are the first copy's.
-local state = debug.getregistry().fused_tape_state
+local registry = debug.getregistry()
+local state = registry['fused.autograd.tape']
 if not state then
   state = {}
-  debug.getregistry().fused_tape_state = state
+  registry['fused.autograd.tape'] = state
 end
 
 local Tape = {}
