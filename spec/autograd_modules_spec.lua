@@ -103,6 +103,35 @@ describe('a module with a forward only', function()
     check_module(Model(), fused.randn({ 2, 3, 3 }, o), fused.randn({ 6, 1 }, o))
   end)
 
+  it('derives the composed LLTM cell\'s hand-written backward (docs/lltm.md) within 1e-12', function()
+    local LLTM = nn.Module:extend('LLTMForwardOnly')
+    function LLTM:__init(from)
+      self:parameter('weight', from.weight:shape(), o):copy_(from.weight)
+      self:parameter('bias', from.bias:shape(), o):copy_(from.bias)
+    end
+    function LLTM:forward(x, h, c)
+      local gates = fused.addmm(self.bias, fused.cat({ h, x }, 2), self.weight:t()):chunk(3, 2)
+      local new_c = gates[3]:elu():mul(gates[1]:sigmoid()):add(c)
+      return new_c:tanh():mul(gates[2]:sigmoid()), new_c
+    end
+    local composed = nn.LLTMCellComposed(3, 5, o)
+    local derived = LLTM(composed)
+    local x, h, c = fused.randn({ 4, 3 }, o), fused.randn({ 4, 5 }, o), fused.randn({ 4, 5 }, o)
+    local d_h, d_c = fused.randn({ 4, 5 }, o), fused.randn({ 4, 5 }, o)
+    local want_h, want_c = composed:forward(x, h, c)
+    local got_h, got_c = derived:forward(x, h, c)
+    assert.is_true(got_h:sub(want_h):abs():max(1):max(2):item() < 1e-12)
+    assert.is_true(got_c:sub(want_c):abs():max(1):max(2):item() < 1e-12)
+    local want = { composed:backward(d_h, d_c) }
+    local got = { derived:backward(d_h, d_c) }
+    want[4], want[5], got[4], got[5] = composed.grad.weight, composed.grad.bias:view(1, -1),
+                                       derived.grad.weight, derived.grad.bias:view(1, -1)
+    for i = 1, 5 do
+      local err = got[i]:sub(want[i]):abs():max(1):max(2):item()
+      assert.is_true(err < 1e-12, string.format('gradient %d off by %g', i, err))
+    end
+  end)
+
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()
     local Bad = nn.Module:extend('Bad')
     function Bad:forward(x) local y = x:exp(); y:add_(1); return y end

@@ -6,24 +6,25 @@ local common = require 'fused.autograd.rules.common'
 local to_operand, zeros_like = common.to_operand, common.zeros_like
 local R = {}
 
--- A unary op whose gradient is g times d(t, y): y its result.
+-- A unary op whose gradient is g times its derivative at t, d(t, y, node) (y its result): a
+-- new tensor, scaled in place.
 local function unary(d)
-  return { backward = function(node, g) return { g:mul(d(node.args[1], node.outs[1], node)) } end }
+  return { backward = function(node, g) return { d(node.args[1], node.outs[1], node):mul_(g) } end }
 end
 
 R.neg = { backward = function(_, g) return { g:neg() } end }
-R.exp = unary(function(_, y) return y end)
+R.exp = { backward = function(node, g) return { g:mul(node.outs[1]) } end }
 R.log = { backward = function(node, g) return { g:div(node.args[1]) } end }
-R.sqrt = unary(function(_, y) return y:mul(2):pow(-1) end)
-R.tanh = unary(function(_, y) return y:mul(y):neg():add(1) end)
-R.sigmoid = unary(function(_, y) return y:neg():add(1):mul(y) end)
-R.relu = unary(function(t) return t:gt(0):to(t.dtype) end)
-R.abs = unary(function(t) return t:sign() end)
--- ELU: 1 where t > 0, else y + alpha.
-R.elu = unary(function(t, y, node)
+R.sqrt = { backward = function(node, g) return { g:div(node.outs[1]):mul_(0.5) } end }
+-- The derivative ops of the op layer (d_tanh, ...: of the input).
+R.tanh = unary(function(t) return t:d_tanh() end)
+R.sigmoid = unary(function(t) return t:d_sigmoid() end)
+R.relu = unary(function(t) return t:d_relu() end)
+R.elu = unary(function(t, _, node)
   local alpha = node.args[2]
-  return (require 'fused').where(t:gt(0), 1, y:add(type(alpha) == 'number' and alpha or 1))
+  return t:d_elu(type(alpha) == 'number' and alpha or 1)
 end)
+R.abs = unary(function(t) return t:sign() end)
 -- Piecewise constant: zero gradient, as PyTorch's.
 for _, name in ipairs({ 'sign', 'floor', 'ceil', 'round', 'trunc' }) do
   R[name] = { backward = function(node) return { zeros_like(node.args[1]) } end }
