@@ -28,5 +28,24 @@ function M.dim(dim, ndim, default)
   return dim < 0 and ndim + 1 + dim or dim
 end
 
+-- Zeros of t's shape with g added at the positions index names along dim (index and g of one
+-- shape; every other coordinate its own): the gradient of gather, and of sort's values.
+function M.scatter_add(t, dim, index, g)
+  local fused = require 'fused'
+  local coords = {}
+  for d = 1, t.ndim do
+    if d == dim then
+      coords[d] = index:contiguous():view(-1)
+    else
+      local shape = {}
+      for e = 1, index.ndim do shape[e] = 1 end
+      shape[d] = index:size(d)
+      coords[d] = fused.arange(1, index:size(d) + 1, { device = t.device }):view(shape)
+                    :expand(index:shape()):contiguous():view(-1)
+    end
+  end
+  return M.zeros_like(t):index_put_(coords, g:contiguous():view(-1), true)
+end
+
 M.same_shape = same_shape
 return M

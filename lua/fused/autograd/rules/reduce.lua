@@ -109,6 +109,20 @@ end
 R.max = extremum()
 R.min = extremum()
 
+-- sort and topk: the values' gradient goes back to the places their indices name.
+local function sorted(default_dim_arg)
+  return {
+    multi = true,
+    backward = function(node, g)
+      local t = node.args[1]
+      local dim = common.dim(node.args[default_dim_arg] or -1, t.ndim)
+      return { common.scatter_add(t, dim, node.outs[2], g[1]) }
+    end,
+  }
+end
+R.sort = sorted(2)
+R.topk = sorted(3)
+
 R.argmax = 'indices'
 R.argmin = 'indices'
 return R

@@ -20,6 +20,13 @@ R.index_select = {
     return { common.zeros_like(t):index_add_(dim, index, g) }
   end,
 }
+R.gather = {
+  backward = function(node, g)
+    local t, index = node.args[1], node.args[3]
+    if type(index) == 'table' then index = (require 'fused').tensor(index, { dtype = 'int64', device = t.device }) end
+    return { common.scatter_add(t, common.dim(node.args[2], t.ndim), index, g) }
+  end,
+}
 R.nonzero = 'indices'
 R.unique = 'values of a set'
 return R
