@@ -25,6 +25,14 @@ R.elu = unary(function(t, _, node)
   return t:d_elu(type(alpha) == 'number' and alpha or 1)
 end)
 R.abs = unary(function(t) return t:sign() end)
+-- The derivative ops themselves (a second derivative): of exp, exp; of log, -1/t^2; of tanh,
+-- -2 tanh (1 - tanh^2); of sigmoid, s (1 - s) (1 - 2 s); of relu, 0; of elu, alpha e^t below 0.
+R.d_exp = unary(function(t) return t:exp() end)
+R.d_log = unary(function(t) return t:mul(t):pow(-1):neg() end)
+R.d_tanh = unary(function(t, y) return t:tanh():mul(y):mul_(-2) end)
+R.d_sigmoid = unary(function(t, y) return t:sigmoid():mul(-2):add_(1):mul_(y) end)
+R.d_relu = unary(function(t) return common.zeros_like(t) end)
+R.d_elu = unary(function(t, y) return t:le(0):to(t.dtype):mul_(y) end)
 -- Piecewise constant: zero gradient, as PyTorch's.
 for _, name in ipairs({ 'sign', 'floor', 'ceil', 'round', 'trunc' }) do
   R[name] = { backward = function(node) return { zeros_like(node.args[1]) } end }

@@ -38,6 +38,15 @@ R.logsumexp = {
 }
 -- cumsum's gradient: the sum from each element to the end (d_cumsum).
 R.cumsum = { backward = function(node, g) return { g:d_cumsum(node.args[2]) } end }
+R.d_cumsum = { backward = function(node, g) return { g:cumsum(node.args[2]) } end }
+-- sum_to_size(grad, shape): g spread back over grad's shape (leading dims of size 1 added).
+R.sum_to_size = {
+  backward = function(node, g)
+    local t, shape = node.args[1], g:shape()
+    for _ = g.ndim + 1, t.ndim do table.insert(shape, 1, 1) end
+    return { g:reshape(shape):expand(t:shape()):contiguous() }
+  end,
+}
 
 -- The deviations from the mean along dim (of all, dim nil) and the count of elements reduced.
 local function deviations(t, dim)
