@@ -75,6 +75,8 @@ end
 
 function M.recording() return state.recording end
 
+local function pack(...) return { n = select('#', ...), ... } end
+
 local function tensors_of(x, into)
   if is_tensor(x) then into[#into + 1] = x
   elseif type(x) == 'table' then
@@ -103,7 +105,7 @@ local function record(tape, name, f, ...)
   for _, t in ipairs(inputs) do held = tape:holds(t) or held end
   if writes(name, n, args) then
     for _, t in ipairs(inputs) do
-      if tape.tracked[t] or tape.seen[t] then refuse(name) end
+      if tape.tracked[t] or tape.seen[t] then refuse(rules.SHOWN[name] or name) end
     end
     return f(...)
   end
@@ -114,12 +116,8 @@ local function record(tape, name, f, ...)
     blame(string.format('%s: no gradient rule yet (fused.autograd), and it read a tensor of a '
                         .. 'recorded forward', name))
   end
-  local results = { n = 0 }
-  local function keep(...)
-    results = { n = select('#', ...), ... }
-    return ...
-  end
-  if rule.forward then keep(M.paused(rule.forward, f, ...)) else keep(M.paused(f, ...)) end
+  local results
+  if rule.forward then results = pack(M.paused(rule.forward, f, ...)) else results = pack(M.paused(f, ...)) end
   local outs = tensors_of(results[1], {})
   for i = 2, results.n do tensors_of(results[i], outs) end
   for _, o in ipairs(outs) do

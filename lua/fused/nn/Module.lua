@@ -10,7 +10,7 @@
 --     self:parameter('weight', { n, m }, opts):uniform(-b, b) -- self.weight, self.grad.weight
 --   end
 --   function Cell:forward(...) ... end
---   function Cell:backward(...) ... end
+--   function Cell:backward(...) ... end    -- or none: derived from forward's ops (autograd/)
 -- or, Torch7's protocol, updateOutput, updateGradInput and accGradParameters (Module:forward).
 local dt = require 'fused.dtype'
 local options = require 'fused.options'

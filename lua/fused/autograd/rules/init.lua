@@ -15,6 +15,8 @@ end
 M.TENSOR = {}
 for name, rule in pairs(M.of) do M.TENSOR[name] = rule ~= nil end
 M.IN_PLACE = { copy = true, fill = true, zero = true, uniform = true, normal = true, index_set = true }
+-- How an error shows a write the user made without a method.
+M.SHOWN = { index_set = 't[k] = v' }
 for _, name in ipairs({ 'copy', 'fill', 'zero', 'uniform', 'normal', 'copy_', 'fill_', 'zero_',
                         'uniform_', 'normal_' }) do
   M.TENSOR[name] = true
