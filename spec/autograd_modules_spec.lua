@@ -132,6 +132,44 @@ describe('a module with a forward only', function()
     end
   end)
 
+  it('derives the ported language model\'s backward (docs/pytorch.md): Embedding, LSTM with dropout, Linear', function()
+    local function model_class(name, hand_written)
+      local LM = nn.Module:extend(name)
+      function LM:__init()
+        self.embed = nn.Embedding(7, 4, o)
+        self.lstm = nn.LSTM(4, 5, { num_layers = 2, dropout = 0.3, batch_first = true, dtype = 'float64' })
+        self.head = nn.Linear(5, 7, o)
+      end
+      function LM:forward(x)
+        local hs, h_n, c_n = self.lstm:forward(self.embed:forward(x))
+        return self.head:forward(hs), h_n, c_n
+      end
+      if hand_written then
+        function LM:backward(d_logits)
+          return self.embed:backward((self.lstm:backward(self.head:backward(d_logits))))
+        end
+      end
+      return LM
+    end
+    local derived, hand = model_class('LMDerived')(), model_class('LMHand', true)()
+    hand:load_state_dict(derived:state_dict())
+    local x = fused.tensor({ { 1, 3, 5 }, { 7, 2, 2 } }, { dtype = 'int64' })
+    local d_logits = fused.randn({ 2, 3, 7 }, o)
+    for _, m in ipairs({ derived, hand }) do
+      fused.manual_seed(5) -- the same dropout masks
+      m:zero_grad()
+      m:forward(x)
+      m:backward(d_logits)
+    end
+    local want = {}
+    for name, _, g in hand:named_parameters() do want[name] = g end
+    for name, _, g in derived:named_parameters() do
+      local err = g:sub(want[name]):abs():view(-1):max(1):item()
+      assert.is_true(err < 1e-12, string.format('%s off by %g', name, err))
+      assert.is_true(g:abs():sum() > 0, name)
+    end
+  end)
+
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()
     local Bad = nn.Module:extend('Bad')
     function Bad:forward(x) local y = x:exp(); y:add_(1); return y end
