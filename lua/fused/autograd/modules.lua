@@ -9,11 +9,14 @@
 local argcheck = require 'fused.check'
 local tape = require 'fused.autograd.tape'
 local factory = require 'fused.factory'
+local tensor = require 'fused.tensor'
+local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
 
 local is_tensor = argcheck.is_tensor
 local M = {}
 
-local function zeros_like(t) return (require 'fused.tensor').empty_like(t):zero_() end
+local function zeros_like(t) return tensor.empty_like(t):zero_() end
 
 local function pack(...) return { n = select('#', ...), ... } end
 
@@ -39,18 +42,29 @@ function M.recorded(call, forward, self, ...)
   return unpack(t.results, 1, t.results.n)
 end
 
+-- The gradient given for the result r of a derived call: a tensor of r's shape, dtype and
+-- device; for a one-element r also a number, or nothing at all (1, as PyTorch's loss.backward()).
+local function given(self, r, g, none)
+  if (none or type(g) == 'number') and r:numel() == 1 then return tensor.empty_like(r):fill_(g or 1) end
+  if g == nil then return nil end
+  return inputs.shaped(g, self.__name .. ':backward', 'gradOutput', r, r:shape(), "the output's")
+end
+
 -- The backward of a derived module's call: backward(<a gradient per result of forward>)
 -- replays its tape, adds into the parameters' gradients, and returns a gradient per tensor
 -- argument of forward (zeros for one its result does not depend on; nil for others).
 function M.replay(call)
   return function(self, ...)
     local t, grads = call.tape, {}
-    local results = t.results
+    local results, none = t.results, select('#', ...) == 0
+    if none and not (results.n == 1 and is_tensor(results[1]) and results[1]:numel() == 1) then
+      blame(string.format('%s:backward: expected a gradient per result of forward (%d), got none '
+                          .. '(only a one-element result goes back from 1 by default)', self.__name, results.n))
+    end
     for i = 1, results.n do
       local r, g = results[i], select(i, ...)
       if is_tensor(r) then
-        if g ~= nil then grads[r] = (require 'fused.nn.inputs').shaped(g, self.__name .. ':backward',
-                                                                       'gradOutput', r, r:shape(), "the output's") end
+        grads[r] = given(self, r, g, none)
       elseif type(r) == 'table' and type(g) == 'table' then
         for j, o in ipairs(r) do if is_tensor(o) and g[j] ~= nil then grads[o] = g[j] end end
       end
@@ -68,7 +82,7 @@ end
 
 -- backward of a derived module's call that recorded nothing.
 function M.unrecorded(self)
-  (require 'fused.blame')(string.format('%s:backward: its forward ran in evaluation mode, which '
+  blame(string.format('%s:backward: its forward ran in evaluation mode, which '
     .. 'records nothing to derive the backward from (call train() before forward)', self.__name))
 end
 
