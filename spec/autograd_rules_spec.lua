@@ -197,6 +197,10 @@ describe('autograd on a CUDA device', function()
       assert.are.equal('cuda', gpu[k].device)
       assert.is_true(gpu[k]:to('cpu'):sub(cpu[k]):abs():view(-1):max(1):item() < 1e-12, k)
     end
+    local index = fused.tensor({ 2, 1 }, { dtype = 'int64', device = 'cuda' })
+    local ok, err = pcall(fused.grad(function(p) return p.x:index_select(1, index):sum() end), { x = x:to('cuda') })
+    assert.is_false(ok)
+    assert.matches('index_select: no gradient rule yet for cuda tensors %(its backward needs index_add_, CPU only yet%)', err)
     local function in_place(p) local y = p.x:exp(); y:add_(1); return y:sum() end
     local _, on_cpu = pcall(fused.grad(in_place), { x = x })
     local _, on_gpu = pcall(fused.grad(in_place), { x = x:to('cuda') })

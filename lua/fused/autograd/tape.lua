@@ -116,6 +116,14 @@ local function record(tape, name, f, ...)
     blame(string.format('%s: no gradient rule yet (fused.autograd), and it read a tensor of a '
                         .. 'recorded forward', name))
   end
+  if rule.cpu_only then
+    for _, t in ipairs(inputs) do
+      if t.device ~= 'cpu' then
+        blame(string.format('%s: no gradient rule yet for %s tensors (its backward needs %s, CPU only yet)',
+                            name, t.device, rule.cpu_only))
+      end
+    end
+  end
   local results
   if rule.forward then results = pack(M.paused(rule.forward, f, ...)) else results = pack(M.paused(f, ...)) end
   local outs = tensors_of(results[1], {})

@@ -1,7 +1,8 @@
 -- One gradient rule per op of the op layer, by the op's name (torch-autograd's gradfuns), from
 -- one file per kind of op. A rule is { backward = function(node, g) -> gradients per argument,
 -- forward = f (optional: how the op runs while recorded), multi = true (g: a list, one per
--- result) }; a string says why the op carries no gradient (comparisons, indices).
+-- result), cpu_only = <the op its backward needs, CPU only yet> }; a string says why the op
+-- carries no gradient (comparisons, indices).
 local M = { of = {}, why = {} }
 
 for _, kind in ipairs({ 'pointwise', 'reduce', 'linalg', 'softmax', 'views', 'join', 'select' }) do

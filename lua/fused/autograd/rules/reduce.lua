@@ -122,6 +122,7 @@ R.min = extremum()
 local function sorted(default_dim_arg)
   return {
     multi = true,
+    cpu_only = 'index_put_',
     backward = function(node, g)
       local t = node.args[1]
       local dim = common.dim(node.args[default_dim_arg] or -1, t.ndim)

@@ -15,12 +15,14 @@ R.masked_fill = {
   backward = function(node, g) return { g:masked_fill(node.args[2], 0) } end,
 }
 R.index_select = {
+  cpu_only = 'index_add_',
   backward = function(node, g)
     local t, dim, index = node.args[1], node.args[2], node.args[3]
     return { common.zeros_like(t):index_add_(dim, index, g) }
   end,
 }
 R.gather = {
+  cpu_only = 'index_put_',
   backward = function(node, g)
     local t, index = node.args[1], node.args[3]
     if type(index) == 'table' then index = (require 'fused').tensor(index, { dtype = 'int64', device = t.device }) end
