@@ -170,6 +170,37 @@ describe('a module with a forward only', function()
     end
   end)
 
+  it('is exact for the word model of issue 36: one Dropout used twice, tied weights, NLLLoss of log_softmax', function()
+    local Word = nn.Module:extend('WordModel')
+    function Word:__init()
+      self.encoder = nn.Embedding(5, 4, o)
+      self.drop = nn.Dropout(0.4)
+      self.rnn = nn.LSTM(4, 4, { batch_first = true, dtype = 'float64' })
+      self.decoder = nn.Linear(4, 5, o)
+      self.decoder.weight = self.encoder.weight
+      self.loss = nn.NLLLoss()
+    end
+    function Word:forward(x, y)
+      local hs = self.rnn:forward(self.drop(self.encoder(x)))
+      return self.loss:forward(self.decoder(self.drop(hs)):log_softmax(3):view(-1, 5), y)
+    end
+    local m = Word()
+    local x = fused.tensor({ { 1, 3, 5 }, { 2, 2, 4 } }, { dtype = 'int64' })
+    local y = fused.tensor({ 3, 5, 1, 2, 4, 4 }, { dtype = 'int64' })
+    local function loss()
+      fused.manual_seed(11) -- the same masks each time
+      local v = m:forward(x, y):item()
+      m:clearState()
+      return v
+    end
+    m:zero_grad()
+    fused.manual_seed(11)
+    m:forward(x, y)
+    m:backward()
+    for name, p, g in m:named_parameters() do assert_close(g, numeric(loss, p), name) end
+    assert.are.equal(6, #(m:parameters())) -- the tied weight once
+  end)
+
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()
     local Bad = nn.Module:extend('Bad')
     function Bad:forward(x) local y = x:exp(); y:add_(1); return y end
