@@ -12,6 +12,9 @@ local function positive(...) return fused.rand({ ... }, o):add(0.5) end
 local function away(...) local t = randn(...) return t:add(t:sign():mul(0.2)) end
 
 -- name -> list of { f, inputs }: f(inputs...) returns one tensor.
+-- add and sub take {alpha =} where the op layer has it (issue 33's opsargs).
+local has_alpha = pcall(fused.add, fused.zeros({ 1 }, o), fused.zeros({ 1 }, o), { alpha = 2 })
+
 local cases = {
   neg = { { function(x) return x:neg() end, { randn(3, 4) } } },
   exp = { { function(x) return x:exp() end, { randn(3, 4) } } },
@@ -34,9 +37,11 @@ local cases = {
   d_relu = { { function(x) return x:d_relu():add(x) end, { away(3, 4) } } },
   d_elu = { { function(x) return x:d_elu() end, { away(3, 4) } }, { function(x) return x:d_elu(0.5) end, { away(3, 4) } } },
   add = { { function(a, b) return a:add(b) end, { randn(3, 4), randn(4) } },
-          { function(a) return fused.add(2, a) end, { randn(3, 4) } } },
+          { function(a) return fused.add(2, a) end, { randn(3, 4) } },
+          has_alpha and { function(a, b) return a:add(b, { alpha = 3 }) end, { randn(3, 4), randn(3, 4) } } or nil },
   sub = { { function(a, b) return a:sub(b) end, { randn(3, 1), randn(1, 4) } },
-          { function(a) return fused.sub(2, a) end, { randn(3, 4) } } },
+          { function(a) return fused.sub(2, a) end, { randn(3, 4) } },
+          has_alpha and { function(a, b) return a:sub(b, { alpha = 0.5 }) end, { randn(3, 4), randn(4) } } or nil },
   mul = { { function(a, b) return a * b end, { randn(2, 3, 4), randn(3, 1) } },
           { function(a) return a:mul(3) end, { randn(3, 4) } } },
   div = { { function(a, b) return a / b end, { randn(3, 4), positive(4) } },

@@ -42,14 +42,22 @@ local function binary(da, db)
   return {
     backward = function(node, g)
       local a, b = node.args[1], node.args[2]
-      return { type(a) ~= 'number' and to_operand(da(g, a, b, node.outs[1]), a) or nil,
-               type(b) ~= 'number' and to_operand(db(g, a, b, node.outs[1]), b) or nil }
+      return { type(a) ~= 'number' and to_operand(da(g, a, b, node.outs[1], node), a) or nil,
+               type(b) ~= 'number' and to_operand(db(g, a, b, node.outs[1], node), b) or nil }
     end,
   }
 end
 
-R.add = binary(function(g) return g end, function(g) return g end)
-R.sub = binary(function(g) return g end, function(g) return g:neg() end)
+-- add and sub: a +- alpha b ({alpha =} last, as PyTorch's; 1 without it).
+local function alpha_of(node)
+  local opts = node.args[3]
+  return type(opts) == 'table' and opts.alpha or 1
+end
+R.add = binary(function(g) return g end, function(g, _, _, _, node)
+  local alpha = alpha_of(node)
+  return alpha == 1 and g or g:mul(alpha)
+end)
+R.sub = binary(function(g) return g end, function(g, _, _, _, node) return g:mul(-alpha_of(node)) end)
 R.mul = binary(function(g, _, b) return g:mul(b) end, function(g, a) return g:mul(a) end)
 R.div = binary(function(g, _, b) return g:div(b) end, function(g, _, b, y) return g:mul(y):div(b):neg() end)
 -- a^b: b a^(b-1) and a^b log(a).
