@@ -62,10 +62,11 @@ end
 fused.config = require 'fused.config'
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,
--- fused.ext, fused.cell,
+-- fused.ext, fused.cell, fused.grad(f),
 -- fused.save / fused.load.
 local lazy = { functional = 'fused.functional', gradcheck = 'fused.gradcheck', sparse = 'fused.sparse',
-               distributed = 'fused.distributed', ext = 'fused.ext', cell = 'fused.cell' }
+               distributed = 'fused.distributed', ext = 'fused.ext', cell = 'fused.cell',
+               grad = 'fused.autograd.grad' }
 function fused.save(...) return require('fused.safetensors').save(...) end
 function fused.load(...) return require('fused.safetensors').load(...) end
 

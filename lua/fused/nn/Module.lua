@@ -10,7 +10,7 @@
 --     self:parameter('weight', { n, m }, opts):uniform(-b, b) -- self.weight, self.grad.weight
 --   end
 --   function Cell:forward(...) ... end
---   function Cell:backward(...) ... end
+--   function Cell:backward(...) ... end    -- or none: derived from forward's ops (autograd/)
 -- or, Torch7's protocol, updateOutput, updateGradInput and accGradParameters (Module:forward).
 local dt = require 'fused.dtype'
 local options = require 'fused.options'
@@ -87,17 +87,20 @@ end, function(self)
   if not self.updateOutput then blame(self.__name .. ':backward is not implemented') end
 end)
 
+calls.base = Module
+
 -- Torch7's two halves of backward, for every module: on a module of fused's, the input
 -- gradient of the call that `input` names (the parameters' gradients untouched), then
 -- scale times that call's parameter gradients added in. A module of Torch7's protocol defines
--- its own; one without parameters needs no accGradParameters (this one does nothing for it).
+-- its own (or, with updateOutput only, has them derived: autograd/modules.lua); one without
+-- parameters needs no accGradParameters (this one does nothing for it).
 function Module:updateGradInput(input, gradOutput, ...)
-  if self.updateOutput then blame(self.__name .. ':updateGradInput is not implemented') end
+  if self.updateOutput and not calls.derives(self) then blame(self.__name .. ':updateGradInput is not implemented') end
   return calls.update_grad_input(self, input, gradOutput, ...)
 end
 
 function Module:accGradParameters(input, gradOutput, scale, ...)
-  if self.updateOutput then return end
+  if self.updateOutput and not calls.derives(self) then return end
   calls.acc_grad_parameters(self, input, gradOutput, scale, ...)
 end
 

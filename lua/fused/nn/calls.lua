@@ -12,8 +12,13 @@
 --     {d_1, ..., d_k}. The call is then done and its slot free for the next forward;
 --   * at most module.max_pending calls wait: the forward past that forgets the oldest (its slot
 --     is dropped, not reused, so its results stay as they are), and backward says so.
--- Losses (criterion = true) keep nothing and are not wrapped.
+-- Losses (criterion = true) keep nothing and are not wrapped. A module whose class has a
+-- forward and no backward gets its backward derived: its call keeps a tape of its forward
+-- (autograd/modules.lua), which backward replays; inside a recorded forward a module with its
+-- own backward (a loss too) is one node on the tape.
 local blame = require 'fused.blame'
+local tape = require 'fused.autograd.tape'
+local derived = require 'fused.autograd.modules'
 
 local M = {}
 
@@ -77,14 +82,26 @@ local function forwarded(self, call, input, ...)
   return ...
 end
 
+-- Set by Module.lua: the base class, whose backward a module without its own inherits.
+M.base = nil
+
 function M.wrap_forward(inner)
   local function forward(self, ...)
+    local outer = tape.recording() -- a recorded forward (autograd/modules.lua) calls this one
+    if self.criterion and outer and self.forward == forward then return derived.loss(outer, self, inner, ...) end
     -- A subclass's forward calling this class's (Linear.forward(self, x)) is part of its call.
     if self.forward ~= forward or self.criterion then return inner(self, ...) end
     self:sync_parameters()
+    local derives = M.derives(self)
+    if outer and derives then return inner(self, ...) end -- its ops go on the outer tape
     local call = self.training and take(self) or { buffers = {}, evaluation = true }
     enter(self, call)
     self.pending = self.pending or {}
+    if outer then
+      return derived.node(outer, self, call, function(...) return forwarded(self, call, (...), inner(self, ...)) end,
+                          M.go_back_call(self), M.forget_call(self), ...)
+    end
+    if derives and self.training then return forwarded(self, call, (...), derived.recorded(call, inner, self, ...)) end
     return forwarded(self, call, (...), inner(self, ...))
   end
   inner_of[forward] = inner
@@ -182,10 +199,10 @@ end
 -- none of it (keep): the contribution is returned, for accGradParameters. Only then is it run
 -- protected, to put the gradients back on an error.
 local function run(self, call, g, scale, keep)
-  local inner = inner_of[self.backward]
+  local inner = call.tape and derived.replay(call) or inner_of[self.backward]
   enter(self, call)
   local args = g
-  if self.updateOutput then -- Torch7's protocol takes the scale itself
+  if self.updateOutput and not call.tape then -- Torch7's protocol takes the scale itself
     args, scale = pack(g[1], scale or 1), nil
   end
   if not keep and (scale == nil or scale == 1) then
@@ -222,10 +239,11 @@ end
 function M.wrap_backward(inner, check)
   local function backward(self, ...)
     if self.backward ~= backward or self.criterion then return inner(self, ...) end
-    if check then check(self) end
+    if check and not M.derives(self) then check(self) end
     self:sync_parameters()
     local call, g, scale = find(self, 'backward', ...)
-    if g == nil and not self.updateOutput then -- fused's form, the common case: no tables
+    if not call.tape and M.derives(self) then derived.unrecorded(self) end
+    if g == nil and not self.updateOutput and not call.tape then -- fused's form, the common case
       enter(self, call)
       return went_back(self, call, inner(self, ...))
     end
@@ -263,6 +281,24 @@ function M.acc_grad_parameters(self, ...)
   end
   done(self, call)
 end
+
+-- For a module's node on a tape (autograd/modules.lua): back(call, g), the gradients at each
+-- result of forward (g, packed), going back through that call; forget(call), the call dropped
+-- when no gradient reached it.
+function M.go_back_call(self)
+  return function(call, g)
+    local r = run(self, call, g)
+    done(self, call)
+    return unpack(r, 2, r.n)
+  end
+end
+
+function M.forget_call(self)
+  return function(call) done(self, call) end
+end
+
+-- Whether self's backward is derived from its recorded forward (autograd/modules.lua).
+function M.derives(self) return derived.derives(self, M.base) end
 
 -- Whether f is a wrapped forward or backward (a module of Module's, not a look-alike table).
 function M.wraps(f) return inner_of[f] ~= nil end

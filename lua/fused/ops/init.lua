@@ -41,6 +41,11 @@ for _, name in ipairs({ 'copy_', 'fill_', 'zero_', 'uniform_', 'normal_', 'conti
 end
 Tensor.copy, Tensor.fill, Tensor.zero = Tensor.copy_, Tensor.fill_, Tensor.zero_
 Tensor.uniform, Tensor.normal = Tensor.uniform_, Tensor.normal_
+-- The tape (fused/autograd/) records every op, view and t[k] while a recorded forward runs:
+-- the views' methods and indexing are defined first, to be wrapped with the ops.
+require 'fused.shape'
+require 'fused.indexing'
+require('fused.autograd.tape').hook(M, Tensor, tensor.indexing)
 
 local mt = tensor.metatable
 mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow

@@ -8,9 +8,10 @@
 local CSR = require 'fused.sparse.CSR'
 local build = require 'fused.sparse.build'
 
-return {
+-- mm is not yet differentiated by the tape: an error on a recorded tensor (fused/autograd/tape.lua).
+return require('fused.autograd.tape').guard({
   is_sparse = CSR.is_sparse,
   csr = build.csr, from_coo = build.from_coo, from_dense = build.from_dense,
   mm = require 'fused.sparse.mm',
   normalize_adjacency = require 'fused.sparse.normalize',
-}
+}, 'fused.sparse.')

@@ -1,0 +1,132 @@
+-- Modules and the tape (docs/nn.md, "A layer with a forward only"). nn/calls.lua asks here:
+--   * a module whose class defines forward (or Torch7's updateOutput) and no backward (nor
+--     updateGradInput) is derived: a call in training mode records its forward on a tape of
+--     its own, kept with the call, and backward replays it; a call inside another recorded
+--     forward puts its ops on that tape (it is part of that forward);
+--   * a module with its own backward, called inside a recorded forward, runs unrecorded and
+--     is one node on the tape, whose replay is its own backward of that very call (a loss: its
+--     backward(input, target, d_loss); its number result becomes a 0-dim tensor there).
+local argcheck = require 'fused.check'
+local tape = require 'fused.autograd.tape'
+local factory = require 'fused.factory'
+local tensor = require 'fused.tensor'
+local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
+
+local is_tensor = argcheck.is_tensor
+local M = {}
+
+local function zeros_like(t) return tensor.empty_like(t):zero_() end
+
+local function pack(...) return { n = select('#', ...), ... } end
+
+-- Whether self's class (base: Module) defines a forward (or updateOutput) and no backward (nor
+-- updateGradInput).
+function M.derives(self, base)
+  if self.backward ~= base.backward then return false end
+  if self.updateOutput then return self.updateGradInput == base.updateGradInput end
+  return self.forward ~= base.forward
+end
+
+-- forward(self, ...) of a derived module's call, recorded on a new tape kept with the call,
+-- whose leaves are its tensor arguments (and the parameters it reads).
+function M.recorded(call, forward, self, ...)
+  local t = tape.new(true)
+  t.inputs = pack(...)
+  for i = 1, t.inputs.n do
+    local a = t.inputs[i]
+    if is_tensor(a) then t:leaf(a) end
+  end
+  call.tape = t
+  t.results = pack(t:run(forward, self, ...))
+  return unpack(t.results, 1, t.results.n)
+end
+
+-- The gradient given for the result r of a derived call: a tensor of r's shape, dtype and
+-- device; for a one-element r also a number, or nothing at all (1, as PyTorch's loss.backward()).
+local function given(self, r, g, none)
+  if (none or type(g) == 'number') and r:numel() == 1 then return tensor.empty_like(r):fill_(g or 1) end
+  if g == nil then return nil end
+  return inputs.shaped(g, self.__name .. ':backward', 'gradOutput', r, r:shape(), "the output's")
+end
+
+-- The backward of a derived module's call: backward(<a gradient per result of forward>)
+-- replays its tape, adds into the parameters' gradients, and returns a gradient per tensor
+-- argument of forward (zeros for one its result does not depend on; nil for others).
+function M.replay(call)
+  return function(self, ...)
+    local t, grads = call.tape, {}
+    local results, none = t.results, select('#', ...) == 0
+    if none and not (results.n == 1 and is_tensor(results[1]) and results[1]:numel() == 1) then
+      blame(string.format('%s:backward: expected a gradient per result of forward (%d), got none '
+                          .. '(only a one-element result goes back from 1 by default)', self.__name, results.n))
+    end
+    for i = 1, results.n do
+      local r, g = results[i], select(i, ...)
+      if is_tensor(r) then
+        grads[r] = given(self, r, g, none)
+      elseif type(r) == 'table' and type(g) == 'table' then
+        for j, o in ipairs(r) do if is_tensor(o) and g[j] ~= nil then grads[o] = g[j] end end
+      end
+    end
+    call.tape = nil
+    t:backward(grads)
+    local d = {}
+    for i = 1, t.inputs.n do
+      local a = t.inputs[i]
+      if is_tensor(a) then d[i] = grads[a] or zeros_like(a) end
+    end
+    return unpack(d, 1, t.inputs.n)
+  end
+end
+
+-- backward of a derived module's call that recorded nothing.
+function M.unrecorded(self)
+  blame(string.format('%s:backward: its forward ran in evaluation mode, which '
+    .. 'records nothing to derive the backward from (call train() before forward)', self.__name))
+end
+
+-- The gradient at r (a tensor or a list of them) from the tape's: zeros where none came.
+local function gradient_at(grads, r)
+  if is_tensor(r) then return grads[r] or zeros_like(r) end
+  if type(r) ~= 'table' then return nil end
+  local list = {}
+  for j, t in ipairs(r) do list[j] = is_tensor(t) and (grads[t] or zeros_like(t)) or nil end
+  return list
+end
+
+-- A module with its own backward inside the recording `outer`: run(...) unrecorded, then one
+-- node whose replay calls back(call, <gradients at each result>) (nn/calls.lua's go_back) and
+-- takes its results as the gradients of forward's arguments; forget(call) when no gradient
+-- reached it.
+function M.node(outer, self, call, run, back, forget, ...)
+  local results = pack(tape.paused(run, ...))
+  outer:node(self.__name, pack(...), results, function(grads, reached)
+    if not reached then forget(call) return {} end
+    local g = {}
+    for i = 1, results.n do g[i] = gradient_at(grads, results[i]) end
+    return pack(back(call, g))
+  end)
+  return unpack(results, 1, results.n)
+end
+
+-- A loss with its own backward inside the recording `outer`: its result as a 0-dim tensor (a
+-- number otherwise), and a node whose replay is self:backward(input, target, d_loss).
+function M.loss(outer, self, forward, ...)
+  local input, target = ...
+  local results = pack(tape.paused(forward, self, ...))
+  local loss = results[1]
+  if type(loss) == 'number' and is_tensor(input) then
+    loss = factory.full({}, loss, { dtype = input.dtype, device = input.device })
+    results[1] = loss
+  end
+  outer:node(self.__name, pack(...), results, function(grads, reached)
+    local g = grads[loss]
+    if not reached or g == nil then return {} end
+    local d = g.ndim == 0 and g:item() or g
+    return { tape.paused(self.backward, self, input, target, d) }
+  end)
+  return unpack(results, 1, results.n)
+end
+
+return M

@@ -1,0 +1,51 @@
+-- What the rules share: a gradient summed down to its operand's shape (the operand was
+-- broadcast), zeros, and a dim as the op read it (1-based, negative from the end).
+local argcheck = require 'fused.check'
+local tensor = require 'fused.tensor'
+
+local M = {}
+
+local function same_shape(a, b)
+  if a.ndim ~= b.ndim then return false end
+  for d = 0, a.ndim - 1 do
+    if a.sizes[d] ~= b.sizes[d] then return false end
+  end
+  return true
+end
+
+-- g for an operand x of the op: nil for a number, g summed over the dims x was broadcast along.
+function M.to_operand(g, x)
+  if not argcheck.is_tensor(x) then return nil end
+  if same_shape(g, x) then return g end
+  return g:sum_to_size(x:shape())
+end
+
+function M.zeros_like(t) return tensor.empty_like(t):zero_() end
+
+-- dim of a tensor of ndim dims (nil: default) as a positive 1-based dim.
+function M.dim(dim, ndim, default)
+  dim = dim or default or 1
+  return dim < 0 and ndim + 1 + dim or dim
+end
+
+-- Zeros of t's shape with g added at the positions index names along dim (index and g of one
+-- shape; every other coordinate its own): the gradient of gather, and of sort's values.
+function M.scatter_add(t, dim, index, g)
+  local fused = require 'fused'
+  local coords = {}
+  for d = 1, t.ndim do
+    if d == dim then
+      coords[d] = index:contiguous():view(-1)
+    else
+      local shape = {}
+      for e = 1, index.ndim do shape[e] = 1 end
+      shape[d] = index:size(d)
+      coords[d] = fused.arange(1, index:size(d) + 1, { device = t.device }):view(shape)
+                    :expand(index:shape()):contiguous():view(-1)
+    end
+  end
+  return M.zeros_like(t):index_put_(coords, g:contiguous():view(-1), true)
+end
+
+M.same_shape = same_shape
+return M

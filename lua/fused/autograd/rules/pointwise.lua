@@ -1,0 +1,107 @@
+-- Elementwise ops (ops/pointwise.lua): node.args are the op's (t[, alpha], opts) or (a, b,
+-- opts), node.outs[1] its result. Either operand of a binary op may be a number (no gradient);
+-- two tensors broadcast, and each gradient is summed back to its operand's shape.
+local common = require 'fused.autograd.rules.common'
+
+local to_operand, zeros_like = common.to_operand, common.zeros_like
+local R = {}
+
+-- A unary op whose gradient is g times its derivative at t, d(t, y, node) (y its result): a
+-- new tensor, scaled in place.
+local function unary(d)
+  return { backward = function(node, g) return { d(node.args[1], node.outs[1], node):mul_(g) } end }
+end
+
+R.neg = { backward = function(_, g) return { g:neg() } end }
+R.exp = { backward = function(node, g) return { g:mul(node.outs[1]) } end }
+R.log = { backward = function(node, g) return { g:div(node.args[1]) } end }
+R.sqrt = { backward = function(node, g) return { g:div(node.outs[1]):mul_(0.5) } end }
+-- The derivative ops of the op layer (d_tanh, ...: of the input).
+R.tanh = unary(function(t) return t:d_tanh() end)
+R.sigmoid = unary(function(t) return t:d_sigmoid() end)
+R.relu = unary(function(t) return t:d_relu() end)
+R.elu = unary(function(t, _, node)
+  local alpha = node.args[2]
+  return t:d_elu(type(alpha) == 'number' and alpha or 1)
+end)
+R.abs = unary(function(t) return t:sign() end)
+-- The derivative ops themselves (a second derivative): of exp, exp; of log, -1/t^2; of tanh,
+-- -2 tanh (1 - tanh^2); of sigmoid, s (1 - s) (1 - 2 s); of relu, 0; of elu, alpha e^t below 0.
+R.d_exp = unary(function(t) return t:exp() end)
+R.d_log = unary(function(t) return t:mul(t):pow(-1):neg() end)
+R.d_tanh = unary(function(t, y) return t:tanh():mul(y):mul_(-2) end)
+R.d_sigmoid = unary(function(t, y) return t:sigmoid():mul(-2):add_(1):mul_(y) end)
+R.d_relu = unary(function(t) return common.zeros_like(t) end)
+R.d_elu = unary(function(t, y) return t:le(0):to(t.dtype):mul_(y) end)
+-- Piecewise constant: zero gradient, as PyTorch's.
+for _, name in ipairs({ 'sign', 'floor', 'ceil', 'round', 'trunc' }) do
+  R[name] = { backward = function(node) return { zeros_like(node.args[1]) } end }
+end
+
+local function binary(da, db)
+  return {
+    backward = function(node, g)
+      local a, b = node.args[1], node.args[2]
+      return { type(a) ~= 'number' and to_operand(da(g, a, b, node.outs[1], node), a) or nil,
+               type(b) ~= 'number' and to_operand(db(g, a, b, node.outs[1], node), b) or nil }
+    end,
+  }
+end
+
+-- add and sub: a +- alpha b ({alpha =} last, as PyTorch's; 1 without it).
+local function alpha_of(node)
+  local opts = node.args[3]
+  return type(opts) == 'table' and opts.alpha or 1
+end
+R.add = binary(function(g) return g end, function(g, _, _, _, node)
+  local alpha = alpha_of(node)
+  return alpha == 1 and g or g:mul(alpha)
+end)
+R.sub = binary(function(g) return g end, function(g, _, _, _, node) return g:mul(-alpha_of(node)) end)
+R.mul = binary(function(g, _, b) return g:mul(b) end, function(g, a) return g:mul(a) end)
+R.div = binary(function(g, _, b) return g:div(b) end, function(g, _, b, y) return g:mul(y):div(b):neg() end)
+-- a^b: b a^(b-1) and a^b log(a).
+R.pow = binary(function(g, a, b) return g:mul(b):mul((require 'fused').pow(a, type(b) == 'number' and b - 1 or b:sub(1))) end,
+               function(g, a, _, y) return g:mul(y):mul(type(a) == 'number' and math.log(a) or a:log()) end)
+
+-- maximum and minimum: the gradient goes to the operand chosen, half to each on a tie (PyTorch's).
+local function extremum(first)
+  local function share(a, b)
+    local fused = require 'fused'
+    local cmp = first == 'max' and fused.gt(a, b) or fused.lt(a, b)
+    local like = type(a) == 'number' and b or a
+    return cmp:to(like.dtype):add(fused.eq(a, b):to(like.dtype):mul(0.5))
+  end
+  return binary(function(g, a, b) return g:mul(share(a, b)) end,
+                function(g, a, b) return g:mul(share(b, a)) end)
+end
+R.maximum = extremum('max')
+R.minimum = extremum('min')
+
+-- clamp(t, min, max): t's gradient where it lies within the bounds, a tensor bound's where t
+-- is past it.
+R.clamp = {
+  backward = function(node, g)
+    local fused = require 'fused'
+    local t, lo, hi = node.args[1], node.args[2], node.args[3]
+    local inside = fused.ones(t:shape(), { dtype = t.dtype, device = t.device })
+    local d_lo, d_hi
+    if lo ~= nil then
+      local below = fused.lt(t, lo):to(t.dtype)
+      inside = inside:sub(below)
+      if type(lo) ~= 'number' then d_lo = to_operand(g:mul(below), lo) end
+    end
+    if hi ~= nil then
+      local above = fused.gt(t, hi):to(t.dtype)
+      if lo ~= nil then above = above:mul(fused.ge(t, lo):to(t.dtype)) end -- min wins, as clamp
+      inside = inside:sub(above)
+      if type(hi) ~= 'number' then d_hi = to_operand(g:mul(above), hi) end
+    end
+    return { g:mul(inside), d_lo, d_hi }
+  end,
+}
+
+-- Results that carry no gradient.
+for _, name in ipairs({ 'eq', 'ne', 'lt', 'le', 'gt', 'ge' }) do R[name] = 'a comparison: its result is bool' end
+
+return R
