@@ -107,7 +107,9 @@ function Tensor.shape(t)
   return s
 end
 
-function Tensor.stride(t)
+-- t:stride(): the strides as a list; t:stride(d) a number, as PyTorch's.
+function Tensor.stride(t, dim)
+  if dim ~= nil then return tonumber(t.strides[check_dim(t, dim, 'stride') - 1]) end
   local s = {}
   for d = 1, t.ndim do s[d] = tonumber(t.strides[d - 1]) end
   return s
@@ -339,6 +341,10 @@ M.metatable = {
   __le = unsupported('<= is not supported; use a:le(b) or a:ge(b), which give bool tensors'),
   __concat = unsupported('.. is not supported; use tostring(t) for text, fused.cat for tensors'),
 }
+
+-- The methods above take no argument beyond their parameters: t:size(1, 2) or t:double(1) is
+-- an error naming it, as the ops' are (check.no_extra).
+for name, f in pairs(Tensor) do Tensor[name] = argcheck.no_extra(name, f) end
 
 -- Called once by fused/init.lua after ops and printing have added their methods. Each method
 -- first checks that it was called on a tensor: t.size(1), written for t:size(1), says so
