@@ -10,6 +10,7 @@
 -- Torch7 prints and as Lua indexes model.modules.
 local Module = require 'fused.nn.Module'
 local calls = require 'fused.nn.calls'
+local inputs = require 'fused.nn.inputs'
 
 local Sequential = Module:extend('Sequential')
 
@@ -38,7 +39,8 @@ end
 -- passes its first on.
 local function first_and_count(...) return (...), select('#', ...) end
 
-function Sequential:forward(x)
+function Sequential:forward(x, ...)
+  inputs.no_more('Sequential:forward', 1, ...)
   local s = self.saved or { inputs = {}, several = {} } -- a free slot's lists, reused
   local inputs, several = s.inputs, s.several
   for i, module in ipairs(self.modules) do

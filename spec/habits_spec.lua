@@ -1,0 +1,111 @@
+-- A PyTorch or Torch7 user's habits on modules and optimizers (issue 33): each computes what
+-- it means or is an error naming the function called and the form to write, never a result
+-- with an argument dropped or a value left over from before.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local nn, optim = fused.nn, fused.optim
+local err = helper.assert_error
+
+local function linear()
+  local m = nn.Linear(3, 2, { dtype = 'float64' })
+  local params, grads = m:parameters()
+  return m, params, grads
+end
+
+describe("a module's forward and backward", function()
+  it('called with a dot, as in Python, say to write the colon', function()
+    local m = linear()
+    local x = fused.randn(4, 3):double()
+    local seq = nn.Sequential(m)
+    for _, f in ipairs({ m.forward, seq.forward }) do
+      err(function() f(x) end, 'forward: expected a module to call it on, got a tensor',
+          'call it as m:forward(...), with a colon')
+    end
+    err(function() m.backward(x) end, 'backward: expected a module to call it on, got a tensor')
+    err(function() m.forward() end, 'forward: expected a module to call it on')
+  end)
+
+  it("Sequential:forward refuses an argument it does not take, as every module's forward", function()
+    local m = linear()
+    local seq = nn.Sequential(m, nn.Tanh())
+    local x = fused.randn(4, 3):double()
+    err(function() seq:forward(x, x) end, 'Sequential:forward: expected at most 1 arguments, got 2')
+    err(function() seq(x, 2) end, 'Sequential:forward: expected at most 1 arguments, got 2')
+    assert.are.same({ 4, 2 }, seq:forward(x, nil):shape())
+  end)
+
+  it('an error inside a Sequential names the module that raised it, as Torch7 and PyTorch', function()
+    local seq = nn.Sequential((linear()))
+    err(function() seq:forward(fused.randn(4, 5):double()) end, "Linear:forward: argument 'input'")
+  end)
+end)
+
+describe('an optimizer', function()
+  it('refuses an argument after its options, and says what PyTorch\'s (params, opts) lacks', function()
+    local _, p, g = linear()
+    err(function() optim.SGD(p, g, { lr = 1 }, 5) end,
+        'SGD: takes (params, grads, opts), got an extra argument 4: the number 5')
+    err(function() optim.Adam(p, { lr = 1 }) end,
+        "PyTorch's Adam(params, opts)? fused takes the gradients too: local params, grads = model:parameters()")
+  end)
+
+  it("refuses step(closure), PyTorch's form, rather than never calling the closure", function()
+    local _, p, g = linear()
+    local opt, called = optim.SGD(p, g, { lr = 1 }), false
+    local before = p[1]:clone()
+    err(function() opt:step(function() called = true end) end, 'SGD:step: takes (self), got an extra argument 2: a function')
+    assert.is_false(called)
+    assert.are.same(before:totable(), p[1]:totable()) -- nothing stepped
+    err(function() opt:zero_grad(true) end, 'SGD:zero_grad: takes (self), got an extra argument 2')
+    err(function() opt:state_dict(1) end, 'SGD:state_dict: takes (self), got an extra argument 2')
+    err(function() opt:load_state_dict(opt:state_dict(), 1) end, 'SGD:load_state_dict: takes (self, state), got an extra argument 3')
+  end)
+
+  it('betas are a list of exactly two numbers', function()
+    local _, p, g = linear()
+    err(function() optim.Adam(p, g, { betas = { 0.9, 0.999, x = 1 } }) end,
+        "Adam: option 'betas' expected two numbers {beta1, beta2}, got a table with the key 'x'")
+    err(function() optim.AdamW(p, g, { betas = { 0.9, nil, 0.999 } }) end,
+        "AdamW: option 'betas' expected two numbers {beta1, beta2}, got {0.9, nil, 0.999}")
+  end)
+
+  it('load_state_dict takes every hyperparameter from the state, or refuses it', function()
+    local _, p, g = linear()
+    local state = optim.Adam(p, g, { lr = 0.5 }):state_dict()
+    local opt = optim.Adam(p, g, { lr = 0.1 })
+    state.hyper.lr = nil
+    err(function() opt:load_state_dict(state) end,
+        "Adam:load_state_dict: argument 'state' field 'hyper' lacks 'lr' (expected every hyperparameter of Adam: betas, eps, lr, weight_decay)")
+    state.hyper = {}
+    err(function() opt:load_state_dict(state) end, "field 'hyper' lacks 'betas'")
+    state.hyper = nil
+    err(function() opt:load_state_dict(state) end, "field 'hyper' expected a table from state_dict(), got nil")
+    assert.are.equal(0.1, opt.lr)
+    local whole = optim.Adam(p, g, { lr = 0.5 }):state_dict()
+    opt:load_state_dict(whole)
+    assert.are.equal(0.5, opt.lr)
+  end)
+
+  it("load_state_dict refuses hyperparameters that clash, as the constructor does", function()
+    local _, p, g = linear()
+    local opt = optim.SGD(p, g, { lr = 0.5, momentum = 0.9 })
+    local state = opt:state_dict()
+    state.hyper.nesterov, state.hyper.dampening = true, 0.5
+    err(function() opt:load_state_dict(state) end,
+        'SGD:load_state_dict: nesterov expected momentum > 0 and dampening 0, got momentum 0.9 and dampening 0.5')
+    assert.is_false(opt.nesterov)
+  end)
+
+  it('step refuses a gradient replaced by one of another shape or dtype, naming step', function()
+    local _, p, g = linear()
+    local opt = optim.SGD(p, g, { lr = 1 })
+    local before = p[2]:clone()
+    g[1] = fused.zeros(5):double()
+    err(function() opt:step() end,
+        'SGD:step: grads[1] expected the shape, dtype and device of params[1] ([2, 3] float64 cpu), got [5] float64 cpu')
+    g[1] = fused.zeros(2, 3)
+    err(function() opt:step() end, 'got [2, 3] float32 cpu')
+    assert.are.equal(0, opt.step_count)
+    assert.are.same(before:totable(), p[2]:totable()) -- no parameter moved
+  end)
+end)
