@@ -150,28 +150,6 @@ function Tensor.size(t, dim)
   return tonumber(t.sizes[check_dim(t, dim, 'size') - 1])
 end
 
--- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
--- t:type(name) converts to that class.
-local classes = {}
-for id, class in pairs(dt.torch7_classes) do
-  classes['fused.' .. class] = { dt.dtype_names[id], 'cpu' }
-  classes['fused.cuda.' .. class] = { dt.dtype_names[id], 'cuda' }
-end
-
-function Tensor.type(t, name)
-  if name == nil then
-    return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
-      .. dt.torch7_classes[t.scalar_type]
-  end
-  local class = classes[name]
-  if not class then
-    error(string.format("type: argument 'name' expected a class such as 'fused.DoubleTensor' or "
-                        .. "'fused.cuda.FloatTensor', got %s",
-                        type(name) == 'string' and "'" .. name .. "'" or type_name(name)), 2)
-  end
-  return t:to(class[1], class[2])
-end
-
 -- Conversions -------------------------------------------------------------------------------
 
 -- The arguments of to(a, b): a dtype name and a device name in either order, nil for none;
@@ -197,10 +175,24 @@ end
 -- t:to(dtype name | 'cuda' | 'cpu'), or t:to(dtype, device) in either order, nil for
 -- the tensor's own; t itself when nothing changes, as Torch's :float() does. The copies are
 -- the op layer's copy_ (fused/ops/copy.lua), found as a method when to() runs.
-function Tensor.to(t, a, b)
-  local dtype, device = M.parse_to(a, b, 'to', 3)
+-- Raises fn's error unless every element of floating t converts to int64 exactly (a whole
+-- number in its range): C refuses the rest, in words that name copy, not the conversion the
+-- user called. PyTorch truncates toward zero; here that is written out.
+local function expect_whole(t, fn)
+  local bad = t:ne(t:trunc()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
+  if bad:sum() == 0 then return end
+  local at = bad:reshape(-1):argmax()
+  blame(string.format("%s: expected whole numbers in int64's range, got %s at position %d "
+                      .. "(PyTorch's long() truncates toward zero: write t:trunc() first)", fn,
+                      tostring(t:reshape(-1)[at]), at))
+end
+
+-- t:to(...) for fn, the method the user called (to, long, type, ...).
+local function convert(t, a, b, fn)
+  local dtype, device = M.parse_to(a, b, fn, 3)
   dtype, device = dtype or t.scalar_type, device or t.device_type
   if dtype == t.scalar_type and device == t.device_type then return t end
+  if dtype == dt.dtypes.int64 and dt.is_floating[t.scalar_type] then expect_whole(t, fn) end
   local src = t
   if device ~= t.device_type and dtype ~= t.scalar_type then
     -- Convert where the data is, then move: a copy between devices keeps the dtype.
@@ -210,6 +202,8 @@ function Tensor.to(t, a, b)
   end
   return M.empty_like(t, dtype, device):copy_(src)
 end
+
+function Tensor.to(t, a, b) return convert(t, a, b, 'to') end
 
 -- t converted as t:to(a, b) does, in place: the same Lua object now holds the converted
 -- storage, dtype and device, so that whoever holds t (an optimizer) sees the move, as
@@ -226,14 +220,36 @@ function M.to_in_place(t, a, b)
   return t
 end
 
-function Tensor.float(t) return t:to('float32') end
-function Tensor.double(t) return t:to('float64') end
-function Tensor.long(t) return t:to('int64') end
-function Tensor.bool(t) return t:to('bool') end
-function Tensor.bfloat16(t) return t:to('bfloat16') end
-function Tensor.half(t) return t:to('float16') end
-function Tensor.cpu(t) return t:to('cpu') end
-function Tensor.cuda(t) return t:to('cuda') end
+-- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
+-- t:type(name) converts to that class.
+local classes = {}
+for id, class in pairs(dt.torch7_classes) do
+  classes['fused.' .. class] = { dt.dtype_names[id], 'cpu' }
+  classes['fused.cuda.' .. class] = { dt.dtype_names[id], 'cuda' }
+end
+
+function Tensor.type(t, name)
+  if name == nil then
+    return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
+      .. dt.torch7_classes[t.scalar_type]
+  end
+  local class = classes[name]
+  if not class then
+    error(string.format("type: argument 'name' expected a class such as 'fused.DoubleTensor' or "
+                        .. "'fused.cuda.FloatTensor', got %s",
+                        type(name) == 'string' and "'" .. name .. "'" or type_name(name)), 2)
+  end
+  return convert(t, class[1], class[2], 'type')
+end
+
+function Tensor.float(t) return convert(t, 'float32', nil, 'float') end
+function Tensor.double(t) return convert(t, 'float64', nil, 'double') end
+function Tensor.long(t) return convert(t, 'int64', nil, 'long') end
+function Tensor.bool(t) return convert(t, 'bool', nil, 'bool') end
+function Tensor.bfloat16(t) return convert(t, 'bfloat16', nil, 'bfloat16') end
+function Tensor.half(t) return convert(t, 'float16', nil, 'half') end
+function Tensor.cpu(t) return convert(t, 'cpu', nil, 'cpu') end
+function Tensor.cuda(t) return convert(t, 'cuda', nil, 'cuda') end
 
 -- How Lua reads an element: floats as numbers, bools as booleans, int64 as a number where a
 -- double holds it exactly (|v| <= 2^53) and as the int64_t cdata beyond, so that no value is
