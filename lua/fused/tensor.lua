@@ -327,6 +327,25 @@ local function unsupported(message)
   return function() error('fused.Tensor: ' .. message, 2) end
 end
 
+-- PyTorch's and Torch7's names that fused has another way for: the error for a missing method
+-- or property says it, rather than only that there is none.
+local fused_forms = {
+  resize = 'tensors are not resized in place: t:reshape(sizes) or t:view(sizes) for the same '
+    .. 'elements, fused.empty(sizes) for new ones',
+  expand_as = 'write t:expand(other:shape())', view_as = 'write t:view(other:shape())',
+  reshape_as = 'write t:reshape(other:shape())', type_as = 'write t:to(other.dtype)',
+  tolist = 'write t:totable()', nelement = 'write t:numel()', ndimension = 'write t:dim()',
+  numpy = 'write t:totable() for Lua tables, fused.save_npy(path, t) for a .npy file',
+  is_cuda = "write t.device == 'cuda'", T = 'write t:t() (2-D) or t:permute(...)',
+  grad = 'tensors carry no gradient: a module keeps its parameters\' in module.grad.<name> '
+    .. '(and in the grads of module:parameters()); fused.grad(f) derives a function\'s',
+  backward = 'tensors have no backward: call module:backward(gradOutput), or derive a '
+    .. 'function\'s gradient with fused.grad(f)',
+}
+fused_forms.resize_, fused_forms.resizeAs = fused_forms.resize, fused_forms.resize
+fused_forms.requires_grad, fused_forms.requires_grad_ = fused_forms.grad, fused_forms.grad
+fused_forms.detach, fused_forms.detach_ = fused_forms.grad, fused_forms.grad
+
 -- __gc drops the storage reference of every fused_tensor struct made by ffi.new: cheaper than
 -- ffi.gc per object. A struct copied by hand must not keep the original's storage pointer.
 M.metatable = {
@@ -339,8 +358,10 @@ M.metatable = {
     end
     local property = properties[k]
     if property then return property(t) end
-    error(string.format("fused.Tensor has no method or property %s",
-                        type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
+    local form = type(k) == 'string' and rawget(fused_forms, k)
+    error(string.format("fused.Tensor has no method or property %s%s",
+                        type(k) == 'string' and "'" .. k .. "'" or type_name(k),
+                        form and ' (' .. form .. ')' or ''), 2)
   end,
   __newindex = function(t, k, v)
     if type(k) == 'number' or type(k) == 'table' or ffi.istype(tensor_t, k) then
