@@ -169,3 +169,19 @@ describe("a PyTorch or Torch7 tensor method that fused writes another way", func
     err(function() return x:nosuchmethod() end, "fused.Tensor has no method or property 'nosuchmethod'")
   end)
 end)
+
+describe('t[k] with a key that is no index', function()
+  it('says what an index is, rather than that the tensor lacks a property', function()
+    local x = fused.zeros(2, 3)
+    err(function() return x[true] end,
+        "fused.Tensor: t[k] expected for k an index (a number), a table of them (t[{1, {2, 3}}]) or a bool mask tensor, got boolean")
+    err(function() x[true] = 1 end, 't[k] expected for k an index')
+    err(function() return x[1LL] end, 'got ctype<int64_t>')
+  end)
+
+  it('a fractional index is not an integer, not out of range', function()
+    local x = fused.zeros(2, 3)
+    err(function() return x[1.5] end, 'fused.Tensor: index 1.5 for dim 1 is not an integer (indices are whole numbers, 1..2)')
+    err(function() return x[{ 1, { 1, 2.5 } }] end, 'index 2.5 for dim 2 is not an integer')
+  end)
+end)

@@ -346,6 +346,12 @@ fused_forms.resize_, fused_forms.resizeAs = fused_forms.resize, fused_forms.resi
 fused_forms.requires_grad, fused_forms.requires_grad_ = fused_forms.grad, fused_forms.grad
 fused_forms.detach, fused_forms.detach_ = fused_forms.grad, fused_forms.grad
 
+-- t[k] for a k that is neither a method's name nor an index (t[true], t[1LL]).
+local function bad_key(k)
+  error(string.format("fused.Tensor: t[k] expected for k an index (a number), a table of them "
+                      .. "(t[{1, {2, 3}}]) or a bool mask tensor, got %s", type_name(k)), 3)
+end
+
 -- __gc drops the storage reference of every fused_tensor struct made by ffi.new: cheaper than
 -- ffi.gc per object. A struct copied by hand must not keep the original's storage pointer.
 M.metatable = {
@@ -358,6 +364,7 @@ M.metatable = {
     end
     local property = properties[k]
     if property then return property(t) end
+    if type(k) ~= 'string' then bad_key(k) end
     local form = type(k) == 'string' and rawget(fused_forms, k)
     error(string.format("fused.Tensor has no method or property %s%s",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k),
@@ -367,6 +374,7 @@ M.metatable = {
     if type(k) == 'number' or type(k) == 'table' or ffi.istype(tensor_t, k) then
       return M.indexing.set(t, k, v)
     end
+    if type(k) ~= 'string' then bad_key(k) end
     error(string.format("fused.Tensor: cannot set field %s (tensors have no fields to set)",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
