@@ -88,6 +88,14 @@ describe('an optimizer', function()
     err(function() opt:load_state_dict(opt:state_dict(), 1) end, 'SGD:load_state_dict: takes (self, state), got an extra argument 3')
   end)
 
+  it('clip_grad_norm refuses an argument after its options', function()
+    local _, p, g = linear()
+    g[1]:fill_(10)
+    err(function() optim.clip_grad_norm(p, 1, {}, 5) end,
+        'clip_grad_norm: takes (grads, max_norm, opts), got an extra argument 4: the number 5')
+    assert.are.same(10, g[1][{ 1, 1 }]) -- not clipped
+  end)
+
   it('betas are a list of exactly two numbers', function()
     local _, p, g = linear()
     err(function() optim.Adam(p, g, { betas = { 0.9, 0.999, x = 1 } }) end,
