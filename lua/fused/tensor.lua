@@ -119,7 +119,14 @@ end
 -- Its metatable is shared by every loaded copy of this module, as == needs one metatable.
 shared.Size = shared.Size or {}
 local Size = shared.Size
-Size.__index = Size
+-- s[0] or s[3] of a 2-D size is an error, not a nil: PyTorch's x.size()[0] means the first dim,
+-- which is s[1] here.
+function Size.__index(s, k)
+  local method = rawget(Size, k)
+  if method ~= nil or type(k) ~= 'number' then return method end
+  error(string.format('fused.Size: index %s is out of range 1..%d (dims count from 1: %s[1] is the first)',
+                      tostring(k), #s, 'size()'), 2)
+end
 function Size.__tostring(s) return 'fused.Size({' .. table.concat(s, ', ') .. '})' end
 function Size.__eq(a, b)
   if #a ~= #b then return false end
