@@ -96,6 +96,13 @@ describe('an optimizer', function()
     assert.are.same(10, g[1][{ 1, 1 }]) -- not clipped
   end)
 
+  it('an option of the wrong kind shows what it is (a string "0.1" read as the number 0.1)', function()
+    local _, p, g = linear()
+    err(function() optim.SGD(p, g, { lr = '0.1' }) end, "SGD: option 'lr' expected a finite number >= 0, got the string \"0.1\"")
+    err(function() optim.SGD(p, g, { momentum = '0.9' }) end, "expected a number in [0, 1], got the string \"0.9\"")
+    err(function() optim.SGD(p, g, { nesterov = 'yes' }) end, "expected true or false, got the string \"yes\"")
+  end)
+
   it('betas are a list of exactly two numbers', function()
     local _, p, g = linear()
     err(function() optim.Adam(p, g, { betas = { 0.9, 0.999, x = 1 } }) end,

@@ -225,23 +225,26 @@ end
 
 function Optimizer:check_together() end
 
+-- A value as an error shows it: a number as itself, else what it is ('0.1' is no number).
+local function shown(v) return type(v) == 'number' and tostring(v) or argcheck.shown(v) end
+
 -- Checks for the subclasses' check(name, value): each raises "expected ..., got ..." (the
 -- constructor adds the optimizer's name and the option's).
 function Optimizer.expect_non_negative(v)
   if type(v) ~= 'number' or not (v >= 0 and v < math.huge) then
-    error('expected a finite number >= 0, got ' .. tostring(v), 0)
+    error('expected a finite number >= 0, got ' .. shown(v), 0)
   end
 end
 
 function Optimizer.expect_boolean(v)
-  if type(v) ~= 'boolean' then error('expected true or false, got ' .. tostring(v), 0) end
+  if type(v) ~= 'boolean' then error('expected true or false, got ' .. shown(v), 0) end
 end
 
 -- In [low, high], or [low, high) when open_high.
 function Optimizer.expect_in_range(v, low, high, open_high)
   if type(v) ~= 'number' or not (v >= low and (v < high or not open_high and v == high)) then
     error(string.format('expected a number in [%g, %g%s, got %s', low, high,
-                        open_high and ')' or ']', tostring(v)), 0)
+                        open_high and ')' or ']', shown(v)), 0)
   end
 end
 
