@@ -350,6 +350,16 @@ local fused_forms = {
     .. 'function\'s gradient with fused.grad(f)',
 }
 fused_forms.resize_, fused_forms.resizeAs = fused_forms.resize, fused_forms.resize
+-- Torch7's (docs/torch7.md).
+fused_forms.expandAs, fused_forms.viewAs = fused_forms.expand_as, fused_forms.view_as
+fused_forms.typeAs, fused_forms.isContiguous = fused_forms.type_as, 'write t:is_contiguous()'
+fused_forms.cmul = 'write t:mul(y), or t:mul_(y) in place'
+fused_forms.cdiv = 'write t:div(y), or t:div_(y) in place'
+fused_forms.index = 'write t:index_select(dim, idx)'
+fused_forms.indexAdd = 'write t:index_add_(dim, idx, src)'
+fused_forms.maskedSelect = 'write t[m] or t:masked_select(m)'
+fused_forms.maskedFill = 'write t[m] = v or t:masked_fill_(m, v)'
+fused_forms.maskedCopy = 'write t[m] = src or t:masked_scatter_(m, src)'
 fused_forms.requires_grad, fused_forms.requires_grad_ = fused_forms.grad, fused_forms.grad
 fused_forms.detach, fused_forms.detach_ = fused_forms.grad, fused_forms.grad
 
