@@ -84,8 +84,8 @@ function Optimizer.new(cls, params, grads, opts)
   for i = 1, #params do
     argcheck.expect(params[i], fn, 'params[' .. i .. ']')
     if position[params[i]] then
-      error(string.format("%s: params[%d] is params[%d] again (each parameter expected once)", fn,
-                          i, position[params[i]]), 2)
+      error(string.format("%s: params[%d] is params[%d] again (each parameter expected once; "
+                          .. "module:parameters() lists a tied one once)", fn, i, position[params[i]]), 2)
     end
     position[params[i]] = i
     argcheck.expect(grads[i], fn, 'grads[' .. i .. ']')
