@@ -202,7 +202,10 @@ describe('CUDA tensors', function()
       local logits, loss = fused.randn({ 2, 3 }, o), fused.empty({ 1 }, o)
       err(function() check(fused.C.fused_cross_entropy_forward(loss, logits, fused.tensor({ 1, 0 }, i64))) end,
           'cross_entropy_forward', "'targets'", 'got 0 at position 2')
-      err(function() fused.tensor({ 1, 0.5 }, o):to('int64') end, 'copy', "'src'", 'got 0.5 at position 2')
+      err(function() fused.tensor({ 1, 0.5 }, o):to('int64') end, "to: expected whole numbers in int64's range",
+          'got 0.5 at position 2')
+      err(function() fused.zeros({ 2 }, i64):copy_(fused.tensor({ 1, 0.5 }, o)) end, 'copy', "'src'",
+          'got 0.5 at position 2')
     end)
 
     gpu_it('random numbers: a seed gives the same numbers on both devices, in ' .. dtype, function()

@@ -94,6 +94,8 @@ describe('int64 and bool tensors', function()
 
   it('reject a floating value that is not an integer in int64 range, naming its position', function()
     err(function() fused.tensor({ 1, 2.5 }):to('int64') end,
+        "to: expected whole numbers in int64's range, got 2.5 at position 2")
+    err(function() fused.zeros({ 2 }, { dtype = 'int64' }):copy_(fused.tensor({ 1, 2.5 })) end,
         "copy: argument 'src' expected integers in int64's range for an int64 'dst', got 2.5 at position 2")
     err(function() fused.tensor({ 0 / 0 }, { dtype = 'float64' }):to('int64') end, 'nan at position 1')
     err(function() fused.tensor({ 1, 2 ^ 63 }, { dtype = 'float64' }):to('int64') end, 'at position 2')

@@ -323,7 +323,7 @@ describe('optimizer errors', function()
   it('refuse a parameter given twice, which would be stepped twice', function()
     local q = fused.ones({ 2 }, F64)
     helper.assert_error(function() optim.Adam({ p, q, p }, { g, fused.zeros({ 2 }, F64), g }) end,
-                        'Adam: params[3] is params[1] again (each parameter expected once)')
+                        'Adam: params[3] is params[1] again (each parameter expected once; module:parameters() lists a tied one once)')
   end)
 
   it('check the types of a loaded state, naming the field', function()

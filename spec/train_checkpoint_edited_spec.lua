@@ -50,7 +50,7 @@ local CASES = {
   { "the optimizer's hyperparameters missing", json_edit('optim', function(o) o.hyper = nil end),
     "metadata 'optim' field 'hyper' expected an object, got nil" },
   { 'a learning rate of the wrong type', json_edit('optim', function(o) o.hyper.lr = 'fast' end),
-    "Adam:load_state_dict: option 'lr' expected a finite number >= 0, got fast" },
+    "Adam:load_state_dict: option 'lr' expected a finite number >= 0, got the string \"fast\"" },
   { 'a parameter missing', function(t) t['model.head.bias'] = nil end, "head.bias" },
   { 'a parameter of the wrong shape', function(t) t['model.head.bias'] = fused.zeros({ 3 }) end, 'head.bias' },
   { 'an optimizer buffer missing', function(t) t['optim.1.exp_avg'] = nil end,

@@ -26,6 +26,10 @@ local function dim_index(t, dim, i, level)
     error("fused.Tensor: a 0-d tensor cannot be indexed; read its element with t:item()", level + 1)
   end
   local size = tonumber(t.sizes[dim - 1])
+  if type(i) == 'number' and i ~= math.floor(i) and i == i and math.abs(i) ~= math.huge then
+    error(string.format("fused.Tensor: index %s for dim %d is not an integer (indices are whole numbers, 1..%d)",
+                        tostring(i), dim, size), level + 1)
+  end
   if type(i) ~= 'number' or i ~= math.floor(i) or i == 0 or i > size or i < -size then
     local range = size == 0 and 'it has no index to take'
       or string.format('expected 1..%d, or -%d..-1 from the end', size, size)

@@ -85,8 +85,8 @@ function Tensor.unbind(t, dim)
   return pieces
 end
 
-function Tensor.transpose(t, d1, d2)
-  d1, d2 = argcheck.check_dim(t, d1, 'transpose', 'dim1'), argcheck.check_dim(t, d2, 'transpose', 'dim2')
+function Tensor.transpose(t, dim1, dim2)
+  local d1, d2 = argcheck.check_dim(t, dim1, 'transpose', 'dim1'), argcheck.check_dim(t, dim2, 'transpose', 'dim2')
   copy_layout(t)
   sizes_buf[d1 - 1], sizes_buf[d2 - 1] = t.sizes[d2 - 1], t.sizes[d1 - 1]
   strides_buf[d1 - 1], strides_buf[d2 - 1] = t.strides[d2 - 1], t.strides[d1 - 1]
@@ -100,10 +100,24 @@ function Tensor.t(t)
   return t:transpose(1, 2)
 end
 
+-- A list from (list) or (n1, n2, ...); for fn, whose argument arg it is: anything after a
+-- list is an error, as t:view({3, 2}, 5) must not drop the 5.
+local function list_args(fn, arg, first, ...)
+  if type(first) ~= 'table' then return { first, ... } end
+  for i = 1, select('#', ...) do
+    local x = select(i, ...)
+    if x ~= nil then
+      blame(string.format("%s: argument '%s' given as a list, got an extra argument %d after it: %s",
+                          fn, arg, i + 1, argcheck.shown(x)))
+    end
+  end
+  return first
+end
+
 -- A view of contiguous t with another shape of the same numel (one size may be -1), for fn
 -- (view or reshape: the name its errors give).
 local function reshaped(fn, t, shape, ...)
-  if type(shape) == 'number' then shape = { shape, ... } end
+  shape = list_args(fn, 'shape', shape, ...)
   local n = type(shape) == 'table' and argcheck.sequence_length(shape)
   if not n then
     blame(string.format("%s: argument 'shape' expected a list of sizes (one may be -1), got %s", fn,
@@ -148,11 +162,6 @@ end
 
 function Tensor.reshape(t, shape, ...) return reshaped('reshape', t:contiguous(), shape, ...) end
 
--- A list from (list) or (n1, n2, ...).
-local function list_args(first, ...)
-  if type(first) == 'table' then return first end
-  return { first, ... }
-end
 
 -- t:unsqueeze(dim): a dim of size 1 inserted at dim (1..ndim+1).
 function Tensor.unsqueeze(t, dim)
@@ -196,7 +205,7 @@ end
 
 -- t:permute(2, 1, 3) or t:permute({2, 1, 3}): dim d of the result is dim dims[d] of t.
 function Tensor.permute(t, ...)
-  local dims = list_args(...)
+  local dims = list_args('permute', 'dims', ...)
   local n, seen = argcheck.sequence_length(dims), {}
   if n ~= t.ndim then
     error(string.format("permute: argument 'dims' expected a permutation of 1..%d, got %s", t.ndim,
@@ -217,7 +226,7 @@ end
 -- t:expand(sizes): a view of those sizes where t's dims of size 1 (and new leading dims)
 -- repeat with stride 0; -1 keeps a size. Writing into it writes the shared elements.
 function Tensor.expand(t, ...)
-  local shape = list_args(...)
+  local shape = list_args('expand', 'sizes', ...)
   local n = argcheck.sequence_length(shape)
   if not n or n < t.ndim or n > MAX_DIMS then
     error(string.format("expand: argument 'sizes' expected %d to %d sizes, got %s", t.ndim, MAX_DIMS,
@@ -293,6 +302,13 @@ function Tensor.split(t, split_size, dim)
     start = start + s
   end
   return pieces
+end
+
+-- The views above take no argument beyond their parameters (view, reshape, permute and expand
+-- check their own): t:narrow(1, 1, 1, 9) is an error naming the 9, as the ops' are.
+for _, name in ipairs({ 'narrow', 'select', 'chunk', 'unbind', 'transpose', 't', 'unsqueeze',
+                        'squeeze', 'flatten', 'split' }) do
+  Tensor[name] = argcheck.no_extra(name, Tensor[name])
 end
 
 return {}

@@ -107,7 +107,9 @@ function Tensor.shape(t)
   return s
 end
 
-function Tensor.stride(t)
+-- t:stride(): the strides as a list; t:stride(d) a number, as PyTorch's.
+function Tensor.stride(t, dim)
+  if dim ~= nil then return tonumber(t.strides[check_dim(t, dim, 'stride') - 1]) end
   local s = {}
   for d = 1, t.ndim do s[d] = tonumber(t.strides[d - 1]) end
   return s
@@ -117,7 +119,14 @@ end
 -- Its metatable is shared by every loaded copy of this module, as == needs one metatable.
 shared.Size = shared.Size or {}
 local Size = shared.Size
-Size.__index = Size
+-- s[0] or s[3] of a 2-D size is an error, not a nil: PyTorch's x.size()[0] means the first dim,
+-- which is s[1] here.
+function Size.__index(s, k)
+  local method = rawget(Size, k)
+  if method ~= nil or type(k) ~= 'number' then return method end
+  error(string.format('fused.Size: index %s is out of range 1..%d (dims count from 1: %s[1] is the first)',
+                      tostring(k), #s, 'size()'), 2)
+end
 function Size.__tostring(s) return 'fused.Size({' .. table.concat(s, ', ') .. '})' end
 function Size.__eq(a, b)
   if #a ~= #b then return false end
@@ -148,28 +157,6 @@ function Tensor.size(t, dim)
   return tonumber(t.sizes[check_dim(t, dim, 'size') - 1])
 end
 
--- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
--- t:type(name) converts to that class.
-local classes = {}
-for id, class in pairs(dt.torch7_classes) do
-  classes['fused.' .. class] = { dt.dtype_names[id], 'cpu' }
-  classes['fused.cuda.' .. class] = { dt.dtype_names[id], 'cuda' }
-end
-
-function Tensor.type(t, name)
-  if name == nil then
-    return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
-      .. dt.torch7_classes[t.scalar_type]
-  end
-  local class = classes[name]
-  if not class then
-    error(string.format("type: argument 'name' expected a class such as 'fused.DoubleTensor' or "
-                        .. "'fused.cuda.FloatTensor', got %s",
-                        type(name) == 'string' and "'" .. name .. "'" or type_name(name)), 2)
-  end
-  return t:to(class[1], class[2])
-end
-
 -- Conversions -------------------------------------------------------------------------------
 
 -- The arguments of to(a, b): a dtype name and a device name in either order, nil for none;
@@ -195,10 +182,24 @@ end
 -- t:to(dtype name | 'cuda' | 'cpu'), or t:to(dtype, device) in either order, nil for
 -- the tensor's own; t itself when nothing changes, as Torch's :float() does. The copies are
 -- the op layer's copy_ (fused/ops/copy.lua), found as a method when to() runs.
-function Tensor.to(t, a, b)
-  local dtype, device = M.parse_to(a, b, 'to', 3)
+-- Raises fn's error unless every element of floating t converts to int64 exactly (a whole
+-- number in its range): C refuses the rest, in words that name copy, not the conversion the
+-- user called. PyTorch truncates toward zero; here that is written out.
+local function expect_whole(t, fn)
+  local bad = t:ne(t:trunc()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
+  if bad:sum() == 0 then return end
+  local at = bad:reshape(-1):argmax()
+  blame(string.format("%s: expected whole numbers in int64's range, got %s at position %d "
+                      .. "(PyTorch's long() truncates toward zero: write t:trunc() first)", fn,
+                      tostring(t:reshape(-1)[at]), at))
+end
+
+-- t:to(...) for fn, the method the user called (to, long, type, ...).
+local function convert(t, a, b, fn)
+  local dtype, device = M.parse_to(a, b, fn, 3)
   dtype, device = dtype or t.scalar_type, device or t.device_type
   if dtype == t.scalar_type and device == t.device_type then return t end
+  if dtype == dt.dtypes.int64 and dt.is_floating[t.scalar_type] then expect_whole(t, fn) end
   local src = t
   if device ~= t.device_type and dtype ~= t.scalar_type then
     -- Convert where the data is, then move: a copy between devices keeps the dtype.
@@ -208,6 +209,8 @@ function Tensor.to(t, a, b)
   end
   return M.empty_like(t, dtype, device):copy_(src)
 end
+
+function Tensor.to(t, a, b) return convert(t, a, b, 'to') end
 
 -- t converted as t:to(a, b) does, in place: the same Lua object now holds the converted
 -- storage, dtype and device, so that whoever holds t (an optimizer) sees the move, as
@@ -224,14 +227,36 @@ function M.to_in_place(t, a, b)
   return t
 end
 
-function Tensor.float(t) return t:to('float32') end
-function Tensor.double(t) return t:to('float64') end
-function Tensor.long(t) return t:to('int64') end
-function Tensor.bool(t) return t:to('bool') end
-function Tensor.bfloat16(t) return t:to('bfloat16') end
-function Tensor.half(t) return t:to('float16') end
-function Tensor.cpu(t) return t:to('cpu') end
-function Tensor.cuda(t) return t:to('cuda') end
+-- t:type() names the class as Torch7 does ('fused.FloatTensor', 'fused.cuda.DoubleTensor');
+-- t:type(name) converts to that class.
+local classes = {}
+for id, class in pairs(dt.torch7_classes) do
+  classes['fused.' .. class] = { dt.dtype_names[id], 'cpu' }
+  classes['fused.cuda.' .. class] = { dt.dtype_names[id], 'cuda' }
+end
+
+function Tensor.type(t, name)
+  if name == nil then
+    return 'fused.' .. (t.device_type == dt.devices.cuda and 'cuda.' or '')
+      .. dt.torch7_classes[t.scalar_type]
+  end
+  local class = classes[name]
+  if not class then
+    error(string.format("type: argument 'name' expected a class such as 'fused.DoubleTensor' or "
+                        .. "'fused.cuda.FloatTensor', got %s",
+                        type(name) == 'string' and "'" .. name .. "'" or type_name(name)), 2)
+  end
+  return convert(t, class[1], class[2], 'type')
+end
+
+function Tensor.float(t) return convert(t, 'float32', nil, 'float') end
+function Tensor.double(t) return convert(t, 'float64', nil, 'double') end
+function Tensor.long(t) return convert(t, 'int64', nil, 'long') end
+function Tensor.bool(t) return convert(t, 'bool', nil, 'bool') end
+function Tensor.bfloat16(t) return convert(t, 'bfloat16', nil, 'bfloat16') end
+function Tensor.half(t) return convert(t, 'float16', nil, 'half') end
+function Tensor.cpu(t) return convert(t, 'cpu', nil, 'cpu') end
+function Tensor.cuda(t) return convert(t, 'cuda', nil, 'cuda') end
 
 -- How Lua reads an element: floats as numbers, bools as booleans, int64 as a number where a
 -- double holds it exactly (|v| <= 2^53) and as the int64_t cdata beyond, so that no value is
@@ -309,6 +334,41 @@ local function unsupported(message)
   return function() error('fused.Tensor: ' .. message, 2) end
 end
 
+-- PyTorch's and Torch7's names that fused has another way for: the error for a missing method
+-- or property says it, rather than only that there is none.
+local fused_forms = {
+  resize = 'tensors are not resized in place: t:reshape(sizes) or t:view(sizes) for the same '
+    .. 'elements, fused.empty(sizes) for new ones',
+  expand_as = 'write t:expand(other:shape())', view_as = 'write t:view(other:shape())',
+  reshape_as = 'write t:reshape(other:shape())', type_as = 'write t:to(other.dtype)',
+  tolist = 'write t:totable()', nelement = 'write t:numel()', ndimension = 'write t:dim()',
+  numpy = 'write t:totable() for Lua tables, fused.save_npy(path, t) for a .npy file',
+  is_cuda = "write t.device == 'cuda'", T = 'write t:t() (2-D) or t:permute(...)',
+  grad = 'tensors carry no gradient: a module keeps its parameters\' in module.grad.<name> '
+    .. '(and in the grads of module:parameters()); fused.grad(f) derives a function\'s',
+  backward = 'tensors have no backward: call module:backward(gradOutput), or derive a '
+    .. 'function\'s gradient with fused.grad(f)',
+}
+fused_forms.resize_, fused_forms.resizeAs = fused_forms.resize, fused_forms.resize
+-- Torch7's (docs/torch7.md).
+fused_forms.expandAs, fused_forms.viewAs = fused_forms.expand_as, fused_forms.view_as
+fused_forms.typeAs, fused_forms.isContiguous = fused_forms.type_as, 'write t:is_contiguous()'
+fused_forms.cmul = 'write t:mul(y), or t:mul_(y) in place'
+fused_forms.cdiv = 'write t:div(y), or t:div_(y) in place'
+fused_forms.index = 'write t:index_select(dim, idx)'
+fused_forms.indexAdd = 'write t:index_add_(dim, idx, src)'
+fused_forms.maskedSelect = 'write t[m] or t:masked_select(m)'
+fused_forms.maskedFill = 'write t[m] = v or t:masked_fill_(m, v)'
+fused_forms.maskedCopy = 'write t[m] = src or t:masked_scatter_(m, src)'
+fused_forms.requires_grad, fused_forms.requires_grad_ = fused_forms.grad, fused_forms.grad
+fused_forms.detach, fused_forms.detach_ = fused_forms.grad, fused_forms.grad
+
+-- t[k] for a k that is neither a method's name nor an index (t[true], t[1LL]).
+local function bad_key(k)
+  error(string.format("fused.Tensor: t[k] expected for k an index (a number), a table of them "
+                      .. "(t[{1, {2, 3}}]) or a bool mask tensor, got %s", type_name(k)), 3)
+end
+
 -- __gc drops the storage reference of every fused_tensor struct made by ffi.new: cheaper than
 -- ffi.gc per object. A struct copied by hand must not keep the original's storage pointer.
 M.metatable = {
@@ -321,13 +381,17 @@ M.metatable = {
     end
     local property = properties[k]
     if property then return property(t) end
-    error(string.format("fused.Tensor has no method or property %s",
-                        type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
+    if type(k) ~= 'string' then bad_key(k) end
+    local form = type(k) == 'string' and rawget(fused_forms, k)
+    error(string.format("fused.Tensor has no method or property %s%s",
+                        type(k) == 'string' and "'" .. k .. "'" or type_name(k),
+                        form and ' (' .. form .. ')' or ''), 2)
   end,
   __newindex = function(t, k, v)
     if type(k) == 'number' or type(k) == 'table' or ffi.istype(tensor_t, k) then
       return M.indexing.set(t, k, v)
     end
+    if type(k) ~= 'string' then bad_key(k) end
     error(string.format("fused.Tensor: cannot set field %s (tensors have no fields to set)",
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
@@ -339,6 +403,10 @@ M.metatable = {
   __le = unsupported('<= is not supported; use a:le(b) or a:ge(b), which give bool tensors'),
   __concat = unsupported('.. is not supported; use tostring(t) for text, fused.cat for tensors'),
 }
+
+-- The methods above take no argument beyond their parameters: t:size(1, 2) or t:double(1) is
+-- an error naming it, as the ops' are (check.no_extra).
+for name, f in pairs(Tensor) do Tensor[name] = argcheck.no_extra(name, f) end
 
 -- Called once by fused/init.lua after ops and printing have added their methods. Each method
 -- first checks that it was called on a tensor: t.size(1), written for t:size(1), says so

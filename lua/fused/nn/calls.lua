@@ -17,6 +17,7 @@
 -- (autograd/modules.lua), which backward replays; inside a recorded forward a module with its
 -- own backward (a loss too) is one node on the tape.
 local blame = require 'fused.blame'
+local argcheck = require 'fused.check'
 local tape = require 'fused.autograd.tape'
 local derived = require 'fused.autograd.modules'
 
@@ -85,8 +86,18 @@ end
 -- Set by Module.lua: the base class, whose backward a module without its own inherits.
 M.base = nil
 
+-- m.forward(x), Python's habit, passes x as the module: an error saying so, not a failure
+-- inside the library at whatever x lacks.
+local function expect_module(self, fn)
+  if type(self) ~= 'table' or type(self.forward) ~= 'function' then
+    blame(string.format("%s: expected a module to call it on, got %s (call it as m:%s(...), with a "
+                        .. "colon: m.%s(x) passes x as the module)", fn, argcheck.shown(self), fn, fn))
+  end
+end
+
 function M.wrap_forward(inner)
   local function forward(self, ...)
+    expect_module(self, 'forward')
     local outer = tape.recording() -- a recorded forward (autograd/modules.lua) calls this one
     if self.criterion and outer and self.forward == forward then return derived.loss(outer, self, inner, ...) end
     -- A subclass's forward calling this class's (Linear.forward(self, x)) is part of its call.
@@ -238,6 +249,7 @@ end
 -- check(self), when given, raises before anything else (a backward that cannot run at all).
 function M.wrap_backward(inner, check)
   local function backward(self, ...)
+    expect_module(self, 'backward')
     if self.backward ~= backward or self.criterion then return inner(self, ...) end
     if check and not M.derives(self) then check(self) end
     self:sync_parameters()

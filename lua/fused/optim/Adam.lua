@@ -8,12 +8,14 @@
 --                                {lr = 1e-3, betas = {0.9, 0.999}, eps = 1e-8, weight_decay = 0})
 local functional = require 'fused.functional'
 local Optimizer = require 'fused.optim.Optimizer'
+local argcheck = require 'fused.check'
 
 local Adam = Optimizer:extend('Adam',
   { lr = 1e-3, betas = { 0.9, 0.999 }, eps = 1e-8, weight_decay = 0 }, function(k, v)
     if k == 'betas' then
-      if type(v) ~= 'table' or #v ~= 2 then
-        error('expected two numbers {beta1, beta2}, got ' .. type(v), 0)
+      if type(v) ~= 'table' or argcheck.sequence_length(v) ~= 2 then
+        error('expected two numbers {beta1, beta2}, got '
+              .. (type(v) == 'table' and argcheck.show_list(v) or argcheck.type_name(v)), 0)
       end
       Optimizer.expect_in_range(v[1], 0, 1, true)
       Optimizer.expect_in_range(v[2], 0, 1, true)

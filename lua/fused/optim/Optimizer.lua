@@ -11,6 +11,7 @@
 local options = require 'fused.options'
 local tensor = require 'fused.tensor'
 local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
 
 local Optimizer = {}
 Optimizer.__index = Optimizer
@@ -21,26 +22,36 @@ local function same_layout(a, b)
   return a.dtype == b.dtype and a.device == b.device and shape_text(a) == shape_text(b)
 end
 
+-- The methods a user calls, each refusing an argument it does not take (opt:step(closure),
+-- PyTorch's form, must not return without calling the closure), named as the class's.
+local PUBLIC = { 'step', 'zero_grad', 'state_dict', 'load_state_dict' }
+
 -- A subclass. defaults: the hyperparameters and their defaults; check(name, value) raises
 -- (with a message saying what was expected) for a bad value. Its instances hold, per name
 -- that buffer_names() lists, one buffer per parameter, zeros at first.
 function Optimizer:extend(name, defaults, check)
-  local class = setmetatable({ __name = name, defaults = defaults, check = check }, {
-    __index = self,
-    __call = function(cls, params, grads, opts) return cls.new(cls, params, grads, opts) end,
-  })
+  local class = { __name = name, defaults = defaults, check = check }
+  local construct = argcheck.no_extra(name, function(params, grads, opts)
+    return class.new(class, params, grads, opts)
+  end)
+  setmetatable(class, { __index = self, __call = function(_, ...) return construct(...) end })
   class.__index = class
+  for _, m in ipairs(PUBLIC) do class[m] = argcheck.no_extra(name .. ':' .. m, Optimizer[m]) end
   return class
 end
 
 -- Raises "<fn>: unknown option '<k>' (expected one of: ...)" or "<fn>: option '<k>' expected
 -- ..." unless every option is known and check accepts its value; returns opts ({} for nil).
 -- level is error's, seen from check_options.
-local function check_options(cls, fn, opts, level)
+local function hyper_names(cls)
   local names = {}
   for k in pairs(cls.defaults) do names[#names + 1] = k end
   table.sort(names)
-  opts = options.check(opts, fn, names)
+  return names
+end
+
+local function check_options(cls, fn, opts, level)
+  opts = options.check(opts, fn, hyper_names(cls))
   for k, v in pairs(opts) do
     local ok, err = pcall(cls.check, k, v)
     if not ok then error(string.format("%s: option '%s' %s", fn, k, err), level) end
@@ -60,16 +71,21 @@ function Optimizer.new(cls, params, grads, opts)
   local fn = cls.__name
   local n = type(params) == 'table' and argcheck.sequence_length(params)
   if not n or n == 0 or type(grads) ~= 'table' or argcheck.sequence_length(grads) ~= n then
+    -- PyTorch's Optimizer(model.parameters(), {lr = ...}) passes the options as 'grads'.
+    local pytorch = type(grads) == 'table' and not argcheck.sequence_length(grads) and opts == nil
+      and string.format(' (PyTorch\'s %s(params, opts)? fused takes the gradients too: '
+                        .. 'local params, grads = model:parameters(); %s(params, grads, opts))', fn, fn)
+      or ''
     error(string.format("%s: arguments 'params' and 'grads' expected two lists of tensors of one "
-                        .. "length (as module:parameters() returns), got %s and %s", fn,
-                        describe_list(params), describe_list(grads)), 2)
+                        .. "length (as module:parameters() returns), got %s and %s%s", fn,
+                        describe_list(params), describe_list(grads), pytorch), 2)
   end
   local position = {} -- the same tensor twice would be stepped twice per step
   for i = 1, #params do
     argcheck.expect(params[i], fn, 'params[' .. i .. ']')
     if position[params[i]] then
-      error(string.format("%s: params[%d] is params[%d] again (each parameter expected once)", fn,
-                          i, position[params[i]]), 2)
+      error(string.format("%s: params[%d] is params[%d] again (each parameter expected once; "
+                          .. "module:parameters() lists a tied one once)", fn, i, position[params[i]]), 2)
     end
     position[params[i]] = i
     argcheck.expect(grads[i], fn, 'grads[' .. i .. ']')
@@ -96,8 +112,18 @@ function Optimizer.new(cls, params, grads, opts)
 end
 
 -- One update of every parameter from its gradient. A module moved by :to() after this
--- optimizer was built converted its parameters in place: the buffers follow them here.
+-- optimizer was built converted its parameters in place: the buffers follow them here. A
+-- gradient list changed since (grads[i] replaced) is checked before any parameter moves.
 function Optimizer:step()
+  for i = 1, #self.params do
+    local p, g = self.params[i], self.grads[i]
+    if not argcheck.is_tensor(g) or not same_layout(p, g) then
+      blame(string.format("%s:step: grads[%d] expected the shape, dtype and device of params[%d] "
+                          .. "(%s %s %s), got %s", self.__name, i, i, shape_text(p), p.dtype, p.device,
+                          argcheck.is_tensor(g) and table.concat({ shape_text(g), g.dtype, g.device }, ' ')
+                          or argcheck.type_name(g)))
+    end
+  end
   self.step_count = self.step_count + 1
   for i = 1, #self.params do
     local p = self.params[i]
@@ -150,11 +176,24 @@ function Optimizer:load_state_dict(state)
     error(string.format("%s: argument 'state' expected the state of %d parameters (this optimizer's), "
                         .. "got %d", fn, #self.params, state.params), 2)
   end
+  -- Every hyperparameter, as state_dict() wrote them: a missing one must not leave this
+  -- optimizer's value (or the default) in silence.
+  if type(state.hyper) ~= 'table' then
+    error(fn .. ": argument 'state' field 'hyper' expected a table from state_dict(), got "
+          .. argcheck.type_name(state.hyper), 2)
+  end
   local hyper = check_options(self, fn, state.hyper, 3)
-  local names = setmetatable({}, { __index = function(_, k)
-    if hyper[k] ~= nil then return hyper[k] end
-    return self[k]
-  end }):buffer_names()
+  for _, k in ipairs(hyper_names(self)) do
+    if hyper[k] == nil then
+      error(string.format("%s: argument 'state' field 'hyper' lacks '%s' (expected every "
+                          .. "hyperparameter of %s: %s)", fn, k, self.__name,
+                          table.concat(hyper_names(self), ', ')), 2)
+    end
+  end
+  -- Asked of the state's hyperparameters (all there, the fields these methods read).
+  local clash = self.check_together(hyper) -- SGD's nesterov with dampening, say
+  if clash then error(fn .. ': ' .. clash, 2) end
+  local names = self.buffer_names(hyper)
   local expected = {}
   for _, b in ipairs(names) do
     for i, p in ipairs(self.params) do
@@ -186,23 +225,26 @@ end
 
 function Optimizer:check_together() end
 
+-- A value as an error shows it: a number as itself, else what it is ('0.1' is no number).
+local function shown(v) return type(v) == 'number' and tostring(v) or argcheck.shown(v) end
+
 -- Checks for the subclasses' check(name, value): each raises "expected ..., got ..." (the
 -- constructor adds the optimizer's name and the option's).
 function Optimizer.expect_non_negative(v)
   if type(v) ~= 'number' or not (v >= 0 and v < math.huge) then
-    error('expected a finite number >= 0, got ' .. tostring(v), 0)
+    error('expected a finite number >= 0, got ' .. shown(v), 0)
   end
 end
 
 function Optimizer.expect_boolean(v)
-  if type(v) ~= 'boolean' then error('expected true or false, got ' .. tostring(v), 0) end
+  if type(v) ~= 'boolean' then error('expected true or false, got ' .. shown(v), 0) end
 end
 
 -- In [low, high], or [low, high) when open_high.
 function Optimizer.expect_in_range(v, low, high, open_high)
   if type(v) ~= 'number' or not (v >= low and (v < high or not open_high and v == high)) then
     error(string.format('expected a number in [%g, %g%s, got %s', low, high,
-                        open_high and ')' or ']', tostring(v)), 0)
+                        open_high and ')' or ']', shown(v)), 0)
   end
 end
 

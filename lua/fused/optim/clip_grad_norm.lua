@@ -32,11 +32,12 @@ local function gradients_of(list)
   return grads
 end
 
-return function(list, max_norm, opts)
-  if type(list) ~= 'table' or not argcheck.sequence_length(list) or #list == 0 then
+-- An argument after the options is an error, as for every op (check.no_extra).
+return argcheck.no_extra(FN, function(grads, max_norm, opts)
+  if type(grads) ~= 'table' or not argcheck.sequence_length(grads) or #grads == 0 then
     error("clip_grad_norm: argument 'grads' expected a non-empty list of tensors (the parameters "
-          .. 'or their gradients), got ' .. (type(list) ~= 'table' and argcheck.type_name(list)
-              or next(list) == nil and 'an empty list' or argcheck.show_list(list)), 2)
+          .. 'or their gradients), got ' .. (type(grads) ~= 'table' and argcheck.type_name(grads)
+              or next(grads) == nil and 'an empty list' or argcheck.show_list(grads)), 2)
   end
   if type(max_norm) ~= 'number' or not (max_norm > 0) then
     error("clip_grad_norm: argument 'max_norm' expected a number > 0, got " .. tostring(max_norm),
@@ -52,7 +53,7 @@ return function(list, max_norm, opts)
     error("clip_grad_norm: option 'error_if_nonfinite' expected a boolean, got "
           .. type(opts.error_if_nonfinite), 2)
   end
-  local grads = gradients_of(list)
+  local grads = gradients_of(grads)
   local total = 0
   for _, g in ipairs(grads) do
     if p == 2 then
@@ -74,4 +75,4 @@ return function(list, max_norm, opts)
     for _, g in ipairs(grads) do g:mul_(scale) end
   end
   return total
-end
+end)
