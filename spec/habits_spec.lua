@@ -215,3 +215,19 @@ describe("a fused.Size read at an index it lacks (PyTorch's x.size()[0])", funct
     assert.are.equal(6, s:numel())
   end)
 end)
+
+describe("a module's mode and conversion methods", function()
+  it('take a boolean mode and no argument they do not use', function()
+    local seq = nn.Sequential(nn.Linear(2, 2), nn.Dropout(0.5))
+    err(function() seq:train(0) end, "Sequential:train: argument 'mode' expected a boolean, got number")
+    err(function() seq:train(true, 1) end, 'Sequential:train: expected at most 1 arguments, got 2')
+    for _, name in ipairs({ 'eval', 'zero_grad', 'zeroGradParameters', 'clearState', 'float',
+                            'double', 'cpu' }) do
+      err(function() seq[name](seq, 1) end, 'expected at most 0 arguments, got 1')
+    end
+    seq:train(false)
+    assert.is_false(seq.modules[2].training)
+    seq:train()
+    assert.is_true(seq.modules[2].training)
+  end)
+end)

@@ -329,7 +329,8 @@ end
 function Module:__call(...) return self:forward(...) end
 
 -- Zeroes every parameter gradient (PyTorch's name; zeroGradParameters is Torch7's).
-function Module:zero_grad()
+function Module:zero_grad(...)
+  inputs.no_more(self.__name .. ':zero_grad', 0, ...)
   local _, grads = self:parameters()
   for _, g in ipairs(grads) do g:zero() end
   return self
@@ -389,7 +390,8 @@ end
 
 -- Drops every call waiting for backward and the buffers (Torch7's output and gradInput too),
 -- in this module and its children: a backward after this is an error.
-function Module:clearState()
+function Module:clearState(...)
+  inputs.no_more(self.__name .. ':clearState', 0, ...)
   calls.clear(self)
   for _, child in ipairs(self:children()) do child:clearState() end
   return self
@@ -409,10 +411,13 @@ function Module:to(a, b)
   return self:clearState()
 end
 
-function Module:float() return self:to('float32') end
-function Module:double() return self:to('float64') end
-function Module:cuda() return self:to('cuda') end
-function Module:cpu() return self:to('cpu') end
+-- m:float() ... m:cpu(): m:to(...) of their one meaning, so an argument is an error.
+for name, to in pairs({ float = 'float32', double = 'float64', cuda = 'cuda', cpu = 'cpu' }) do
+  Module[name] = function(self, ...)
+    inputs.no_more(self.__name .. ':' .. name, 0, ...)
+    return self:to(to)
+  end
+end
 
 -- For constructors: n must be a positive integer (arg names it in the error, which is blamed
 -- on the constructor's caller; `depth` counts the calls between __init and here, default 0).
@@ -452,13 +457,21 @@ end
 -- module and its children; train(false) is eval().
 Module.training = true
 
-function Module:train(mode)
+function Module:train(mode, ...)
+  local fn = self.__name .. ':train'
+  inputs.no_more(fn, 1, ...)
+  if mode ~= nil and type(mode) ~= 'boolean' then -- train(0) was training: 0 is true in Lua
+    blame(string.format("%s: argument 'mode' expected a boolean, got %s", fn, argcheck.type_name(mode)))
+  end
   self.training = mode ~= false
-  for _, child in ipairs(self:children()) do child:train(mode) end
+  for _, child in ipairs(self:children()) do child:train(self.training) end
   return self
 end
 
-function Module:eval() return self:train(false) end
+function Module:eval(...)
+  inputs.no_more(self.__name .. ':eval', 0, ...)
+  return self:train(false)
+end
 
 -- What tostring shows after the module's name, PyTorch's extra_repr: the sizes that made it,
 -- '(4 -> 8)'. This default shows the shapes of the module's own parameters, or nothing.
