@@ -231,3 +231,11 @@ describe("a module's mode and conversion methods", function()
     assert.is_true(seq.modules[2].training)
   end)
 end)
+
+describe('Dropout', function()
+  it("says how to write p when given PyTorch's keyword as a table", function()
+    err(function() nn.Dropout({ p = 0.2 }) end,
+        "Dropout: argument 'p' expected a probability in [0, 1], got a table (write Dropout(0.2), not Dropout({p = 0.2}))")
+    err(function() nn.Dropout('0.2') end, 'got the string "0.2"')
+  end)
+end)

@@ -15,8 +15,9 @@ function Dropout:__init(p, ...)
   inputs.no_more('Dropout', 1, ...)
   if p == nil then p = 0.5 end
   if type(p) ~= 'number' or not (p >= 0 and p <= 1) then
-    error(string.format("Dropout: argument 'p' expected a probability in [0, 1], got %s",
-                        tostring(p)), 3)
+    local got = type(p) == 'table' and 'a table (write Dropout(0.2), not Dropout({p = 0.2}))'
+      or type(p) == 'string' and string.format('the string %q', p) or tostring(p)
+    error(string.format("Dropout: argument 'p' expected a probability in [0, 1], got %s", got), 3)
   end
   self.p = p
 end
