@@ -112,7 +112,7 @@ describe('nn.Dropout', function()
     assert.are.equal('fused.nn.Dropout(p=0.2)', tostring(nn.Dropout(0.2)))
     assert.are.equal(0, nn.Dropout(1):forward(fused.ones({ 3 })):sum())
     helper.assert_error(function() nn.Dropout(1.5) end, "Dropout: argument 'p' expected a probability in [0, 1], got 1.5")
-    helper.assert_error(function() nn.Dropout('x') end, "argument 'p'", 'got x')
+    helper.assert_error(function() nn.Dropout('x') end, "argument 'p'", 'got the string "x"')
   end)
 end)
 
