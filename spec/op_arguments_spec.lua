@@ -159,6 +159,8 @@ describe("add and sub take PyTorch's alpha", function()
     err(function() p:sub_(2, b) end, "x:sub_(y, {alpha = 2})")
     err(function() p:add(a, b) end, "add: (tensor, tensor) is Torch7's res:add(x, y), res = x + y: write "
                                     .. "fused.add(x, y, {out = res})")
+    err(function() p:sub(1, 2) end, "sub: (number, number) is Torch7's x:sub(i, j), rows i to j of x: "
+                                    .. 'write x:narrow(1, 1, 2 - 1 + 1)')
     same(a:totable(), p)
   end)
 end)

@@ -190,6 +190,11 @@ local function expect_alpha_options(fn, inplace, b, opts)
                         inplace and '' or string.format(", or x:%s(y, {alpha = %s}) for a new tensor",
                                                         op, tostring(b))))
   end
+  if fn == 'sub' and type(b) == 'number' and type(opts) == 'number' then
+    blame(string.format("sub: (number, number) is Torch7's x:sub(i, j), rows i to j of x: write "
+                        .. 'x:narrow(1, %s, %s - %s + 1) (or x - %s for a subtraction)', tostring(b),
+                        tostring(opts), tostring(b), tostring(b)))
+  end
   if argcheck.is_tensor(opts) and argcheck.is_tensor(b) and not inplace then
     blame(string.format("%s: (tensor, tensor) is Torch7's res:%s(x, y), res = x %s y: write "
                         .. "fused.%s(x, y, {out = res})", fn, op, sign, op))
