@@ -28,6 +28,7 @@ local file = require 'fused.file'
 local text_data = require 'fused.data.text'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
+local memory = require 'fused.train.memory'
 local options = require 'fused.train.options'
 local Parallel = require 'fused.train.parallel'
 local Progress = require 'fused.train.progress'
@@ -273,11 +274,29 @@ local function make_task(opts, run, warn)
   return task
 end
 
+-- A run whose step cannot fit in this machine's memory (RAM and swap; on CUDA the host's part)
+-- is refused before anything is allocated, naming the options that size it.
+local function check_memory(opts, task)
+  local have = memory.host_bytes()
+  local need = SequenceModel.step_bytes(task, model_options(opts), opts.batch)
+  local host = opts.device == 'cuda' and need.total - need.device or need.total
+  if have and host > have then
+    local embed = task.input.kind == 'tokens' and ' --embed ' .. opts.embed or ''
+    usage_error('--batch %d --seq-len %d --hidden %d --layers %d%s: one training step needs at least '
+                .. '%s (the parameters, the activations of a batch and the held-out set) and this '
+                .. 'machine has %s of memory (RAM and swap): a smaller --batch, --seq-len, --hidden%s '
+                .. 'fits', opts.batch, opts['seq-len'], opts.hidden, opts.layers, embed,
+                memory.text(host), memory.text(have),
+                embed ~= '' and ', --layers or --embed' or ' or --layers')
+  end
+end
+
 -- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
--- checked against them first.
+-- checked against them first, and a training run's size against the memory.
 local function build(opts, run, warn)
   local task = make_task(opts, run, warn)
   if run then check_tensors(opts, run, task) end
+  if not opts.sample then check_memory(opts, task) end
   fused.manual_seed(opts.seed)
   return task, SequenceModel(task, model_options(opts))
 end
