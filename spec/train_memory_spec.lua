@@ -35,6 +35,18 @@ describe('train.lua memory', function()
     end)
   end
 
+  -- A text over 1 GiB was read whole, then a Lua number per byte: minutes, then 'not enough
+  -- memory' (300 MB under a 4 GB limit) or 'size of C type is unknown or too large' (3 GB).
+  it('refuses a text file over 1 GiB before reading it', function()
+    local path = os.tmpname()
+    assert(os.execute('truncate -s 1073741825 ' .. path) == 0)
+    local status, result = run({ '--task', 'text', '--data', path, '--device', 'cpu', '--steps', '1' })
+    os.remove(path)
+    assert.are.equal(2, status)
+    assert.are.equal('text: ' .. path .. ' has 1073741825 bytes: a text task reads at most 1073741824 (1 GiB)',
+                     result.error)
+  end)
+
   it('counts at least the parameters, their gradients and the layer outputs', function()
     local task = require('fused.data.adding').new({ seq_len = 10, batch = 3, seed = 1 })
     local opts = { cell = 'lltm', num_layers = 2, hidden_size = 5, dtype = 'float64' }
