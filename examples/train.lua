@@ -282,12 +282,15 @@ local function check_memory(opts, task)
   local host = opts.device == 'cuda' and need.total - need.device or need.total
   if have and host > have then
     local embed = task.input.kind == 'tokens' and ' --embed ' .. opts.embed or ''
-    usage_error('--batch %d --seq-len %d --hidden %d --layers %d%s: one training step needs at least '
-                .. '%s (the parameters, the activations of a batch and the held-out set) and this '
-                .. 'machine has %s of memory (RAM and swap): a smaller --batch, --seq-len, --hidden%s '
-                .. 'fits', opts.batch, opts['seq-len'], opts.hidden, opts.layers, embed,
-                memory.text(host), memory.text(have),
-                embed ~= '' and ', --layers or --embed' or ' or --layers')
+    local remedy = opts.resume and 'this machine cannot resume it'
+      or 'a smaller --batch, --seq-len, --hidden' .. (embed ~= '' and ', --layers or --embed' or ' or --layers')
+      .. ' fits'
+    usage_error('%s--batch %d --seq-len %d --hidden %d --layers %d%s: one training step needs at '
+                .. 'least %s (the parameters, the activations of a batch and the held-out set) and '
+                .. 'this machine has %s of memory (RAM and swap): %s',
+                opts.resume and "--resume " .. opts.resume .. ": the checkpoint's " or '', opts.batch,
+                opts['seq-len'], opts.hidden, opts.layers, embed, memory.text(host), memory.text(have),
+                remedy)
   end
 end
 

@@ -47,6 +47,27 @@ describe('train.lua memory', function()
                      result.error)
   end)
 
+  it("refuses a checkpoint whose edited options claim a batch too large, naming it", function()
+    local fused = helper.fused
+    local json = require 'fused.json'
+    local path = os.tmpname()
+    local status = run({ '--hidden', '8', '--seq-len', '6', '--batch', '4', '--steps', '2',
+                         '--eval-every', '2', '--device', 'cpu', '--checkpoint', path })
+    assert.are.equal(0, status)
+    local tensors, meta = fused.load(path)
+    local options = json.decode(meta.options)
+    options.batch = 1e9
+    meta.options = json.encode(options)
+    fused.save(path, tensors, meta)
+    local result
+    status, result = run({ '--resume', path, '--steps', '4' })
+    os.remove(path)
+    assert.are.equal(2, status)
+    assert.is_truthy(result.error:find('--resume ' .. path .. ": the checkpoint's --batch 1000000000 --seq-len 6",
+                                       1, true), result.error)
+    assert.is_truthy(result.error:find('this machine cannot resume it', 1, true), result.error)
+  end)
+
   it('counts at least the parameters, their gradients and the layer outputs', function()
     local task = require('fused.data.adding').new({ seq_len = 10, batch = 3, seed = 1 })
     local opts = { cell = 'lltm', num_layers = 2, hidden_size = 5, dtype = 'float64' }
