@@ -2,7 +2,8 @@
 -- in the target's directory, synced and renamed over it, so that neither a crash nor a power
 -- loss leaves a half-written file at the path, and a writer killed mid-save leaves no
 -- temporary file. A symlink at the path is followed (the file it points to is replaced), an
--- existing file keeps its mode, and FIFOs, devices and directories are refused. Loading reads
+-- existing file keeps its mode (one the user may not write is refused), and FIFOs, devices and
+-- directories are refused. Loading reads
 -- a file in parts, straight into tensors' storage, never the whole file into one Lua string.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
