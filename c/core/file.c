@@ -8,8 +8,7 @@
  * save removes those in its directory whose writer (PID) is dead. A symlink at the target is
  * followed: the file it points to is replaced, in that file's directory. An existing target
  * keeps its mode, and one the user may not write is refused. FIFOs, devices and directories
- * are refused at save and at load, and opening
- * one never blocks. LuaJIT's io library cannot fsync, nor open without blocking, hence C. */
+ * are refused at save and at load, and opening one never blocks. LuaJIT's io library cannot fsync, nor open without blocking, hence C. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
