@@ -103,6 +103,17 @@ function M.canonical(path)
   return (text == '/' and '' or text) .. '/' .. name
 end
 
+-- What is at path when it is not a regular file ('a FIFO', 'a directory', ...), found without
+-- blocking; nil for a regular file, nothing, or what cannot be opened to tell.
+function M.not_regular(path)
+  local fd, size = ffi.new('int32_t[1]'), ffi.new('int64_t[1]')
+  if lib.C.fused_file_open(path, fd, size) == 0 then
+    lib.C.fused_file_close(fd[0])
+    return nil
+  end
+  return ffi.string(lib.C.fused_last_error()):match('not a regular file %((.-)%)$')
+end
+
 -- Whether something (a file, a directory, a FIFO, ...) is at path, found without opening it.
 function M.exists(path) return ffi.C.access(path, 0) == 0 end -- F_OK
 
