@@ -28,6 +28,7 @@ local file = require 'fused.file'
 local text_data = require 'fused.data.text'
 local interrupt = require 'fused.train.interrupt'
 local Log = require 'fused.train.log'
+local memory = require 'fused.train.memory'
 local options = require 'fused.train.options'
 local Parallel = require 'fused.train.parallel'
 local Progress = require 'fused.train.progress'
@@ -57,7 +58,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'dtype', 'float32', { 'float32', 'float64' }, 'floating-point type' },
   { 'precision', 'float32', { 'float32', 'bf16' },
     "the recurrent layer's products (bf16: bfloat16 operands, float32 sums; float32)" },
-  { 'threads', 1, 'int', 'CPU threads (0: all cores; one is fastest at small sizes)', min = 0 },
+  { 'threads', 1, 'int', 'CPU threads (0: all cores; one is fastest at small sizes)', min = 0,
+    max = 1024 },
   { 'eval-every', 100, 'int', 'steps between held-out evaluations', min = 1 },
   { 'checkpoint', false, 'output', 'save a checkpoint (safetensors) here at each evaluation' },
   { 'resume', false, 'string', 'continue the run saved in this checkpoint, with its options' },
@@ -273,11 +275,32 @@ local function make_task(opts, run, warn)
   return task
 end
 
+-- A run whose step cannot fit in this machine's memory (RAM and swap; on CUDA the host's part)
+-- is refused before anything is allocated, naming the options that size it.
+local function check_memory(opts, task)
+  local have = memory.host_bytes()
+  local need = SequenceModel.step_bytes(task, model_options(opts), opts.batch)
+  local host = opts.device == 'cuda' and need.total - need.device or need.total
+  if have and host > have then
+    local embed = task.input.kind == 'tokens' and ' --embed ' .. opts.embed or ''
+    local remedy = opts.resume and 'this machine cannot resume it'
+      or 'a smaller --batch, --seq-len, --hidden' .. (embed ~= '' and ', --layers or --embed' or ' or --layers')
+      .. ' fits'
+    usage_error('%s--batch %d --seq-len %d --hidden %d --layers %d%s: one training step needs at '
+                .. 'least %s (the parameters, the activations of a batch and the held-out set) and '
+                .. 'this machine has %s of memory (RAM and swap): %s',
+                opts.resume and "--resume " .. opts.resume .. ": the checkpoint's " or '', opts.batch,
+                opts['seq-len'], opts.hidden, opts.layers, embed, memory.text(host), memory.text(have),
+                remedy)
+  end
+end
+
 -- The task and a fresh model for it, as the options say; from a checkpoint (run), its tensors
--- checked against them first.
+-- checked against them first, and a training run's size against the memory.
 local function build(opts, run, warn)
   local task = make_task(opts, run, warn)
   if run then check_tensors(opts, run, task) end
+  if not opts.sample then check_memory(opts, task) end
   fused.manual_seed(opts.seed)
   return task, SequenceModel(task, model_options(opts))
 end

@@ -130,6 +130,31 @@ describe('fused.save and fused.load at special paths', function()
     os.remove(p)
   end)
 
+  -- A rename needs only the directory's permission: a checkpoint made read-only to keep it
+  -- was replaced, where open (io.open, torch.save) refuses it. Root may write anything: the
+  -- child runs as nobody there.
+  it('refuse a file the user may not write, keeping it', function()
+    local as_user = ''
+    if shell('id -u') == '0' then
+      if shell('command -v setpriv') == '' then return pending('root without setpriv') end
+      as_user = 'setpriv --reuid=65534 --regid=65534 --clear-groups '
+    end
+    local folder = dir .. '/readonly'
+    os.execute('mkdir -p ' .. folder .. ' && chmod 777 ' .. folder)
+    local p = folder .. '/kept.safetensors'
+    fused.save(p, { w = fused.ones({ 2 }) })
+    os.execute('chmod 444 ' .. p)
+    local save = luajit('readonly', string.format([[
+      local fused = require 'fused'
+      local ok, err = pcall(fused.save, %q, { w = fused.zeros({ 3 }) })
+      io.write(tostring(ok), ' ', tostring(err))
+    ]], p))
+    local out = shell(as_user .. save .. ' 2>&1')
+    assert.are.equal('false save: cannot write ' .. "'" .. p .. "'" .. ': Permission denied', out)
+    assert.are.same({ 1, 1 }, fused.load(p).w:totable())
+    os.execute('rm -r ' .. folder)
+  end)
+
   it('follow a symlink: the file it points to is replaced, in its own directory', function()
     os.execute('mkdir -p ' .. dir .. '/elsewhere')
     local real, link = dir .. '/elsewhere/real.safetensors', path('link.safetensors')

@@ -175,6 +175,15 @@ describe('fused.set_gemm', function()
   end)
 end)
 
+-- n lines of distinct classes.
+local function many_classes(n)
+  local lines = {}
+  for i = 0, n - 1 do
+    lines[#lines + 1] = string.format('NN %d %d 6 1 onednn\n', i % 63, math.floor(i / 63))
+  end
+  return table.concat(lines)
+end
+
 describe('the wisdom file of FUSED_GEMM=auto', function()
   if not has_onednn then
     it('is not needed without oneDNN: auto is OpenBLAS', function()
@@ -232,9 +241,11 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       { head .. 'NN 6 6 6 1onednn\n', 'ignored: line 2 is not a shape class' },
       { head .. '\n', 'ignored: line 2 is not a shape class' },
       { head .. 'NN 6 6 6 1 onednn\0\n', 'ignored: not a wisdom file' },
-      { head .. ('NN 6 6 6 1 onednn\n'):rep(600), 'ignored: line 514 is not a shape class' },
+      { head .. many_classes(600), 'ignored: line 514 is not a shape class' },
       { 'fused-gemm-wisdom 1 0000000000000000\nNN 6 6 6 1 onednn\n', 'stale: measured on another' },
       { head .. ('x'):rep(70000) .. '\n', 'ignored: larger than any wisdom file' },
+      -- A class twice (planted: a save never writes one): which line was meant is not known.
+      { head .. 'NN 6 6 6 1 onednn\nNN 6 6 6 1 openblas\n', 'ignored: line 3 repeats the class of line 2' },
     }
     for _, case in ipairs(cases) do
       write(path, case[1])
@@ -243,6 +254,31 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       -- The measurement made instead is stored over it.
       assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 1 %x+\nNN 6 6 6 1 %a+\n$'))
     end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('keeps the classes another process stored since this one loaded', function()
+    local dir, folder, path = fresh_cache()
+    auto_child(dir)
+    local head = header(path)
+    -- The child loads the file (one class), then another process stores a second class; the
+    -- child's next measurement is saved with both, not over them.
+    local out = helper.child(string.format([[
+      fused.set_num_threads(1)
+      local a = fused.randn({ 64, 64 })
+      a:matmul(a)
+      local f = assert(io.open(%q, 'wb'))
+      f:write(%q)
+      f:close()
+      fused.randn({ 128, 64 }):matmul(a)
+      print('choices: ' .. fused.config().gemm_choices)
+    ]], path, head .. 'NN 6 6 6 1 openblas\nNN 9 9 9 1 openblas\n'),
+      string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+    assert.is_truthy(out:find('NN ~512x512x512 t1: openblas', 1, true), out)
+    local text = helper.read(path)
+    assert.is_truthy(text:find('\nNN 6 6 6 1 %a+\n'), text)
+    assert.is_truthy(text:find('\nNN 7 6 6 1 %a+\n'), text)
+    assert.is_truthy(text:find('\nNN 9 9 9 1 openblas\n', 1, true), text)
     os.execute('rm -rf ' .. dir)
   end)
 

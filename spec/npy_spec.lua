@@ -176,6 +176,11 @@ describe('npy', function()
       { 'shape disagreeing with the data', npy(with_shape('(3, 2)'), f8(1, 2)), 'shape (3, 2) of float64 needs 48 bytes' },
       { 'a size past 2^53', npy(with_shape('(' .. string.rep('9', 30) .. ', 2)'), f8(1, 2)), 'needs over 2^53 bytes' },
       { 'a negative size', npy(with_shape('(-2,)'), f8(1, 2)), 'shape (-2,) holds a negative size' },
+      -- Beside a size 0 the data is empty whatever the other sizes: the error was empty's.
+      { 'a size past 2^53 beside a 0', npy(with_shape('(0, ' .. string.rep('9', 20) .. ')'), ''),
+        'shape (0, 99999999999999999999) holds a size of 2^53 or more' },
+      { 'a size of 2^62 beside a 0', npy(with_shape('(4611686018427387904, 0)'), ''),
+        'shape (4611686018427387904, 0) holds a size of 2^53 or more' },
       -- fused tensors have 0 to 8 dims (0-d and empty arrays load: spec/empty_spec.lua).
       { 'nine dims', npy(with_shape('(1, 1, 1, 1, 1, 1, 1, 1, 2)'), f8(1, 2)), 'has 9 dims: fused tensors have 0 to 8' },
     }

@@ -164,6 +164,22 @@ describe('bin/fused in a terminal', function()
     f:close()
   end)
 
+  -- A history file that is not a regular one: a FIFO blocked the REPL before its banner
+  -- (opening it for appending waits for a reader), and readline reads a file whole.
+  it('keeps no history, saying why, in a FIFO or an oversized file, and still runs', function()
+    local path = home .. '/.fused_history'
+    os.execute('mkfifo ' .. q(path))
+    local t = terminal(home)
+    t.wait_for('No history kept: ' .. path .. ': not a regular file (a FIFO).\nTab completes.')
+    t.line('40 + 2')
+    t.wait_for('> 40 + 2\n42\n')
+    os.execute('rm ' .. q(path) .. ' && truncate -s 17M ' .. q(path))
+    local again = terminal(home)
+    again.wait_for('No history kept: ' .. path .. ': 17825792 bytes, larger than any history')
+    again.line('x = 1')
+    assert.equal('17825792', output('stat -c %s ' .. q(path)):gsub('%s', ''))
+  end)
+
   it('completes a tensor method and a module name with Tab', function()
     local t = terminal(home)
     t.line('x = fused.ones({2})')

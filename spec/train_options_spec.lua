@@ -70,6 +70,23 @@ describe('train.options', function()
     end
   end)
 
+  -- Appending a log to a FIFO blocked the run for good; a checkpoint into a device was saved
+  -- elsewhere after the training.
+  it('refuses an output that is a FIFO, a device or a directory, before any work', function()
+    local folder = os.tmpname()
+    os.remove(folder)
+    assert(os.execute('mkdir ' .. folder .. ' && mkfifo ' .. folder .. '/fifo') == 0)
+    assert.are.equal('--log ' .. folder .. '/fifo: not a regular file (a FIFO)',
+                     usage_message({ '--log', folder .. '/fifo' }))
+    assert.are.equal('--log /dev/null: not a regular file (a character device)',
+                     usage_message({ '--log', '/dev/null' }))
+    assert.are.equal('--log ' .. folder .. ': not a regular file (a directory)',
+                     usage_message({ '--log', folder }))
+    local opts = cmd:parse({ '--log', folder .. '/new.csv' })
+    assert.are.equal(folder .. '/new.csv', opts.log)
+    os.execute('rm -r ' .. folder)
+  end)
+
   it('takes saved options not given and not excepted, and lists those that changed something', function()
     local opts, given = cmd:parse({ '--lr', '0.5' })
     local saved = { steps = 20, lr = 0.1, clip = 2, optim = 'adam', data = 'a.txt', log = false }

@@ -7,8 +7,8 @@
  * filesystem has no O_TMPFILE, it is a named temporary "NAME.fused-tmp-PID-RANDOM", and each
  * save removes those in its directory whose writer (PID) is dead. A symlink at the target is
  * followed: the file it points to is replaced, in that file's directory. An existing target
- * keeps its mode. FIFOs, devices and directories are refused at save and at load, and opening
- * one never blocks. LuaJIT's io library cannot fsync, nor open without blocking, hence C. */
+ * keeps its mode, and one the user may not write is refused. FIFOs, devices and directories
+ * are refused at save and at load, and opening one never blocks. LuaJIT's io library cannot fsync, nor open without blocking, hence C. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -220,6 +220,13 @@ int fused_write_file_atomic(const char *path, const char *const *chunks, const s
   if (exists && !S_ISREG(st.st_mode)) {
     int rc = fused_error("write_file_atomic: cannot write '%s': not a regular file (%s)", path,
                          file_kind(st.st_mode));
+    free(target);
+    return rc;
+  }
+  /* A file the user may not write (chmod a-w, to keep it) is not replaced, as open would
+   * refuse it: the rename needs only the directory's permission. */
+  if (exists && access(target, W_OK) != 0) {
+    int rc = fused_error("write_file_atomic: cannot write '%s': %s", path, strerror(errno));
     free(target);
     return rc;
   }

@@ -185,9 +185,23 @@ void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
               (int)m, (int)n, (int)k, alpha, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
 
-static bool same_class(const cpu_gemm_class *x, const cpu_gemm_class *y) {
+bool cpu_gemm_same_class(const cpu_gemm_class *x, const cpu_gemm_class *y) {
   return x->ta == y->ta && x->tb == y->tb && x->lm == y->lm && x->ln == y->ln && x->lk == y->lk &&
          x->threads == y->threads;
+}
+
+/* Under the lock, before a save: the classes another process stored since this one loaded,
+ * added to ours (a class in both keeps ours), so that two processes measuring at once do not
+ * each write away the other's. A file that is refused or ignored adds nothing. */
+static void merge_stored(void) {
+  static cpu_gemm_class stored[CPU_GEMM_MAX_CLASSES];
+  cpu_gemm_wisdom now = wisdom;
+  const int n = cpu_gemm_wisdom_load(&now, fingerprint, stored, CPU_GEMM_MAX_CLASSES);
+  for (int i = 0; i < n && n_classes < CPU_GEMM_MAX_CLASSES; i++) {
+    int j = 0;
+    while (j < n_classes && !cpu_gemm_same_class(&classes[j], &stored[i])) j++;
+    if (j == n_classes) classes[n_classes++] = stored[i];
+  }
 }
 
 static int log2_of(int64_t x) { return x < 2 ? 0 : 63 - __builtin_clzll((unsigned long long)x); }
@@ -242,7 +256,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
   load_wisdom();
   int i = 0;
   for (; i < n_classes; i++)
-    if (same_class(&classes[i], &key)) break;
+    if (cpu_gemm_same_class(&classes[i], &key)) break;
   if (i < n_classes) {
     p = classes[i].provider;
   } else if (!omp_in_parallel() && n_classes < CPU_GEMM_MAX_CLASSES &&
@@ -257,6 +271,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
     openblas_set_num_threads(before);
     classes[n_classes] = key;
     classes[n_classes++].provider = p;
+    merge_stored();
     cpu_gemm_wisdom_save(&wisdom, fingerprint, classes, n_classes);
   }
   pthread_mutex_unlock(&lock);

@@ -38,6 +38,8 @@ typedef struct {
 #define CPU_GEMM_MAX_THREADS 1024
 
 const char *cpu_gemm_provider_name(cpu_gemm_provider p);
+/* Whether two classes are the same shape class (their providers aside). */
+bool cpu_gemm_same_class(const cpu_gemm_class *x, const cpu_gemm_class *y);
 
 /* The wisdom file (gemm_wisdom.c): its path, or why there is none, for fused_gemm_wisdom. */
 typedef struct {

@@ -100,6 +100,13 @@ static int parse(cpu_gemm_wisdom *w, char *text, size_t size, const char *finger
       snprintf(w->state, sizeof w->state, "ignored: line %d is not a shape class", n + 2);
       return 0;
     }
+    /* A class twice, with two providers or one: not what a save writes. */
+    for (int i = 0; i < n; i++)
+      if (cpu_gemm_same_class(&classes[i], &classes[n])) {
+        snprintf(w->state, sizeof w->state, "ignored: line %d repeats the class of line %d", n + 2,
+                 i + 2);
+        return 0;
+      }
   }
   return n;
 }

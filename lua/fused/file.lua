@@ -2,7 +2,8 @@
 -- in the target's directory, synced and renamed over it, so that neither a crash nor a power
 -- loss leaves a half-written file at the path, and a writer killed mid-save leaves no
 -- temporary file. A symlink at the path is followed (the file it points to is replaced), an
--- existing file keeps its mode, and FIFOs, devices and directories are refused. Loading reads
+-- existing file keeps its mode (one the user may not write is refused), and FIFOs, devices and
+-- directories are refused. Loading reads
 -- a file in parts, straight into tensors' storage, never the whole file into one Lua string.
 local ffi = require 'ffi'
 local lib = require 'fused.lib'
@@ -100,6 +101,17 @@ function M.canonical(path)
   local text = ffi.string(resolved)
   ffi.C.free(resolved)
   return (text == '/' and '' or text) .. '/' .. name
+end
+
+-- What is at path when it is not a regular file ('a FIFO', 'a directory', ...), found without
+-- blocking; nil for a regular file, nothing, or what cannot be opened to tell.
+function M.not_regular(path)
+  local fd, size = ffi.new('int32_t[1]'), ffi.new('int64_t[1]')
+  if lib.C.fused_file_open(path, fd, size) == 0 then
+    lib.C.fused_file_close(fd[0])
+    return nil
+  end
+  return ffi.string(lib.C.fused_last_error()):match('not a regular file %((.-)%)$')
 end
 
 -- Whether something (a file, a directory, a FIFO, ...) is at path, found without opening it.

@@ -180,7 +180,7 @@ M.entries = {
 
   -- The process
   ['fused.config'] = 'fused.config(): what this process computes with (CPU vector path, threads, BLAS, CUDA), printing as one line',
-  ['fused.set_num_threads'] = 'fused.set_num_threads(n): threads for the CPU kernels and OpenBLAS (0: all cores)',
+  ['fused.set_num_threads'] = 'fused.set_num_threads(n): threads for the CPU kernels and OpenBLAS (0 to 1024; 0: all cores)',
   ['fused.get_num_threads'] = 'fused.get_num_threads(): threads the CPU kernels use',
   ['fused.set_cpu_capability'] = "fused.set_cpu_capability(name): the CPU kernels' vector path: 'avx512', 'avx2' or 'default'",
   ['fused.set_gemm'] = "fused.set_gemm(name): which library runs the CPU's float32 products: 'openblas', 'onednn' or 'auto' (each shape class on the faster, measured once per machine; FUSED_GEMM at load)",

@@ -36,8 +36,10 @@ for name in pairs(require('fused.dtype').dtypes) do fused[name] = name end
 
 -- Threads for the CPU kernels and OpenBLAS (0: all cores).
 function fused.set_num_threads(n)
-  if type(n) ~= 'number' or n ~= math.floor(n) then
-    error("set_num_threads: argument 'n' expected an integer >= 0, got " .. tostring(n), 2)
+  -- Beyond int32_t the FFI would wrap it (2^40 became 0: all cores).
+  if type(n) ~= 'number' or n ~= math.floor(n) or n < 0 or n > 2 ^ 31 - 1 then
+    error("set_num_threads: argument 'n' expected an integer from 0 to 1024 (0: all cores), got "
+          .. tostring(n), 2)
   end
   lib.check(lib.C.fused_set_num_threads(n))
 end

@@ -246,6 +246,12 @@ function M.load_npy(path)
     fail(path, 'shape %s of %s needs %s bytes of data, but the file holds %d', excerpt(shape.text),
          dt.dtype_names[dtype], want < 2 ^ 53 and string.format('%d', want) or 'over 2^53', have)
   end
+  for _, n in ipairs(shape) do -- beside a size 0, any size fits the data
+    if n >= 2 ^ 53 then
+      fail(path, 'shape %s holds a size of 2^53 or more: fused sizes are below 2^53',
+           excerpt(shape.text))
+    end
+  end
   local t = factory.empty({ unpack(shape) }, { dtype = dt.dtype_names[dtype] })
   reader:read_into(t.data, data_start - 1, want)
   reader:close()

@@ -56,10 +56,25 @@ rl.rl_readline_name = NAME
 local history_path
 
 -- Reads earlier sessions' lines from path (created if missing), cut to the last 1000, and
--- appends each new line to it as it is entered, so a crash loses none.
+-- appends each new line to it as it is entered, so a crash loses none. Returns true, or false
+-- and why not: what is at path must be a regular file (opening a FIFO for appending blocks, and
+-- readline reads the file whole) of at most MAX_HISTORY_BYTES.
+local MAX_HISTORY_BYTES = 16 * 2 ^ 20
 function M.use_history(path)
-  local f = io.open(path, 'a')
-  if not f then return false end
+  local file = require 'fused.file'
+  local ok, reader = pcall(file.open, 'history', path)
+  if ok then
+    local size = reader.size
+    reader:close()
+    if size > MAX_HISTORY_BYTES then
+      return false, string.format('%s: %d bytes, larger than any history of %d lines', path, size,
+                                  HISTORY_LINES)
+    end
+  elseif file.exists(path) then
+    return false, (tostring(reader):gsub('^history: ', ''))
+  end
+  local f, why = io.open(path, 'a')
+  if not f then return false, why end
   f:close()
   rl.history_truncate_file(path, HISTORY_LINES)
   rl.read_history(path)

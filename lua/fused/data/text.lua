@@ -9,6 +9,7 @@
 --   task.record  -- {bytes =, digest =, vocab = {byte values}}: what a checkpoint keeps of the file
 --   text.difference(task, record)  -- how the file differs from a record, in words (nil: it does not)
 --   text.vocabulary(record.vocab)  -- encode and decode alone, without the file (for sampling)
+local ffi = require 'ffi'
 local stream = require 'fused.data.stream'
 local hash = require 'fused.ext.hash'
 local file = require 'fused.file'
@@ -18,6 +19,9 @@ local Task = {}
 Task.__index = Task
 
 local HELDOUT_WINDOWS = 64
+-- The largest file read: it is held as a Lua string and a code per byte (a larger one failed
+-- on 'size of C type is unknown or too large', or ran out of memory minutes in).
+local MAX_BYTES = 2 ^ 30
 
 -- A task's vocabulary part: the byte values of vocab (increasing) as characters 1 to n.
 local function with_vocabulary(task, bytes)
@@ -37,6 +41,11 @@ function M.vocabulary(bytes) return with_vocabulary({}, bytes) end
 
 function M.new(opts)
   local reader = file.open('text', opts.path) -- refuses a directory, a FIFO or a device (/dev/zero)
+  if reader.size > MAX_BYTES then
+    reader:close()
+    error(string.format('text: %s has %d bytes: a text task reads at most %d (1 GiB)', opts.path,
+                        reader.size, MAX_BYTES), 0)
+  end
   local text = reader:read(0, reader.size)
   reader:close()
   local T = opts.seq_len
@@ -67,9 +76,10 @@ function M.new(opts)
     metric = 'cross-entropy (nats/char)', baseline = entropy,
     baseline_text = 'character frequencies alone',
   }, bytes)
-  local codes = {}
+  -- 1-based, as a table would be, in 2 bytes a character (codes run to 256).
+  local codes = ffi.new('uint16_t[?]', #text + 1)
   for i = 1, #text do codes[i] = task.index[text:byte(i)] end
-  task.codes = codes
+  task.codes, task.length = codes, #text
   return task
 end
 
@@ -128,7 +138,7 @@ end
 
 function Task:heldout()
   if not self.heldout_set then
-    local first, span = self.split, #self.codes - self.split - self.seq_len
+    local first, span = self.split, self.length - self.split - self.seq_len
     local n = math.max(1, math.min(HELDOUT_WINDOWS, math.floor(span / self.seq_len) + 1))
     local offsets = {}
     for b = 1, n do offsets[b] = first + math.floor((b - 1) * span / n) end

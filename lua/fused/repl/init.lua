@@ -125,7 +125,8 @@ function M.history_path()
 end
 
 -- The two lines printed at start: versions, threads, CUDA; then what input offers.
-function M.banner(fused, readline, history)
+-- history: its file, or nil and why there is none (history_why).
+function M.banner(fused, readline, history, history_why)
   local cuda = (fused.cuda.is_available() or fused.cuda.is_emulated()) and fused.cuda.why()
     or 'CUDA unavailable: ' .. fused.cuda.why()
   local first = string.format('fused %s on %s, %d threads. %s', fused.version, jit.version,
@@ -134,7 +135,8 @@ function M.banner(fused, readline, history)
   if readline.why then
     second = 'No line editing or history (' .. readline.why .. '): plain input.'
   else
-    second = 'Tab completes, Up recalls history' .. (history and ' (' .. history .. ')' or '') .. '.'
+    second = history_why and 'No history kept: ' .. history_why .. '.\nTab completes.'
+      or 'Tab completes, Up recalls history' .. (history and ' (' .. history .. ')' or '') .. '.'
   end
   return first .. '\n' .. second .. ' :help for help, Ctrl-D quits.\n'
 end
@@ -177,15 +179,17 @@ end
 function M.run(fused, opts)
   local session = M.session(opts)
   local readline = require 'fused.readline'
-  local read, history = plain_read, nil
+  local read, history, history_why = plain_read, nil, nil
   if not readline.why then
     history = M.history_path()
-    if history and not readline.use_history(history) then history = nil end
+    local used
+    if history then used, history_why = readline.use_history(history) end
+    if not used then history = nil end
     local complete = require 'fused.repl.complete'
     readline.set_completer(function(word) return complete.candidates(word, session.env) end)
     read = readline.read
   end
-  io.stdout:write(M.banner(fused, readline, history))
+  io.stdout:write(M.banner(fused, readline, history, history_why))
   -- LuaJIT's handler makes Ctrl-C an 'interrupted!' error in the code that runs, once: it then
   -- leaves the default action (the process ends). It is put back before each line runs.
   local luajit_sigint = ffi.new('struct sigaction')

@@ -74,6 +74,30 @@ function SequenceModel.shapes(task, opts)
   return shapes
 end
 
+-- A lower bound on the bytes one training step of SequenceModel(task, opts) holds at once, at
+-- batch sequences, worked out without building anything: {total =, device =} (device: what lives
+-- where the model runs; the rest is the batch drawn on the host). The parameters and their
+-- gradients, each layer's outputs over the steps, the logits, the batch's and the held-out set's
+-- values (drawn as doubles). Counted low so that a refusal is certain (optimizer state, gates
+-- and workspaces come on top).
+function SequenceModel.step_bytes(task, opts, batch)
+  local size = opts.dtype == 'float64' and 8 or 4
+  local T, B, H, L = task.steps or task.seq_len, batch, opts.hidden_size, opts.num_layers or 1
+  local params = 0
+  for _, shape in pairs(SequenceModel.shapes(task, opts)) do
+    local n = 1
+    for _, d in ipairs(shape) do n = n * d end
+    params = params + n
+  end
+  local classes = task.output.size or task.output.classes
+  local device = 2 * params * size + L * T * B * H * size
+    + (task.output.kind == 'every' and T * B or B) * classes * size
+  local per_sequence = task.input.kind == 'tokens' and 1 or task.input.size
+  local host = (B + (task.heldout_size or 0)) * T * per_sequence * 8
+  if task.input.kind == 'tokens' then device = device + T * B * opts.embedding_dim * size end
+  return { total = device + host, device = device }
+end
+
 -- The loss of one batch, and with backward the gradients added into the parameters.
 function SequenceModel:loss(xs, ys, backward)
   -- Evaluation mode without backward: dropout off, and no forward waits for a backward that

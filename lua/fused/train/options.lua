@@ -1,7 +1,8 @@
 -- A small declarative command-line parser for training scripts. Each option is
 -- { name, default, kind, help, min =, max =, above =, below = }: kind 'int', 'number', 'string',
--- 'output' (a file to write: its directory must exist and take it) or a list of choices; a
--- default of false means none; min, max, above and below (both exclusive) bound a number. Anything
+-- 'output' (a file to write: its directory must exist and take it, and what is there must be
+-- a regular file) or a list of choices; a default of false means none; min, max, above and
+-- below (both exclusive) bound a number. Anything
 -- malformed is a usage error saying which option and what was expected, raised before the
 -- script does any work; options.is_usage_error(err) tells one from a bug.
 --
@@ -80,6 +81,9 @@ local function convert(o, value, writing)
   elseif kind == 'output' and writing then
     local ok, why = file.can_create(value)
     if not ok then M.usage_error('--%s %s: cannot write there (%s)', name, value, why) end
+    -- Appending to a FIFO blocks until it has a reader; a device or a directory is no file.
+    local what = file.not_regular(value)
+    if what then M.usage_error('--%s %s: not a regular file (%s)', name, value, what) end
   end
   return value
 end
