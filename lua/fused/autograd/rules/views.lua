@@ -26,8 +26,12 @@ end
 R.long = 'an int64 result'
 R.bool = 'a bool result'
 
-R.transpose = { backward = function(node, g) return { g:transpose(node.args[2], node.args[3]) } end }
-R.t = { backward = function(_, g) return { g:t() } end }
+-- sink: the same view of the input's gradient, which the tape's rules may add into in place.
+R.transpose = {
+  backward = function(node, g) return { g:transpose(node.args[2], node.args[3]) } end,
+  sink = function(into, node) return into:transpose(node.args[2], node.args[3]) end,
+}
+R.t = { backward = function(_, g) return { g:t() } end, sink = function(into) return into:t() end }
 R.permute = {
   backward = function(node, g)
     local order = type(node.args[2]) == 'table' and node.args[2] or { unpack(node.args, 2, node.n) }
