@@ -14,6 +14,7 @@ local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local gradients = require 'fused.nn.gradients'
 local rules = require 'fused.autograd.rules'
+local common = require 'fused.autograd.rules.common'
 
 local is_tensor = argcheck.is_tensor
 local M = {}
@@ -33,7 +34,7 @@ Tape.__index = Tape
 -- A new tape; module_params: a module parameter read by an op becomes a leaf.
 -- pool (optional): the buffers of the rules' results, kept by a module's call slot across steps.
 function M.new(module_params, pool)
-  return setmetatable({ nodes = {}, tracked = {}, seen = {}, params = {}, sinks = {},
+  return setmetatable({ nodes = {}, tracked = {}, seen = {}, params = {}, sinks = {}, made = {},
                         module_params = module_params, pool = pool }, Tape)
 end
 
@@ -143,6 +144,7 @@ local function record(tape, name, f, ...)
   if pool then pool[k] = pool[k] or {} end
   nodes[k] = { name = name, rule = rule, args = args, n = n, outs = outs, results = results,
                buffers = pool and pool[k] }
+  for i, o in ipairs(outs) do tape.made[o] = { node = nodes[k], key = 'sum' .. i } end
   -- A view of a parameter (w:t()) adds its gradient into the same view of the parameter's.
   local sink = rule.sink and tape.sinks[args[1]]
   if sink then tape.sinks[outs[1]] = rule.sink(sink, nodes[k]) end
@@ -170,17 +172,19 @@ function M.wrap(name, f)
 end
 
 -- Adds g into grads[t]. The first gradient to reach t is kept as it came (it may be the
--- caller's, another tensor's or a rule's buffer); the second is added into a new tensor that
--- the tape owns, and the later ones into that in place. Every contribution to t comes before
--- its node replays (the tape runs in reverse), so an owned sum is shared only once complete.
-local function accumulate(grads, owned, t, g)
+-- caller's, another tensor's or a rule's buffer); the second is added into a tensor that the
+-- tape owns (a buffer of the node that made t, or new), and the later ones into that in place.
+-- Every contribution to t comes before its node replays (the tape runs in reverse), so an
+-- owned sum is shared only once complete.
+function Tape:accumulate(grads, owned, t, g)
   local old = grads[t]
   if old == nil then
     grads[t] = g
   elseif owned[t] then
     old:add_(g)
   else
-    grads[t], owned[t] = old:add(g), true
+    local made = self.made[t]
+    grads[t], owned[t] = old:add(g, made and common.out(made.node, made.key, t:shape(), t)), true
   end
 end
 
@@ -231,10 +235,10 @@ function Tape:backward(grads)
         local a, d = node.args[i], ga[i]
         if d then
           if is_tensor(a) then
-            if self.tracked[a] then accumulate(grads, owned, a, d) end
+            if self.tracked[a] then self:accumulate(grads, owned, a, d) end
           elseif type(a) == 'table' and type(d) == 'table' then
             for j, t in ipairs(a) do
-              if d[j] ~= nil and is_tensor(t) and self.tracked[t] then accumulate(grads, owned, t, d[j]) end
+              if d[j] ~= nil and is_tensor(t) and self.tracked[t] then self:accumulate(grads, owned, t, d[j]) end
             end
           end
         end

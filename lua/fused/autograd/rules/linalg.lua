@@ -46,13 +46,24 @@ R.matmul = {
     return { d_left(node, a, g, b, 1, into[1]), d_right(node, a, g, b, 1, into[2]) }
   end,
 }
+-- beta g summed down to bias's shape; for a bias vector (Linear's), g's column sums in the
+-- node's buffer, added into into where there is one.
+local function d_bias(node, bias, g, beta, into)
+  if bias.ndim ~= 1 or g.ndim ~= 2 then return common.to_operand(beta == 1 and g or g:mul(beta), bias) end
+  local sums = g:sum(1, common.out(node, 'bias', { 1, g:size(2) }, g)):view(g:size(2))
+  if beta ~= 1 then sums:mul_(beta) end
+  if into == nil then return sums end
+  into:add_(sums)
+  return false
+end
+
 R.addmm = {
   into = true,
   backward = function(node, g, into)
     local bias, a, b, opts = node.args[1], node.args[2], node.args[3], node.args[4] or {}
     local beta, alpha = opts.beta or 1, opts.alpha or 1
     into = into or {}
-    return { common.to_operand(beta == 1 and g or g:mul(beta), bias), d_left(node, a, g, b, alpha, into[2]),
+    return { d_bias(node, bias, g, beta, into[1]), d_left(node, a, g, b, alpha, into[2]),
              d_right(node, a, g, b, alpha, into[3]) }
   end,
 }

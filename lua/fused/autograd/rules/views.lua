@@ -74,7 +74,7 @@ R.masked_select = {
 local function joined(node, g)
   local t = node.args[1]
   local dim = node.args[3]
-  return { (require 'fused').cat(g, common.dim(dim, t.ndim)) }
+  return { (require 'fused').cat(g, common.dim(dim, t.ndim), common.out(node, 'cat', t:shape(), t)) }
 end
 R.split = { multi = true, backward = joined }
 R.chunk = { multi = true, backward = joined }
