@@ -144,7 +144,7 @@ local function record(tape, name, f, ...)
   if pool then pool[k] = pool[k] or {} end
   nodes[k] = { name = name, rule = rule, args = args, n = n, outs = outs, results = results,
                buffers = pool and pool[k] }
-  for i, o in ipairs(outs) do tape.made[o] = { node = nodes[k], key = 'sum' .. i } end
+  for _, o in ipairs(outs) do tape.made[o] = nodes[k] end
   -- A view of a parameter (w:t()) adds its gradient into the same view of the parameter's.
   local sink = rule.sink and tape.sinks[args[1]]
   if sink then tape.sinks[outs[1]] = rule.sink(sink, nodes[k]) end
@@ -183,8 +183,13 @@ function Tape:accumulate(grads, owned, t, g)
   elseif owned[t] then
     old:add_(g)
   else
-    local made = self.made[t]
-    grads[t], owned[t] = old:add(g, made and common.out(made.node, made.key, t:shape(), t)), true
+    local made, into = self.made[t], nil
+    if made then
+      for i, o in ipairs(made.outs) do
+        if rawequal(o, t) then into = common.out(made, i, t:shape(), t) end -- keyed by the result's place
+      end
+    end
+    grads[t], owned[t] = old:add(g, into), true
   end
 end
 
