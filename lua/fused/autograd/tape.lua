@@ -46,7 +46,8 @@ function Tape:holds(t)
   if self.module_params and gradients.of(t) then
     self.tracked[t] = true
     self.params[#self.params + 1] = t
-    self.sinks[t] = gradients.of(t)
+    local grad = gradients.of(t)
+    self.sinks[t] = { param = t, grad = grad, into = grad }
     return true
   end
   return false
@@ -147,7 +148,9 @@ local function record(tape, name, f, ...)
   for _, o in ipairs(outs) do tape.made[o] = nodes[k] end
   -- A view of a parameter (w:t()) adds its gradient into the same view of the parameter's.
   local sink = rule.sink and tape.sinks[args[1]]
-  if sink then tape.sinks[outs[1]] = rule.sink(sink, nodes[k]) end
+  if sink then
+    tape.sinks[outs[1]] = { param = sink.param, grad = sink.grad, into = rule.sink(sink.into, nodes[k]) }
+  end
   return unpack(results, 1, results.n)
 end
 
@@ -196,15 +199,15 @@ end
 local function zeros_like(t) return tensor.empty_like(t):zero_() end
 
 -- The tensor that the gradient of node's argument i may be added into in place (a module
--- parameter's gradient, or a view of it), or nil; a rule that added into it gives false as
--- that argument's gradient.
+-- parameter's gradient, or a view of it, while that is still the parameter's), or nil; a rule
+-- that added into it gives false as that argument's gradient.
 local function sinks_of(self, node)
   local into
   for i = 1, node.n do
     local sink = self.sinks[node.args[i]]
-    if sink then
+    if sink and rawequal(gradients.of(sink.param), sink.grad) then
       into = into or {}
-      into[i] = sink
+      into[i] = sink.into
     end
   end
   return into
