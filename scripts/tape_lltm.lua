@@ -24,27 +24,42 @@ local derived = LLTM(composed)
 local x, h, c = fused.randn({ B, I }, o), fused.randn({ B, H }, o), fused.randn({ B, H }, o)
 local d_h, d_c = fused.randn({ B, H }, o), fused.randn({ B, H }, o)
 
-local function time(m, n)
-  local fwd, bwd = 0, 0
-  for _ = 1, n do
-    local t0 = os.clock()
-    m:forward(x, h, c)
-    local t1 = os.clock()
-    m:backward(d_h, d_c)
-    fwd, bwd = fwd + t1 - t0, bwd + os.clock() - t1
-  end
-  return fwd / n * 1e6, bwd / n * 1e6
+-- One step's forward and backward times (us).
+local function step(m)
+  local t0 = os.clock()
+  m:forward(x, h, c)
+  local t1 = os.clock()
+  m:backward(d_h, d_c)
+  return (t1 - t0) * 1e6, (os.clock() - t1) * 1e6
 end
 
-time(composed, 20)
-time(derived, 20)
-local best = { math.huge, math.huge, math.huge, math.huge }
-for _ = 1, 5 do
-  local f1, b1 = time(composed, 50)
-  local f2, b2 = time(derived, 50)
-  best = { math.min(best[1], f1), math.min(best[2], b1), math.min(best[3], f2), math.min(best[4], b2) }
+-- This machine is shared: the two step by step in turns, so that a disturbance falls on both
+-- alike, and of each the fastest step and the median one (which garbage collection reaches).
+local N = 400
+local times = { cf = {}, cb = {}, df = {}, db = {} }
+for _ = 1, 20 do step(composed); step(derived) end
+for i = 1, N do
+  times.cf[i], times.cb[i] = step(composed)
+  times.df[i], times.db[i] = step(derived)
 end
-print(string.format('B=%d I=%d H=%d float64 CPU, best of 5 x 50 steps (us per step)', B, I, H))
-print(string.format('hand-written composed: forward %8.1f  backward %8.1f', best[1], best[2]))
-print(string.format('derived (tape):        forward %8.1f  backward %8.1f  (backward %.2fx)', best[3],
-                    best[4], best[4] / best[2]))
+local function stats(list)
+  table.sort(list)
+  return list[1], list[math.floor(#list / 2)]
+end
+local cf, cfm = stats(times.cf)
+local cb, cbm = stats(times.cb)
+local df, dfm = stats(times.df)
+local db, dbm = stats(times.db)
+print(string.format('B=%d I=%d H=%d float64 CPU, %d steps of each in turns: fastest / median step (us)', B, I, H, N))
+print(string.format('hand-written composed: forward %7.1f / %7.1f  backward %7.1f / %7.1f', cf, cfm, cb, cbm))
+print(string.format('derived (tape):        forward %7.1f / %7.1f  backward %7.1f / %7.1f', df, dfm, db, dbm))
+print(string.format('derived backward / hand-written: fastest %.2fx, median %.2fx', db / cb, dbm / cbm))
+-- What does not depend on the machine's load: the storages a backward allocates.
+local function allocations(m)
+  m:forward(x, h, c)
+  local before = fused.debug.allocations()
+  m:backward(d_h, d_c)
+  return fused.debug.allocations() - before
+end
+print(string.format('storages allocated per backward: hand-written %d, derived %d', allocations(composed),
+                    allocations(derived)))

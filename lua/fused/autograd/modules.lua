@@ -29,9 +29,12 @@ function M.derives(self, base)
 end
 
 -- forward(self, ...) of a derived module's call, recorded on a new tape kept with the call,
--- whose leaves are its tensor arguments (and the parameters it reads).
+-- whose leaves are its tensor arguments (and the parameters it reads). The call's slot keeps
+-- the buffers of the replay's gradients for the next call to take it (as a module's own
+-- backward keeps its gradInput): a gradient that backward returns holds until then.
 function M.recorded(call, forward, self, ...)
-  local t = tape.new(true)
+  call.pool = call.pool or {}
+  local t = tape.new(true, call.pool)
   t.inputs = pack(...)
   for i = 1, t.inputs.n do
     local a = t.inputs[i]

@@ -14,6 +14,7 @@ local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local gradients = require 'fused.nn.gradients'
 local rules = require 'fused.autograd.rules'
+local common = require 'fused.autograd.rules.common'
 
 local is_tensor = argcheck.is_tensor
 local M = {}
@@ -31,9 +32,10 @@ local Tape = {}
 Tape.__index = Tape
 
 -- A new tape; module_params: a module parameter read by an op becomes a leaf.
-function M.new(module_params)
-  return setmetatable({ nodes = {}, tracked = {}, seen = {}, params = {}, module_params = module_params },
-                      Tape)
+-- pool (optional): the buffers of the rules' results, kept by a module's call slot across steps.
+function M.new(module_params, pool)
+  return setmetatable({ nodes = {}, tracked = {}, seen = {}, params = {}, sinks = {}, made = {},
+                        module_params = module_params, pool = pool }, Tape)
 end
 
 function Tape:leaf(t) self.tracked[t] = true end
@@ -44,6 +46,8 @@ function Tape:holds(t)
   if self.module_params and gradients.of(t) then
     self.tracked[t] = true
     self.params[#self.params + 1] = t
+    local grad = gradients.of(t)
+    self.sinks[t] = { param = t, grad = grad, into = grad }
     return true
   end
   return false
@@ -136,7 +140,17 @@ local function record(tape, name, f, ...)
   for _, t in ipairs(inputs) do tape.seen[t] = true end
   for _, o in ipairs(outs) do tape.tracked[o] = true end
   local nodes = tape.nodes
-  nodes[#nodes + 1] = { name = name, rule = rule, args = args, n = n, outs = outs, results = results }
+  local k = #nodes + 1
+  local pool = tape.pool
+  if pool then pool[k] = pool[k] or {} end
+  nodes[k] = { name = name, rule = rule, args = args, n = n, outs = outs, results = results,
+               buffers = pool and pool[k] }
+  for _, o in ipairs(outs) do tape.made[o] = nodes[k] end
+  -- A view of a parameter (w:t()) adds its gradient into the same view of the parameter's.
+  local sink = rule.sink and tape.sinks[args[1]]
+  if sink then
+    tape.sinks[outs[1]] = { param = sink.param, grad = sink.grad, into = rule.sink(sink.into, nodes[k]) }
+  end
   return unpack(results, 1, results.n)
 end
 
@@ -160,19 +174,50 @@ function M.wrap(name, f)
   end
 end
 
--- Adds g into grads[t] (a new tensor: g may be a module's buffer or another's gradient).
-local function accumulate(grads, t, g)
+-- Adds g into grads[t]. The first gradient to reach t is kept as it came (it may be the
+-- caller's, another tensor's or a rule's buffer); the second is added into a tensor that the
+-- tape owns (a buffer of the node that made t, or new), and the later ones into that in place.
+-- Every contribution to t comes before its node replays (the tape runs in reverse), so an
+-- owned sum is shared only once complete.
+function Tape:accumulate(grads, owned, t, g)
   local old = grads[t]
-  grads[t] = old and old:add(g) or g
+  if old == nil then
+    grads[t] = g
+  elseif owned[t] then
+    old:add_(g)
+  else
+    local made, into = self.made[t], nil
+    if made then
+      for i, o in ipairs(made.outs) do
+        if rawequal(o, t) then into = common.out(made, i, t:shape(), t) end -- keyed by the result's place
+      end
+    end
+    grads[t], owned[t] = old:add(g, into), true
+  end
 end
 
 local function zeros_like(t) return tensor.empty_like(t):zero_() end
 
--- Replays the tape from the gradients {[tensor] = gradient} at its outputs, scale times (1):
--- returns the gradients of every recorded tensor, and adds each module parameter's into its
--- gradient (nn/gradients.lua) unless no_params.
-function Tape:backward(grads, scale, no_params)
-  local nodes = self.nodes
+-- The tensor that the gradient of node's argument i may be added into in place (a module
+-- parameter's gradient, or a view of it, while that is still the parameter's), or nil; a rule
+-- that added into it gives false as that argument's gradient.
+local function sinks_of(self, node)
+  local into
+  for i = 1, node.n do
+    local sink = self.sinks[node.args[i]]
+    if sink and rawequal(gradients.of(sink.param), sink.grad) then
+      into = into or {}
+      into[i] = sink.into
+    end
+  end
+  return into
+end
+
+-- Replays the tape from the gradients {[tensor] = gradient} at its outputs: returns the
+-- gradients of every recorded tensor, and adds each module parameter's into its gradient
+-- (nn/gradients.lua).
+function Tape:backward(grads)
+  local nodes, owned = self.nodes, {}
   for k = #nodes, 1, -1 do
     local node = nodes[k]
     local outs, any = node.outs, false
@@ -190,18 +235,18 @@ function Tape:backward(grads, scale, no_params)
         for i, o in ipairs(outs) do g[i] = g[i] or zeros_like(o) end
         ga = rule.backward(node, g)
       else
-        ga = rule.backward(node, g[1])
+        ga = rule.backward(node, g[1], rule.into and sinks_of(self, node))
       end
     end
     if ga then
       for i = 1, node.n do
         local a, d = node.args[i], ga[i]
-        if d ~= nil then
+        if d then
           if is_tensor(a) then
-            if self.tracked[a] then accumulate(grads, a, d) end
+            if self.tracked[a] then self:accumulate(grads, owned, a, d) end
           elseif type(a) == 'table' and type(d) == 'table' then
             for j, t in ipairs(a) do
-              if d[j] ~= nil and is_tensor(t) and self.tracked[t] then accumulate(grads, t, d[j]) end
+              if d[j] ~= nil and is_tensor(t) and self.tracked[t] then self:accumulate(grads, owned, t, d[j]) end
             end
           end
         end
@@ -209,11 +254,9 @@ function Tape:backward(grads, scale, no_params)
     end
     nodes[k] = nil -- a tape replays once; its tensors go with it
   end
-  if not no_params then
-    for _, p in ipairs(self.params) do
-      local d = grads[p]
-      if d ~= nil then gradients.of(p):add_(scale and scale ~= 1 and d:mul(scale) or d) end
-    end
+  for _, p in ipairs(self.params) do
+    local d = grads[p]
+    if d ~= nil then gradients.of(p):add_(d) end
   end
   return grads
 end

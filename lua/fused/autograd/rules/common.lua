@@ -2,6 +2,7 @@
 -- broadcast), zeros, and a dim as the op read it (1-based, negative from the end).
 local argcheck = require 'fused.check'
 local tensor = require 'fused.tensor'
+local factory = require 'fused.factory'
 
 local M = {}
 
@@ -45,6 +46,22 @@ function M.scatter_add(t, dim, index, g)
     end
   end
   return M.zeros_like(t):index_put_(coords, g:contiguous():view(-1), true)
+end
+
+-- {out = <a tensor of shape `shape` and like's dtype and device>} for the rule's result named
+-- key: the one the node's buffers kept from the last step when it fits, else a new one kept
+-- there; nil where the node keeps none (fused.grad: a new result).
+function M.out(node, key, shape, like)
+  local buffers = node.buffers
+  if not buffers then return nil end
+  local t = buffers[key]
+  local fits = t and t.dtype == like.dtype and t.device == like.device and t.ndim == #shape
+  for d = 1, #shape do fits = fits and t.sizes[d - 1] == shape[d] end
+  if not fits then
+    t = factory.empty(shape, { dtype = like.dtype, device = like.device })
+    buffers[key] = t
+  end
+  return { out = t }
 end
 
 M.same_shape = same_shape

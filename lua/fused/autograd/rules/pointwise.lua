@@ -6,10 +6,15 @@ local common = require 'fused.autograd.rules.common'
 local to_operand, zeros_like = common.to_operand, common.zeros_like
 local R = {}
 
--- A unary op whose gradient is g times its derivative at t, d(t, y, node) (y its result): a
--- new tensor, scaled in place.
+-- A unary op whose gradient is g times its derivative at t, d(t, y, node, opts) (y its
+-- result; opts: {out = the node's buffer} for a derivative op): scaled in place.
 local function unary(d)
-  return { backward = function(node, g) return { d(node.args[1], node.outs[1], node):mul_(g) } end }
+  return {
+    backward = function(node, g)
+      local t = node.args[1]
+      return { d(t, node.outs[1], node, common.out(node, 'd', t:shape(), t)):mul_(g) }
+    end,
+  }
 end
 
 R.neg = { backward = function(_, g) return { g:neg() } end }
@@ -17,14 +22,14 @@ R.exp = { backward = function(node, g) return { g:mul(node.outs[1]) } end }
 R.log = { backward = function(node, g) return { g:div(node.args[1]) } end }
 R.sqrt = { backward = function(node, g) return { g:div(node.outs[1]):mul_(0.5) } end }
 -- The derivative ops of the op layer (d_tanh, ...: of the input).
-R.tanh = unary(function(t) return t:d_tanh() end)
-R.sigmoid = unary(function(t) return t:d_sigmoid() end)
-R.relu = unary(function(t) return t:d_relu() end)
-R.elu = unary(function(t, _, node)
+R.tanh = unary(function(t, _, _, opts) return t:d_tanh(opts) end)
+R.sigmoid = unary(function(t, _, _, opts) return t:d_sigmoid(opts) end)
+R.relu = unary(function(t, _, _, opts) return t:d_relu(opts) end)
+R.elu = unary(function(t, _, node, opts)
   local alpha = node.args[2]
-  return t:d_elu(type(alpha) == 'number' and alpha or 1)
+  return t:d_elu(type(alpha) == 'number' and alpha or 1, opts)
 end)
-R.abs = unary(function(t) return t:sign() end)
+R.abs = unary(function(t, _, _, opts) return t:sign(opts) end)
 -- The derivative ops themselves (a second derivative): of exp, exp; of log, -1/t^2; of tanh,
 -- -2 tanh (1 - tanh^2); of sigmoid, s (1 - s) (1 - 2 s); of relu, 0; of elu, alpha e^t below 0.
 R.d_exp = unary(function(t) return t:exp() end)
@@ -58,7 +63,9 @@ R.add = binary(function(g) return g end, function(g, _, _, _, node)
   return alpha == 1 and g or g:mul(alpha)
 end)
 R.sub = binary(function(g) return g end, function(g, _, _, _, node) return g:mul(-alpha_of(node)) end)
-R.mul = binary(function(g, _, b) return g:mul(b) end, function(g, a) return g:mul(a) end)
+-- Each product in the node's buffer (of g's shape, the broadcast one) before it is summed down.
+R.mul = binary(function(g, _, b, _, node) return g:mul(b, common.out(node, 'a', g:shape(), g)) end,
+               function(g, a, _, _, node) return g:mul(a, common.out(node, 'b', g:shape(), g)) end)
 R.div = binary(function(g, _, b) return g:div(b) end, function(g, _, b, y) return g:mul(y):div(b):neg() end)
 -- a^b: b a^(b-1) and a^b log(a).
 R.pow = binary(function(g, a, b) return g:mul(b):mul((require 'fused').pow(a, type(b) == 'number' and b - 1 or b:sub(1))) end,

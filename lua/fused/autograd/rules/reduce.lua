@@ -38,6 +38,22 @@ R.logsumexp = {
 }
 -- cumsum's gradient: the sum from each element to the end (d_cumsum).
 R.cumsum = { backward = function(node, g) return { g:d_cumsum(node.args[2]) } end }
+-- cumprod's: the sum from each element on of g y / t; where t has zeros, element by element
+-- (y_k / t_i is the product of t_j, j <= k, but t_i: cumprod of t with t_i set to 1).
+R.cumprod = {
+  backward = function(node, g)
+    local t, dim = node.args[1], common.dim(node.args[2], node.args[1].ndim)
+    if t:eq(0):sum() == 0 then return { g:mul(node.outs[1]):d_cumsum(dim):div(t) } end
+    local d, n = common.zeros_like(t), t:size(dim)
+    for i = 1, n do
+      local others = t:clone()
+      others:narrow(dim, i, 1):fill_(1)
+      local from_i = g:mul(others:cumprod(dim)):narrow(dim, i, n - i + 1)
+      d:narrow(dim, i, 1):copy_(from_i:sum(dim))
+    end
+    return { d }
+  end,
+}
 R.d_cumsum = { backward = function(node, g) return { g:cumsum(node.args[2]) } end }
 -- sum_to_size(grad, shape): g spread back over grad's shape (leading dims of size 1 added).
 R.sum_to_size = {
@@ -71,7 +87,8 @@ R.std = {
     return { spread(g, t):mul(d):div(spread(node.outs[1], t)):div(n - 1) }
   end,
 }
--- norm(t, p, dim): sign(t) |t|^(p-1) / norm^(p-1); the max norm (p = inf) has no rule yet.
+-- norm(t, p, dim): sign(t) |t|^(p-1) / norm^(p-1); the max norm (p = inf): sign(t) shared
+-- among the elements whose |t| is the norm, as PyTorch's.
 R.norm = {
   forward = function(f, t, p, dim, ...)
     if dim ~= nil then return f(t, p, dim, ...) end
@@ -79,10 +96,30 @@ R.norm = {
   end,
   backward = function(node, g)
     local t, p = node.args[1], node.args[2] or 2
-    if p == math.huge then (require 'fused.blame')('norm: no gradient rule yet for p = math.huge (fused.autograd)') end
     local y = spread(node.outs[1], t)
+    if p == math.huge then
+      local at = t:abs():eq(y):to(t.dtype)
+      local share = at:div(node.args[3] == nil and at:sum() or at:sum(node.args[3]))
+      return { spread(g, t):mul(t:sign()):mul(share) }
+    end
     if p == 2 then return { spread(g, t):mul(t):div(y) } end
     return { spread(g, t):mul(t:sign()):mul(t:abs():pow(p - 1)):div(y:pow(p - 1)) }
+  end,
+}
+-- prod(t, dim): the product of the others along dim; where t has zeros (without dividing by
+-- them), that of the non-zero others at a slice's one zero, 0 elsewhere in a slice with any.
+R.prod = {
+  forward = whole,
+  backward = function(node, g)
+    local fused = require 'fused'
+    local t, dim = node.args[1], node.args[2]
+    if dim == nil then t, dim = t:reshape(-1), 1 end
+    local zero = t:eq(0)
+    local zeros = zero:to(t.dtype):sum(dim)
+    local nonzero = fused.where(zero, 1, t)
+    local rest = nonzero:prod(dim)
+    local others = fused.where(zero, fused.where(zeros:eq(1), rest, 0), fused.where(zeros:eq(0), rest, 0):div(nonzero))
+    return { spread(g, t):mul(others):view(node.args[1]:shape()) }
   end,
 }
 -- sum_squares(t): a number unrecorded, a 0-dim tensor recorded.

@@ -1,4 +1,5 @@
--- softmax and log_softmax along a dim (ops/softmax.lua): their backward ops, from the result.
+-- softmax and log_softmax along a dim (ops/softmax.lua): their backward ops, from the result;
+-- and those backward ops themselves (a second derivative), of their gradient and result.
 local R = {}
 
 R.softmax = {
@@ -6,5 +7,36 @@ R.softmax = {
 }
 R.log_softmax = {
   backward = function(node, g) return { g:log_softmax_backward(node.outs[1], node.args[2]) } end,
+}
+
+-- softmax_backward(d, y, dim) = y (d - sum(d y)): of d, the same of u; of y, u (d - sum(d y))
+-- - d sum(u y).
+R.softmax_backward = {
+  backward = function(node, u)
+    local d, y, dim = node.args[1], node.args[2], node.args[3]
+    local d_y = u:mul(d:sub(d:mul(y):sum(dim))):sub(d:mul(u:mul(y):sum(dim)))
+    return { u:softmax_backward(y, dim), d_y }
+  end,
+}
+-- log_softmax_backward(d, y, dim) = d - exp(y) sum(d): of d, u - sum(u exp(y)); of y,
+-- -u exp(y) sum(d).
+R.log_softmax_backward = {
+  backward = function(node, u)
+    local d, y, dim = node.args[1], node.args[2], node.args[3]
+    local e = y:exp()
+    return { u:sub(u:mul(e):sum(dim)), u:mul(e):mul(d:sum(dim)):neg() }
+  end,
+}
+-- logsumexp_backward(d, t, y, dim, keepdim) = d exp(t - y) (d and y with dim kept): of t,
+-- u times it; of d, sum(u exp(t - y)); of y, -sum(u times it), each in its argument's shape.
+R.logsumexp_backward = {
+  backward = function(node, u)
+    local d, t, y, dim = node.args[1], node.args[2], node.args[3], node.args[4]
+    local kept = t:shape()
+    kept[(require 'fused.autograd.rules.common').dim(dim, t.ndim)] = 1
+    local e = t:sub(y:contiguous():view(kept)):exp()
+    local d_t = u:mul(node.outs[1])
+    return { u:mul(e):sum(dim):view(d:shape()), d_t, d_t:sum(dim):neg():view(y:shape()) }
+  end,
 }
 return R

@@ -26,8 +26,12 @@ end
 R.long = 'an int64 result'
 R.bool = 'a bool result'
 
-R.transpose = { backward = function(node, g) return { g:transpose(node.args[2], node.args[3]) } end }
-R.t = { backward = function(_, g) return { g:t() } end }
+-- sink: the same view of the input's gradient, which the tape's rules may add into in place.
+R.transpose = {
+  backward = function(node, g) return { g:transpose(node.args[2], node.args[3]) } end,
+  sink = function(into, node) return into:transpose(node.args[2], node.args[3]) end,
+}
+R.t = { backward = function(_, g) return { g:t() } end, sink = function(into) return into:t() end }
 R.permute = {
   backward = function(node, g)
     local order = type(node.args[2]) == 'table' and node.args[2] or { unpack(node.args, 2, node.n) }
@@ -70,7 +74,7 @@ R.masked_select = {
 local function joined(node, g)
   local t = node.args[1]
   local dim = node.args[3]
-  return { (require 'fused').cat(g, common.dim(dim, t.ndim)) }
+  return { (require 'fused').cat(g, common.dim(dim, t.ndim), common.out(node, 'cat', t:shape(), t)) }
 end
 R.split = { multi = true, backward = joined }
 R.chunk = { multi = true, backward = joined }
