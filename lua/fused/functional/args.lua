@@ -87,9 +87,15 @@ end
 
 -- Raises "fn: expected at most n arguments, got m" when a public function of n parameters was
 -- given more: ... holds what came after its last; trailing nils count for nothing.
+-- The number of arguments up to the last that is not nil.
+function M.count(...)
+  local n = select('#', ...)
+  while n > 0 and select(n, ...) == nil do n = n - 1 end
+  return n
+end
+
 function M.no_more(fn, n, ...)
-  local m = select('#', ...)
-  while m > 0 and select(m, ...) == nil do m = m - 1 end
+  local m = M.count(...)
   if m > 0 then
     blame(string.format('%s: expected at most %d arguments, got %d', fn, n, n + m))
   end

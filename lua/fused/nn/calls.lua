@@ -130,11 +130,7 @@ local function usage(self, fn, results)
   return string.format('%s(gradOutput) or, as Torch7, %s', name, torch7)
 end
 
-local function count(...)
-  local n = select('#', ...)
-  while n > 0 and select(n, ...) == nil do n = n - 1 end
-  return n
-end
+local count = require('fused.functional.args').count
 
 -- The pending call that backward's arguments name, and in Torch7's form the gradients to go
 -- back with (packed) and scale (nil in fused's form: the arguments are the gradients). fn names

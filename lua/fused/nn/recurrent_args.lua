@@ -14,12 +14,7 @@ local function usage(module)
                        module.has_c and ', c0' or '')
 end
 
--- The number of arguments up to the last that is not nil.
-local function count(...)
-  local n = select('#', ...)
-  while n > 0 and select(n, ...) == nil do n = n - 1 end
-  return n
-end
+local count = require('fused.functional.args').count
 
 -- h0, c0 (nil without a cell state) and opts from forward's arguments after xs; errors are
 -- blamed on the user's line.

@@ -6,13 +6,7 @@ local factory = require 'fused.factory'
 
 local M = {}
 
-local function same_shape(a, b)
-  if a.ndim ~= b.ndim then return false end
-  for d = 0, a.ndim - 1 do
-    if a.sizes[d] ~= b.sizes[d] then return false end
-  end
-  return true
-end
+local same_shape = require('fused.ops.broadcast').same_shape
 
 -- g for an operand x of the op: nil for a number, g summed over the dims x was broadcast along.
 function M.to_operand(g, x)
