@@ -222,4 +222,21 @@ function helper.rnn_results(m, xs, h0, c0, lengths, d_hs)
   return got
 end
 
+-- The names of the fused.nn modules a user builds (every class file of lua/fused/nn with a
+-- forward, but the base classes and the recurrent modules' argument checks), sorted: specs that
+-- walk every module find a new one without a list to update.
+local NN_BASES = { Module = true, RNNBase = true, RNNCellBase = true, recurrent_args = true }
+function helper.nn_module_names()
+  local dir = package.searchpath('fused.nn', package.path):match('^(.*)/init%.lua$')
+  local names, ls = {}, io.popen("ls '" .. dir .. "'")
+  for file in ls:lines() do
+    local name = file:match('^([%a_][%w_]*)%.lua$')
+    local class = name and name ~= 'init' and fused.nn[name]
+    if type(class) == 'table' and class.forward and not NN_BASES[name] then names[#names + 1] = name end
+  end
+  ls:close()
+  table.sort(names)
+  return names
+end
+
 return helper

@@ -49,21 +49,6 @@ local MODULES = {
   Recurrent = { function(o) return nn.LSTMCell(I_, H, o) end, { 'xs', 'h0', 'c0' },
                 function(T) return T({ 4, B, I_ }), T({ B, H }), T({ B, H }) end },
 }
--- Not modules a user builds (parameters_spec.lua's list).
-local BASES = { Module = true, RNNBase = true, RNNCellBase = true, recurrent_args = true }
-
-local function module_names()
-  local dir = package.searchpath('fused.nn', package.path):match('^(.*)/init%.lua$')
-  local names, ls = {}, io.popen("ls '" .. dir .. "'")
-  for file in ls:lines() do
-    local name = file:match('^([%a_][%w_]*)%.lua$')
-    local class = name and name ~= 'init' and nn[name]
-    if type(class) == 'table' and class.forward and not BASES[name] then names[#names + 1] = name end
-  end
-  ls:close()
-  table.sort(names)
-  return names
-end
 
 local function refused(f, fn, arg, dtype, index)
   local ok, msg = pcall(f)
@@ -83,7 +68,7 @@ for _, device in ipairs({ 'cpu', 'cuda' }) do
   local function I(list) return fused.tensor(list, { dtype = 'int64', device = device }) end
 
   describe('every fused.nn module on ' .. device, function()
-    for _, name in ipairs(module_names()) do
+    for _, name in ipairs(helper.nn_module_names()) do
       run(name .. ' refuses bfloat16 and float16 in each floating argument of forward', function()
         local entry = MODULES[name]
         assert(entry, name .. ': a module this spec does not know: add it to MODULES')

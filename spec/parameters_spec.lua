@@ -31,20 +31,6 @@ local MODULES = {
   Softmax = { function() return 2 end, 0 },
   LogSoftmax = { function() return 2 end, 0 },
 }
--- Not modules a user builds: the base classes and the recurrent modules' argument checks.
-local BASES = { Module = true, RNNBase = true, RNNCellBase = true, recurrent_args = true }
-
-local function module_names()
-  local dir = package.searchpath('fused.nn', package.path):match('^(.*)/init%.lua$')
-  local names, ls = {}, io.popen("ls '" .. dir .. "'")
-  for file in ls:lines() do
-    local name = file:match('^([%a_][%w_]*)%.lua$')
-    local class = name and name ~= 'init' and nn[name]
-    if type(class) == 'table' and class.forward and not BASES[name] then names[#names + 1] = name end
-  end
-  ls:close()
-  return names
-end
 
 -- The module that owns the parameter named `path` ('0.weight', 'cell.bias_ih') and its own
 -- name for it.
@@ -72,7 +58,7 @@ local function list(m)
 end
 
 describe('every fused.nn module', function()
-  for _, class_name in ipairs(module_names()) do
+  for _, class_name in ipairs(helper.nn_module_names()) do
     local entry = MODULES[class_name] or { function() end, 0 }
     local function make() return nn[class_name](entry[1]()) end
 

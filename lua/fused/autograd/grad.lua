@@ -11,6 +11,7 @@ local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local tape = require 'fused.autograd.tape'
 local tensor = require 'fused.tensor'
+local zeros_like = require('fused.autograd.rules.common').zeros_like
 
 local is_tensor = argcheck.is_tensor
 
@@ -25,7 +26,7 @@ local function leaves(t, x, seen, path)
 end
 
 local function mirror(grads, x)
-  if is_tensor(x) then return grads[x] or tensor.empty_like(x):zero_() end
+  if is_tensor(x) then return grads[x] or zeros_like(x) end
   local m = {}
   for k, v in pairs(x) do m[k] = mirror(grads, v) end
   return m

@@ -16,7 +16,7 @@ local blame = require 'fused.blame'
 local is_tensor = argcheck.is_tensor
 local M = {}
 
-local function zeros_like(t) return tensor.empty_like(t):zero_() end
+local zeros_like = require('fused.autograd.rules.common').zeros_like
 
 local function pack(...) return { n = select('#', ...), ... } end
 
