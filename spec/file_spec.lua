@@ -149,6 +149,16 @@ describe('fused.save and fused.load at special paths', function()
       local ok, err = pcall(fused.save, %q, { w = fused.zeros({ 3 }) })
       io.write(tostring(ok), ' ', tostring(err))
     ]], p))
+    if as_user ~= '' then
+      -- nobody may not read this checkout (a clone in a private folder): it runs a copy of
+      -- fused's Lua and of the library this process loaded, in a folder anyone may read.
+      local tree = dir .. '/tree'
+      os.execute(string.format("mkdir -p %s/build && cp -r lua %s/ && cp '%s' %s/build/libfused.so "
+                               .. '&& chmod -R a+rX %s', tree, tree, require('fused.lib').path, tree, tree))
+      as_user = string.format("cd %s && %senv FUSED_NO_CUDA=1 FUSED_LIB=%s/build/libfused.so "
+                              .. "LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' ", tree, as_user, tree,
+                              tree, tree)
+    end
     local out = shell(as_user .. save .. ' 2>&1')
     assert.are.equal('false save: cannot write ' .. "'" .. p .. "'" .. ': Permission denied', out)
     assert.are.same({ 1, 1 }, fused.load(p).w:totable())
