@@ -6,6 +6,7 @@ local M = {}
 
 M.USAGE = [==[
 usage: fused [options] [script [args...]]
+       fused th [options] [script [args...]]   (a Torch7 program, as Torch7's th ran it)
   -e CODE       run CODE
   -i            enter the REPL after the script or the -e code
   --traceback   print each error's full traceback, not only its message
@@ -34,6 +35,12 @@ end
 
 -- args as luajit gives a script's: args[0] the program, args[1..] its arguments.
 function M.main(args)
+  if args[1] == 'th' then
+    require('fused.th').install()
+    local rest = { [0] = args[0] .. ' th' }
+    for k = 2, #args do rest[k - 1] = args[k] end
+    args = rest
+  end
   local codes, interactive, traceback, i = {}, false, false, 1
   while args[i] do
     local a = args[i]
