@@ -201,6 +201,27 @@ describe('a module with a forward only', function()
     assert.are.equal(6, #(m:parameters())) -- the tied weight once
   end)
 
+  -- Dropout(0), and any Dropout in evaluation mode, returns its input itself: the gradient
+  -- at its result is its input's (a node went back through it and added it in twice).
+  it('goes through a built-in module that returns its input itself, once', function()
+    local Pass = nn.Module:extend('PassThrough')
+    function Pass:__init() self.gate, self.drop, self.off = Gate(4), nn.Dropout(0), nn.Dropout(0.5):eval() end
+    function Pass:forward(x)
+      local y = self.drop(self.gate(x))
+      return y:mul(self.off(y)):add(self.drop(x))
+    end
+    check_module(Pass(), fused.randn({ 3, 4 }, o), fused.randn({ 3, 4 }, o))
+    local Both = nn.Module:extend('InputAndMore')
+    function Both:forward(x) return x, x:exp() end
+    local Outer = nn.Module:extend('OuterOfBoth')
+    function Outer:__init() self.both = Both() end
+    function Both:backward(d_x, d_e) return d_x:add(d_e) end
+    function Outer:forward(x) local a, b = self.both(x:exp()) return a:mul(b) end
+    local ok, err = pcall(Outer().forward, Outer(), fused.randn({ 2 }, o))
+    assert.is_false(ok)
+    assert.matches('InputAndMore:forward: returned a tensor argument as it is beside other results', err)
+  end)
+
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()
     local Bad = nn.Module:extend('Bad')
     function Bad:forward(x) local y = x:exp(); y:add_(1); return y end

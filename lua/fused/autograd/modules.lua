@@ -98,12 +98,35 @@ local function gradient_at(grads, r)
   return list
 end
 
+-- Whether a module's results are its tensor arguments themselves (Dropout(0), any Dropout
+-- in evaluation mode): the identity, which needs no node (the gradient at the result is the
+-- gradient at the argument: a node would add it in twice). A tensor argument returned beside
+-- other results is refused, its two gradients being one.
+local function returns_input(self, results, ...)
+  local args, same, other = pack(...), 0, 0
+  for i = 1, results.n do
+    local r = results[i]
+    if is_tensor(r) then
+      local found = false
+      for j = 1, args.n do found = found or rawequal(r, args[j]) end
+      if found then same = same + 1 else other = other + 1 end
+    end
+  end
+  if same > 0 and other > 0 then
+    blame(string.format('%s:forward: returned a tensor argument as it is beside other results inside '
+                        .. 'a recorded forward, where its gradient and its argument\'s would be one '
+                        .. '(return it cloned)', self.__name))
+  end
+  return same > 0
+end
+
 -- A module with its own backward inside the recording `outer`: run(...) unrecorded, then one
 -- node whose replay calls back(call, <gradients at each result>) (nn/calls.lua's go_back) and
 -- takes its results as the gradients of forward's arguments; forget(call) when no gradient
 -- reached it.
 function M.node(outer, self, call, run, back, forget, ...)
   local results = pack(tape.paused(run, ...))
+  if returns_input(self, results, ...) then forget(call) return unpack(results, 1, results.n) end
   outer:node(self.__name, pack(...), results, function(grads, reached)
     if not reached then forget(call) return {} end
     local g = {}
