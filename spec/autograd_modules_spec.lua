@@ -274,10 +274,13 @@ describe('a module with a forward only', function()
     end
   end)
 
-  it('keeps no tape across steps: memory stays flat', function()
+  it('keeps no tape across steps: memory and storages allocated per step stay flat', function()
     local m, x, r = Gate(8), fused.randn({ 16, 8 }, o), fused.randn({ 16, 8 }, o)
+    local made = {}
     local function steps(n)
+      local before = fused.debug.allocations()
       for _ = 1, n do m:forward(x); m:backward(r) end
+      made[#made + 1] = fused.debug.allocations() - before
       collectgarbage(); collectgarbage()
       return collectgarbage('count')
     end
@@ -287,6 +290,9 @@ describe('a module with a forward only', function()
     assert.are.equal(0, #m.pending)
     -- A tape kept per step would hold 16x8 float64 tensors: 5 KB and more a step.
     assert.is_true(sizes[4] < sizes[1] + 200, string.format('%g KB after 1500 more steps, %g before', sizes[4], sizes[1]))
+    -- The storages a step makes: as many in the last 500 steps as in the first 500 after warming.
+    assert.are.equal(made[2], made[5])
+    assert.is_true(made[5] <= 500 * 4, string.format('%d storages in 500 steps', made[5]))
   end)
 end)
 
