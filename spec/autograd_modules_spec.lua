@@ -222,6 +222,25 @@ describe('a module with a forward only', function()
     assert.matches('InputAndMore:forward: returned a tensor argument as it is beside other results', err)
   end)
 
+  -- GraphConv:backward returns X's gradient alone (A is not differentiated): it went to A's
+  -- place, and X got none (its gradient was off by 0.4).
+  it('goes back through a built-in GraphConv inside, to X', function()
+    local A = fused.sparse.normalize_adjacency(fused.sparse.from_coo({ 1, 2, 3, 4 }, { 2, 3, 4, 1 }, { 1, 1, 1, 1 }, { 4, 4 }, o))
+    local Graph = nn.Module:extend('GraphBlock')
+    function Graph:__init()
+      self.gc = nn.GraphConv(3, 4, { activation = 'relu', dtype = 'float64' })
+      self:parameter('w', { 4, 3 }, o):uniform(-1, 1)
+    end
+    function Graph:forward(x) return self.gc:forward(A, x:tanh()):matmul(self.w):add(x) end
+    check_module(Graph(), fused.randn({ 4, 3 }, o), fused.randn({ 4, 3 }, o))
+    local Dense = nn.Module:extend('GraphOfMadeA')
+    function Dense:__init() self.gc = nn.GraphConv(3, 4, o) end
+    function Dense:forward(A, x) return self.gc:forward(A:exp(), x) end
+    local ok, err = pcall(Dense().forward, Dense(), fused.randn({ 4, 4 }, o), fused.randn({ 4, 3 }, o))
+    assert.is_false(ok)
+    assert.matches("GraphConv:forward: argument 'A' was made by ops of a recorded forward, but GraphConv:backward gives it no gradient", err)
+  end)
+
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()
     local Bad = nn.Module:extend('Bad')
     function Bad:forward(x) local y = x:exp(); y:add_(1); return y end

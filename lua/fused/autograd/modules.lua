@@ -120,18 +120,46 @@ local function returns_input(self, results, ...)
   return same > 0
 end
 
+-- The gradients that a module's backward returned (d, packed), placed at the forward arguments
+-- they are for: in order, but at those of its class's no_gradient ({[position] = name}:
+-- GraphConv's {'A'}, whose backward returns X's gradient alone).
+local function placed(self, d, n)
+  local skip = self.no_gradient
+  if not skip then return d end
+  local ga, k = { n = n }, 0
+  for i = 1, n do
+    if not skip[i] then k = k + 1; ga[i] = d[k] end
+  end
+  return ga
+end
+
+-- Such an argument that a recorded op made is an error: its gradient, lost, would not reach
+-- what it was made from. (A leaf, a tensor the forward was given, gets none, as from the
+-- module's own backward.)
+local function check_no_gradient(outer, self, args)
+  for i, name in pairs(self.no_gradient or {}) do
+    if is_tensor(args[i]) and outer.made[args[i]] then
+      blame(string.format("%s:forward: argument '%s' was made by ops of a recorded forward, but "
+                          .. '%s:backward gives it no gradient, which would not reach them',
+                          self.__name, name, self.__name))
+    end
+  end
+end
+
 -- A module with its own backward inside the recording `outer`: run(...) unrecorded, then one
 -- node whose replay calls back(call, <gradients at each result>) (nn/calls.lua's go_back) and
 -- takes its results as the gradients of forward's arguments; forget(call) when no gradient
 -- reached it.
 function M.node(outer, self, call, run, back, forget, ...)
+  local args = pack(...)
+  check_no_gradient(outer, self, args)
   local results = pack(tape.paused(run, ...))
   if returns_input(self, results, ...) then forget(call) return unpack(results, 1, results.n) end
-  outer:node(self.__name, pack(...), results, function(grads, reached)
+  outer:node(self.__name, args, results, function(grads, reached)
     if not reached then forget(call) return {} end
     local g = {}
     for i = 1, results.n do g[i] = gradient_at(grads, results[i]) end
-    return pack(back(call, g))
+    return placed(self, pack(back(call, g)), args.n)
   end)
   return unpack(results, 1, results.n)
 end
