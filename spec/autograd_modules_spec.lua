@@ -238,7 +238,64 @@ describe('a module with a forward only', function()
     function Dense:forward(A, x) return self.gc:forward(A:exp(), x) end
     local ok, err = pcall(Dense().forward, Dense(), fused.randn({ 4, 4 }, o), fused.randn({ 4, 3 }, o))
     assert.is_false(ok)
-    assert.matches("GraphConv:forward: argument 'A' was made by ops of a recorded forward, but GraphConv:backward gives it no gradient", err)
+    assert.matches("GraphConv:forward: argument 'A' is a tensor of a recorded forward, but GraphConv:backward gives it no gradient", err)
+    -- A dense A given to the forward gets no gradient (nil), not zeros; in fused.grad's params, an error.
+    local Given = nn.Module:extend('GraphOfGivenA')
+    function Given:__init() self.gc = nn.GraphConv(3, 4, o) end
+    function Given:forward(A, x) return self.gc:forward(A, x:exp()) end
+    local m, A, x = Given(), fused.randn({ 4, 4 }, o), fused.randn({ 4, 3 }, o)
+    m:forward(A, x)
+    local d_A, d_x = m:backward(fused.ones({ 4, 4 }, o))
+    assert.is_nil(d_A)
+    assert.is_true(d_x:abs():sum() > 0)
+    ok, err = pcall(fused.grad(function(p) return m:forward(p.A, x):sum() end), { A = A })
+    assert.is_false(ok)
+    assert.matches("GraphConv:forward: argument 'A' is a tensor of a recorded forward", err)
+  end)
+
+  -- The value of a forward with losses inside: a number in evaluation mode, else a 0-dim tensor.
+  local function value_of(m, x)
+    m:eval()
+    local v = m:forward(x)
+    m:train()
+    return type(v) == 'number' and v or v:item()
+  end
+
+  -- A criterion keeps its buffers per module, not per call: called twice in a forward, its
+  -- second backward overwrote the first's gradient, which the tape kept (off by 6.1), and its
+  -- second forward the first's 'none' losses.
+  it('goes back through one loss called twice', function()
+    local targets = fused.tensor({ 3, 1 }, { dtype = 'int64' })
+    local Twice = nn.Module:extend('LossTwice')
+    function Twice:__init() self.ce, self.each = nn.CrossEntropyLoss(), nn.CrossEntropyLoss({ reduction = 'none' }) end
+    function Twice:forward(x)
+      local a, b = x:tanh(), x:exp()
+      local l1, l2 = self.each:forward(a, targets), self.each:forward(b, targets)
+      return l1:mul(l1):add(l2):sum() + self.ce:forward(a, targets) * 2 + self.ce:forward(b, targets)
+    end
+    -- The same from functions, which keep no buffers (evaluation mode's module returns its one
+    -- buffer of 'none' losses, which the second call overwrites, as Torch7's).
+    local F = fused.functional
+    local function reference(x)
+      local a, b = x:tanh(), x:exp()
+      local l1, l2 = F.cross_entropy(a, targets, { reduction = 'none' }), F.cross_entropy(b, targets, { reduction = 'none' })
+      return l1:mul(l1):add(l2):sum() + F.cross_entropy(a, targets):item() * 2 + F.cross_entropy(b, targets):item()
+    end
+    local m, x = Twice(), fused.randn({ 2, 3 }, o)
+    local value = m:forward(x):item()
+    assert.is_true(math.abs(value - reference(x)) < 1e-12, 'the forward value')
+    m:forward(x)
+    assert_close(m:backward(), numeric(function() return reference(x) end, x), 'input')
+  end)
+
+  -- MSELoss:backward took no d_loss (an error at backward), and gave target no gradient.
+  it('goes back through MSELoss to its input and a recorded target', function()
+    local Pair = nn.Module:extend('MSEOfTwo')
+    function Pair:__init() self.mse = nn.MSELoss() end
+    function Pair:forward(x) return self.mse:forward(x:tanh(), x:exp()) * 3 end
+    local m, x = Pair(), fused.randn({ 2, 3 }, o)
+    m:forward(x)
+    assert_close(m:backward(), numeric(function() return value_of(m, x) end, x), 'input')
   end)
 
   it('refuses an in-place op on a recorded tensor, and records nothing after', function()

@@ -55,7 +55,8 @@ end
 
 -- The backward of a derived module's call: backward(<a gradient per result of forward>)
 -- replays its tape, adds into the parameters' gradients, and returns a gradient per tensor
--- argument of forward (zeros for one its result does not depend on; nil for others).
+-- argument of forward (zeros for one its result does not depend on; nil for others, and for
+-- one given to a built-in module that gives it no gradient: GraphConv's A).
 function M.replay(call)
   return function(self, ...)
     local t, grads = call.tape, {}
@@ -77,7 +78,7 @@ function M.replay(call)
     local d = {}
     for i = 1, t.inputs.n do
       local a = t.inputs[i]
-      if is_tensor(a) then d[i] = grads[a] or zeros_like(a) end
+      if is_tensor(a) and not (t.lost and t.lost[a]) then d[i] = grads[a] or zeros_like(a) end
     end
     return unpack(d, 1, t.inputs.n)
   end
@@ -133,15 +134,21 @@ local function placed(self, d, n)
   return ga
 end
 
--- Such an argument that a recorded op made is an error: its gradient, lost, would not reach
--- what it was made from. (A leaf, a tensor the forward was given, gets none, as from the
--- module's own backward.)
+-- Such an argument that the tape holds loses its gradient: one a recorded op made, or a leaf of
+-- fused.grad, is an error (the gradient would not reach what it came from, or be zeros where
+-- it is not); a tensor given to a derived module's call gets none from its backward (nil).
 local function check_no_gradient(outer, self, args)
   for i, name in pairs(self.no_gradient or {}) do
-    if is_tensor(args[i]) and outer.made[args[i]] then
-      blame(string.format("%s:forward: argument '%s' was made by ops of a recorded forward, but "
-                          .. '%s:backward gives it no gradient, which would not reach them',
-                          self.__name, name, self.__name))
+    local a = args[i]
+    if is_tensor(a) and outer.tracked[a] then
+      local given = false
+      for j = 1, outer.inputs and outer.inputs.n or 0 do given = given or rawequal(outer.inputs[j], a) end
+      if not given or outer.made[a] then
+        blame(string.format("%s:forward: argument '%s' is a tensor of a recorded forward, but %s:backward "
+                            .. 'gives it no gradient', self.__name, name, self.__name))
+      end
+      outer.lost = outer.lost or {}
+      outer.lost[a] = true
     end
   end
 end
@@ -165,20 +172,27 @@ function M.node(outer, self, call, run, back, forget, ...)
 end
 
 -- A loss with its own backward inside the recording `outer`: its result as a 0-dim tensor (a
--- number otherwise), and a node whose replay is self:backward(input, target, d_loss).
+-- number otherwise), and a node whose replay is self:backward(input, target, d_loss) (and
+-- the class's target_gradient(d_input) for a target, MSELoss's).
 function M.loss(outer, self, forward, ...)
   local input, target = ...
+  check_no_gradient(outer, self, pack(...))
   local results = pack(tape.paused(forward, self, ...))
   local loss = results[1]
   if type(loss) == 'number' and is_tensor(input) then
     loss = factory.full({}, loss, { dtype = input.dtype, device = input.device })
-    results[1] = loss
+  elseif is_tensor(loss) then
+    loss = loss:clone() -- reduction 'none': the module's buffer, which its next call overwrites
   end
+  results[1] = loss
   outer:node(self.__name, pack(...), results, function(grads, reached)
     local g = grads[loss]
     if not reached or g == nil then return {} end
     local d = g.ndim == 0 and g:item() or g
-    return { tape.paused(self.backward, self, input, target, d) }
+    -- A copy: a criterion's buffers are the module's, which its next call's backward overwrites
+    -- (one loss called twice in a forward), while the tape may keep this gradient as it came.
+    local d_input = tape.paused(self.backward, self, input, target, d):clone()
+    return { d_input, self.target_gradient and is_tensor(target) and tape.paused(self.target_gradient, d_input) or nil }
   end)
   return unpack(results, 1, results.n)
 end
