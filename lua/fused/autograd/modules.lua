@@ -176,7 +176,6 @@ end
 -- the class's target_gradient(d_input) for a target, MSELoss's).
 function M.loss(outer, self, forward, ...)
   local input, target = ...
-  check_no_gradient(outer, self, pack(...))
   local results = pack(tape.paused(forward, self, ...))
   local loss = results[1]
   if type(loss) == 'number' and is_tensor(input) then
