@@ -107,6 +107,12 @@ describe('broadcasting', function()
     assert.are.same(ref, r:totable())
     assert.are.same({ 4 }, g:sum_to_size(4):shape())
     assert.are.equal(g, g:sum_to_size(2, 3, 4))
+    -- Leading dims of size 1 go too, with nothing to sum (they stayed: a [1, 3, 4] gradient
+    -- of a [3, 4] operand kept the wrong shape, and the tape's rules with it).
+    local lead = g:narrow(1, 2, 1)
+    assert.are.same({ 3, 4 }, lead:sum_to_size(3, 4):shape())
+    assert.are.same(lead:view(3, 4):totable(), lead:sum_to_size(3, 4):totable())
+    assert.are.same({ 4 }, fused.ones({ 1, 1, 4 }):sum_to_size(4):shape())
     helper.assert_error(function() g:sum_to_size({ 2 }) end, 'sum_to_size: shape {2} is not one that broadcasts')
   end)
 

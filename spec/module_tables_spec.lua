@@ -64,4 +64,18 @@ describe('modules in lists and tables', function()
     local sd = m:state_dict()
     close(sd['blocks.stack.0.weight'], m.blocks.stack[1].weight, 0, 'state_dict names')
   end)
+
+  -- A sparse matrix in a field (a graph's adjacency) is data, not a module: walking the fields
+  -- asked it for 'parameters', and its __index raised (print(m) and m:parameters() failed).
+  it('leave a sparse matrix in a field alone', function()
+    local Graph = nn.Module:extend('GraphHolder')
+    function Graph:__init()
+      self.A = fused.sparse.from_dense(fused.eye(3, { dtype = 'float64' }))
+      self.gc = nn.GraphConv(3, 2, { dtype = 'float64' })
+    end
+    local m = Graph()
+    assert.are.equal(2, #(m:parameters()))
+    assert.are.same({ m.gc }, m:children())
+    assert.matches('%(gc%): fused.nn.GraphConv', tostring(m))
+  end)
 end)

@@ -195,6 +195,11 @@ describe('nn.MSELoss', function()
     local x, y = fused.tensor({ { 1, 2 }, { 3, 4 } }, F64), fused.tensor({ { 0, 2 }, { 5, 1 } }, F64)
     assert.are.equal((1 + 0 + 4 + 9) / 4, mse:forward(x, y))
     assert.are.same({ { 0.5, 0 }, { -1, 1.5 } }, mse:backward(x, y):totable())
+    -- d_loss, the gradient at the loss, as the class losses take it (a recorded forward gives it).
+    assert.are.same({ { 1.5, 0 }, { -3, 4.5 } }, mse:backward(x, y, 3):totable())
+    helper.assert_error(function() mse:backward(x, y, 'a') end,
+                        "MSELoss:backward: argument 'd_loss' expected a number (reduction 'mean'), got")
+    helper.assert_error(function() mse:backward(x, y, 1, 2) end, 'MSELoss:backward: expected at most 3 arguments, got 4')
   end)
 
   it('passes gradcheck', function()

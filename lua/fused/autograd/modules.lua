@@ -55,7 +55,8 @@ end
 
 -- The backward of a derived module's call: backward(<a gradient per result of forward>)
 -- replays its tape, adds into the parameters' gradients, and returns a gradient per tensor
--- argument of forward (zeros for one its result does not depend on; nil for others).
+-- argument of forward (zeros for one its result does not depend on; nil for others, and for
+-- one given to a built-in module that gives it no gradient: GraphConv's A).
 function M.replay(call)
   return function(self, ...)
     local t, grads = call.tape, {}
@@ -77,7 +78,7 @@ function M.replay(call)
     local d = {}
     for i = 1, t.inputs.n do
       local a = t.inputs[i]
-      if is_tensor(a) then d[i] = grads[a] or zeros_like(a) end
+      if is_tensor(a) and not (t.lost and t.lost[a]) then d[i] = grads[a] or zeros_like(a) end
     end
     return unpack(d, 1, t.inputs.n)
   end
@@ -98,36 +99,99 @@ local function gradient_at(grads, r)
   return list
 end
 
+-- Whether a module's results are its tensor arguments themselves (Dropout(0), any Dropout
+-- in evaluation mode): the identity, which needs no node (the gradient at the result is the
+-- gradient at the argument: a node would add it in twice). A tensor argument returned beside
+-- other results is refused, its two gradients being one.
+local function returns_input(self, results, ...)
+  local args, same, other = pack(...), 0, 0
+  for i = 1, results.n do
+    local r = results[i]
+    if is_tensor(r) then
+      local found = false
+      for j = 1, args.n do found = found or rawequal(r, args[j]) end
+      if found then same = same + 1 else other = other + 1 end
+    end
+  end
+  if same > 0 and other > 0 then
+    blame(string.format('%s:forward: returned a tensor argument as it is beside other results inside '
+                        .. 'a recorded forward, where its gradient and its argument\'s would be one '
+                        .. '(return it cloned)', self.__name))
+  end
+  return same > 0
+end
+
+-- The gradients that a module's backward returned (d, packed), placed at the forward arguments
+-- they are for: in order, but at those of its class's no_gradient ({[position] = name}:
+-- GraphConv's {'A'}, whose backward returns X's gradient alone).
+local function placed(self, d, n)
+  local skip = self.no_gradient
+  if not skip then return d end
+  local ga, k = { n = n }, 0
+  for i = 1, n do
+    if not skip[i] then k = k + 1; ga[i] = d[k] end
+  end
+  return ga
+end
+
+-- Such an argument that the tape holds loses its gradient: one a recorded op made, or a leaf of
+-- fused.grad, is an error (the gradient would not reach what it came from, or be zeros where
+-- it is not); a tensor given to a derived module's call gets none from its backward (nil).
+local function check_no_gradient(outer, self, args)
+  for i, name in pairs(self.no_gradient or {}) do
+    local a = args[i]
+    if is_tensor(a) and outer.tracked[a] then
+      local given = false
+      for j = 1, outer.inputs and outer.inputs.n or 0 do given = given or rawequal(outer.inputs[j], a) end
+      if not given or outer.made[a] then
+        blame(string.format("%s:forward: argument '%s' is a tensor of a recorded forward, but %s:backward "
+                            .. 'gives it no gradient', self.__name, name, self.__name))
+      end
+      outer.lost = outer.lost or {}
+      outer.lost[a] = true
+    end
+  end
+end
+
 -- A module with its own backward inside the recording `outer`: run(...) unrecorded, then one
 -- node whose replay calls back(call, <gradients at each result>) (nn/calls.lua's go_back) and
 -- takes its results as the gradients of forward's arguments; forget(call) when no gradient
 -- reached it.
 function M.node(outer, self, call, run, back, forget, ...)
+  local args = pack(...)
+  check_no_gradient(outer, self, args)
   local results = pack(tape.paused(run, ...))
-  outer:node(self.__name, pack(...), results, function(grads, reached)
+  if returns_input(self, results, ...) then forget(call) return unpack(results, 1, results.n) end
+  outer:node(self.__name, args, results, function(grads, reached)
     if not reached then forget(call) return {} end
     local g = {}
     for i = 1, results.n do g[i] = gradient_at(grads, results[i]) end
-    return pack(back(call, g))
+    return placed(self, pack(back(call, g)), args.n)
   end)
   return unpack(results, 1, results.n)
 end
 
 -- A loss with its own backward inside the recording `outer`: its result as a 0-dim tensor (a
--- number otherwise), and a node whose replay is self:backward(input, target, d_loss).
+-- number otherwise), and a node whose replay is self:backward(input, target, d_loss) (and
+-- the class's target_gradient(d_input) for a target, MSELoss's).
 function M.loss(outer, self, forward, ...)
   local input, target = ...
   local results = pack(tape.paused(forward, self, ...))
   local loss = results[1]
   if type(loss) == 'number' and is_tensor(input) then
     loss = factory.full({}, loss, { dtype = input.dtype, device = input.device })
-    results[1] = loss
+  elseif is_tensor(loss) then
+    loss = loss:clone() -- reduction 'none': the module's buffer, which its next call overwrites
   end
+  results[1] = loss
   outer:node(self.__name, pack(...), results, function(grads, reached)
     local g = grads[loss]
     if not reached or g == nil then return {} end
     local d = g.ndim == 0 and g:item() or g
-    return { tape.paused(self.backward, self, input, target, d) }
+    -- A copy: a criterion's buffers are the module's, which its next call's backward overwrites
+    -- (one loss called twice in a forward), while the tape may keep this gradient as it came.
+    local d_input = tape.paused(self.backward, self, input, target, d):clone()
+    return { d_input, self.target_gradient and is_tensor(target) and tape.paused(self.target_gradient, d_input) or nil }
   end)
   return unpack(results, 1, results.n)
 end

@@ -104,8 +104,13 @@ end
 local function record(tape, name, f, ...)
   local n = select('#', ...)
   local args = { ... }
+  local rule = rules.of[name]
   local inputs, held = {}, false
   for i = 1, n do tensors_of(args[i], inputs) end
+  local opts = rule and rule.options and args[n]
+  if type(opts) == 'table' then
+    for _, k in ipairs(rule.options) do if is_tensor(opts[k]) then inputs[#inputs + 1] = opts[k] end end
+  end
   for _, t in ipairs(inputs) do held = tape:holds(t) or held end
   if writes(name, n, args) then
     for _, t in ipairs(inputs) do
@@ -113,13 +118,13 @@ local function record(tape, name, f, ...)
     end
     return f(...)
   end
-  local rule = rules.of[name]
   if not held then return f(...) end
   if rule == false then return M.paused(f, ...) end
   if rule == nil then
     blame(string.format('%s: no gradient rule yet (fused.autograd), and it read a tensor of a '
                         .. 'recorded forward', name))
   end
+  if rule.refused then blame(string.format('%s: read a tensor of a recorded forward: %s', name, rule.refused)) end
   if rule.cpu_only then
     for _, t in ipairs(inputs) do
       if t.device ~= 'cpu' then
@@ -244,9 +249,10 @@ function Tape:backward(grads)
         if d then
           if is_tensor(a) then
             if self.tracked[a] then self:accumulate(grads, owned, a, d) end
-          elseif type(a) == 'table' and type(d) == 'table' then
-            for j, t in ipairs(a) do
-              if d[j] ~= nil and is_tensor(t) and self.tracked[t] then self:accumulate(grads, owned, t, d[j]) end
+          elseif type(a) == 'table' and type(d) == 'table' then -- a list, or a rule's options
+            for j, dj in pairs(d) do
+              local t = a[j]
+              if is_tensor(t) and self.tracked[t] then self:accumulate(grads, owned, t, dj) end
             end
           end
         end
@@ -275,9 +281,9 @@ function M.hook(ops, Tensor, indexing)
   indexing.set = M.wrap('index_set', set)
 end
 
--- fns (fused.functional, fused.sparse), each wrapped under prefix .. its name: while a tape
--- records, one that reads a recorded tensor is an error (no rule yet) rather than a result the
--- tape never saw, which would silently carry no gradient.
+-- fns (fused.functional, fused.sparse), each wrapped under prefix .. its name, the name of its
+-- rule (autograd/rules/functional.lua, sparse.lua): one without a rule that reads a recorded
+-- tensor is an error rather than a result the tape never saw, which would carry no gradient.
 function M.guard(fns, prefix)
   for name, f in pairs(fns) do
     if type(f) == 'function' then fns[name] = M.wrap(prefix .. name, f) end

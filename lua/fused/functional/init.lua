@@ -10,5 +10,5 @@ for _, kind in ipairs({ 'lltm', 'rnn', 'embedding', 'cross_entropy', 'nll_loss',
     if type(f) == 'function' then M[name] = f end
   end
 end
--- Not yet differentiated by the tape: an error on a recorded tensor (fused/autograd/tape.lua).
+-- Wrapped by the tape under 'fused.functional.' .. name: its rules (autograd/rules/functional.lua).
 return require('fused.autograd.tape').guard(M, 'fused.functional.')

@@ -95,6 +95,10 @@ local function propagate(self, name, A, M, bias, relu)
   return out
 end
 
+-- backward returns X's gradient alone: A is not differentiated (autograd/modules.lua reads this
+-- inside a recorded forward).
+GraphConv.no_gradient = { 'A' }
+
 function GraphConv:forward(A, X, ...)
   check_inputs(self, A, X, ...)
   local b, relu = self.buffers, self.activation == 'relu'

@@ -3,8 +3,10 @@
 --   local criterion = fused.nn.MSELoss()
 --   local loss = criterion:forward(input, target)    -- a Lua number
 --   local d_input = criterion:backward(input, target) -- 2 (input - target) / numel
+--   criterion:backward(input, target, d_loss)          -- times d_loss, the loss's gradient
 --
--- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments.
+-- Like Torch7's criterions it keeps nothing for backward: backward takes the same arguments
+-- (and d_loss, a number, 1 by default, as the class losses).
 local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local blame = require 'fused.blame'
@@ -13,8 +15,7 @@ local inputs = require 'fused.nn.inputs'
 local MSELoss = Module:extend('MSELoss')
 MSELoss.criterion = true -- keeps nothing: forward and backward take (input, target)
 
-local function expect_pair(fn, input, target, ...)
-  inputs.no_more(fn, 2, ...)
+local function expect_pair(fn, input, target)
   inputs.floating(input, fn, 'input')
   inputs.floating(target, fn, 'target')
   local a, b = inputs.shape_text(input), inputs.shape_text(target)
@@ -28,7 +29,8 @@ local function expect_pair(fn, input, target, ...)
 end
 
 function MSELoss:forward(input, target, ...)
-  expect_pair('MSELoss:forward', input, target, ...)
+  inputs.no_more('MSELoss:forward', 2, ...)
+  expect_pair('MSELoss:forward', input, target)
   -- In the input's dtype, as (d * d):sum(): a float32 loss overflows to inf where the
   -- training loop stops on it.
   local b = self.buffers
@@ -38,10 +40,16 @@ function MSELoss:forward(input, target, ...)
   return b.sum:item() / input:numel()
 end
 
-function MSELoss:backward(input, target, ...)
-  expect_pair('MSELoss:backward', input, target, ...)
+function MSELoss:backward(input, target, d_loss, ...)
+  local fn = 'MSELoss:backward'
+  inputs.no_more(fn, 3, ...)
+  expect_pair(fn, input, target)
+  inputs.d_loss(d_loss, 'mean', nil, input, fn)
   self.buffers.gradInput = ops.sub(input, target, { out = self:buffer('gradInput', input) })
-  return self.buffers.gradInput:mul_(2 / input:numel())
+  return self.buffers.gradInput:mul_(2 * (d_loss or 1) / input:numel())
 end
+
+-- The gradient at target, from the input's: negated (a recorded forward's, autograd/modules.lua).
+function MSELoss.target_gradient(d_input) return ops.neg(d_input) end
 
 return MSELoss

@@ -3,9 +3,10 @@
 -- Module's children() and shared_clone() walk them here.
 local M = {}
 
--- A module instance (a class has its own __index).
+-- A module instance (a class has its own __index; an object whose __index is a function, a
+-- sparse matrix, is not one, and may raise on the field asked).
 function M.is_module(v)
-  return type(v) == 'table' and getmetatable(v) ~= nil and getmetatable(v).__index ~= nil
+  return type(v) == 'table' and getmetatable(v) ~= nil and type(getmetatable(v).__index) == 'table'
     and v.parameters ~= nil and rawget(v, '__index') == nil
 end
 

@@ -197,7 +197,8 @@ function M.sum_to_size(grad, ...)
   for d = 1, grad.ndim do
     if r:size(d) ~= 1 and (d <= lead or shape[d - lead] == 1) then r = M.sum(r, d) end
   end
-  return rawequal(r, grad) and r or r:view(shape)
+  if lead == 0 and rawequal(r, grad) then return r end
+  return r:reshape(shape) -- leading dims of size 1 dropped too, as PyTorch's
 end
 
 local sum = ffi.new('double[1]')

@@ -8,7 +8,7 @@
 local CSR = require 'fused.sparse.CSR'
 local build = require 'fused.sparse.build'
 
--- mm is not yet differentiated by the tape: an error on a recorded tensor (fused/autograd/tape.lua).
+-- Wrapped by the tape under 'fused.sparse.' .. name: its rules (autograd/rules/sparse.lua).
 return require('fused.autograd.tape').guard({
   is_sparse = CSR.is_sparse,
   csr = build.csr, from_coo = build.from_coo, from_dense = build.from_dense,

@@ -1,11 +1,16 @@
--- One gradient rule per op of the op layer, by the op's name (torch-autograd's gradfuns), from
--- one file per kind of op. A rule is { backward = function(node, g) -> gradients per argument,
--- forward = f (optional: how the op runs while recorded), multi = true (g: a list, one per
--- result), cpu_only = <the op its backward needs, CPU only yet> }; a string says why the op
+-- One gradient rule per op of the op layer, by the op's name (torch-autograd's gradfuns), and
+-- per function of fused.functional and fused.sparse, by the name the tape wraps it under
+-- ('fused.functional.embedding'), from one file per kind of op. A rule is
+-- { backward = function(node, g) -> gradients per argument, forward = f (optional: how the op
+-- runs while recorded), multi = true (g: a list, one per result), cpu_only = <the op its
+-- backward needs, CPU only yet>, options = <names of tensors in the options table, the last
+-- argument, that carry gradients: backward gives them as {[name] = gradient}> }, or
+-- { refused = <why> }: an error when it reads a recorded tensor; a string says why the op
 -- carries no gradient (comparisons, indices).
 local M = { of = {}, why = {} }
 
-for _, kind in ipairs({ 'pointwise', 'reduce', 'linalg', 'softmax', 'views', 'join', 'select' }) do
+for _, kind in ipairs({ 'pointwise', 'reduce', 'linalg', 'softmax', 'views', 'join', 'select', 'functional',
+                        'sparse' }) do
   for name, rule in pairs(require('fused.autograd.rules.' .. kind)) do
     if type(rule) == 'string' then M.of[name], M.why[name] = false, rule else M.of[name] = rule end
   end
