@@ -14,8 +14,8 @@ end
 local function plain(op) return function(_, x) return op(x) end end
 
 local ROWS = {
-  Tanh = { plain(fused.tanh), function(_, _, y, g) return fused.mul(g, fused.d_tanh(y)) end },
-  Sigmoid = { plain(fused.sigmoid), function(_, _, y, g) return fused.mul(g, fused.d_sigmoid(y)) end },
+  Tanh = { plain(fused.tanh), function(_, x, _, g) return fused.mul(g, fused.d_tanh(x)) end },
+  Sigmoid = { plain(fused.sigmoid), function(_, x, _, g) return fused.mul(g, fused.d_sigmoid(x)) end },
   ReLU = { plain(fused.relu), function(_, x, _, g) return fused.mul(g, fused.gt(x, 0)) end },
   Abs = { plain(fused.abs), function(_, x, _, g) return fused.mul(g, fused.sign(x)) end },
   Square = { function(_, x) return fused.mul(x, x) end, function(_, x, _, g) return fused.mul(g, x):mul_(2) end },
