@@ -17,22 +17,47 @@ function Native:__init(module)
   self.module = module
 end
 
+-- A tensor input is forward's one argument, and the output forward's first result (a
+-- sequence layer's hs: its final states stay inside, as Torch7's recurrent modules kept
+-- them); a table input is forward's arguments (a cell's {x, h, c}), and the output the table
+-- of its results ({h, c}), gradOutput and gradInput tables too.
+local function results(self, ...)
+  self.nresults = select('#', ...)
+  return self.spread and { ... } or (...)
+end
+
 function Native:updateOutput(input)
-  self.output = self.module:forward(input)
+  self.spread = not util.is_tensor(input)
+  self.output = results(self, self.module:forward(unpack(self.spread and input or { input })))
   return self.output
 end
 
+-- The arguments of the module's Torch7 forms: the call's first input, and the gradients as a
+-- list when forward gave several results.
+local function torch7_args(self, input, gradOutput)
+  local first = self.spread and input[1] or input
+  if self.nresults > 1 then return first, self.spread and gradOutput or { gradOutput } end
+  return first, gradOutput
+end
+
+local function gradient(self, ...)
+  return self.spread and { ... } or (...)
+end
+
 function Native:updateGradInput(input, gradOutput)
-  self.gradInput = self.module:updateGradInput(input, gradOutput)
+  local first, g = torch7_args(self, input, gradOutput)
+  self.gradInput = gradient(self, self.module:updateGradInput(first, g))
   return self.gradInput
 end
 
 function Native:accGradParameters(input, gradOutput, scale)
-  self.module:accGradParameters(input, gradOutput, scale or 1)
+  local first, g = torch7_args(self, input, gradOutput)
+  self.module:accGradParameters(first, g, scale or 1)
 end
 
 function Native:backward(input, gradOutput, scale)
-  self.gradInput = self.module:backward(input, gradOutput, scale or 1)
+  local first, g = torch7_args(self, input, gradOutput)
+  self.gradInput = gradient(self, self.module:backward(first, g, scale or 1))
   return self.gradInput
 end
 

@@ -11,15 +11,21 @@ local nn = require 'fused.th.nn.namespace'
 return function(nngraph)
   local gModule, parent = class.class('nn.gModule', 'nn.Container', nn)
 
-  local function expect_nodes(list, what)
+  -- A table's count or a value's kind, for the errors.
+  local function what(v)
+    if type(v) == 'table' then return 'a table of ' .. #v end
+    return util.is_tensor(v) and 'a tensor' or type(v)
+  end
+
+  local function expect_nodes(list, arg)
     if type(list) ~= 'table' or #list == 0 then
-      error(string.format("nn.gModule: argument '%s' expected a non-empty table of nodes, got %s", what,
+      error(string.format("nn.gModule: argument '%s' expected a non-empty table of nodes, got %s", arg,
                           type(list)), 4)
     end
     for i, node in ipairs(list) do
       if class.typename(node) ~= 'nngraph.Node' then
         error(string.format("nn.gModule: %s[%d] expected a node (call a module on nodes: nn.Identity()()), got %s",
-                            what, i, class.typename(node) or type(node)), 4)
+                            arg, i, class.typename(node) or type(node)), 4)
       end
     end
   end
@@ -76,8 +82,7 @@ return function(nngraph)
 
   function gModule:updateOutput(input)
     if self.nInputs > 1 and (type(input) ~= 'table' or #input ~= self.nInputs) then
-      error(string.format('nn.gModule: expected a table of %d inputs, got %s', self.nInputs,
-                          type(input) == 'table' and #input or type(input)), 3)
+      error(string.format('nn.gModule: expected a table of %d inputs, got %s', self.nInputs, what(input)), 3)
     end
     for _, node in ipairs(self.forwardnodes) do
       local x = node_input(self, node, input)
@@ -111,7 +116,7 @@ return function(nngraph)
     else
       if type(gradOutput) ~= 'table' or #gradOutput ~= #self.outputnodes then
         error(string.format('nn.gModule: expected a table of %d gradOutputs, got %s', #self.outputnodes,
-                            type(gradOutput) == 'table' and #gradOutput or type(gradOutput)), 3)
+                            what(gradOutput)), 3)
       end
       for i, node in ipairs(self.outputnodes) do add_gradient(node, gradOutput[i]) end
     end
