@@ -313,6 +313,37 @@ describe('th nn with fused modules (nn.Native)', function()
   end)
 end)
 
+describe("a Torch7 model moved to fused's LSTM (docs/torch7.md)", function()
+  it('trains LookupTable -> fused.nn.LSTM -> Linear -> LogSoftMax with optim: the loss falls', function()
+    fused.manual_seed(11)
+    local optim = require 'fused.th.optim'
+    local vocab, rnn_size, T, B = 6, 8, 5, 3
+    local model = nn.Sequential()
+      :add(nn.LookupTable(vocab, rnn_size))
+      :add(fused.nn.LSTM(rnn_size, rnn_size, { num_layers = 2, dtype = 'float64' }))
+      :add(nn.View(-1, rnn_size))
+      :add(nn.Linear(rnn_size, vocab))
+      :add(nn.LogSoftMax())
+    local criterion = nn.ClassNLLCriterion()
+    local x = fused.tensor({ { 1, 2, 3 }, { 2, 3, 4 }, { 3, 4, 5 }, { 4, 5, 6 }, { 5, 6, 1 } })
+    local y = fused.tensor({ 2, 3, 4, 3, 4, 5, 4, 5, 6, 5, 6, 1, 6, 1, 2 })
+    local params, grads = model:getParameters()
+    local function feval()
+      grads:zero_()
+      local loss = criterion:forward(model:forward(x), y)
+      model:backward(x, criterion:backward(model.output, y))
+      return loss, grads
+    end
+    local state, first, last = { learningRate = 0.02 }, nil, nil
+    for _ = 1, 30 do
+      local _, fs = optim.adam(feval, params, state)
+      first, last = first or fs[1], fs[1]
+    end
+    assert.equals(T * B, model.output:size(1))
+    assert.is_true(last < first * 0.5, string.format('loss %g -> %g', first, last))
+  end)
+end)
+
 describe('th nn errors', function()
   it('names the class and the argument', function()
     assert.has_error(function() nn.Sequential():add(42) end,
