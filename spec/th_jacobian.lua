@@ -48,9 +48,10 @@ local function worst(t, analytic, loss, eps)
 end
 
 -- The worst errors of the input's gradient and of the parameters' gradients of module m at
--- input (the loss: the output's dot product with fixed random weights).
-function M.errors(m, input, eps)
-  eps = eps or 1e-6
+-- input (the loss: the output's dot product with fixed random weights); inputs_only skips
+-- the parameters (a large model's take a forward per element).
+function M.errors(m, input, inputs_only)
+  local eps = 1e-6
   local r = like(m:forward(input))
   local function loss() return dot(m:forward(input), r) end
   m:zeroGradParameters()
@@ -65,7 +66,7 @@ function M.errors(m, input, eps)
     if t.dtype == 'float64' then input_error = math.max(input_error, worst(t, grads_in[i], loss, eps)) end
   end
   local params = m:parameters()
-  for i, p in ipairs(params or {}) do param_error = math.max(param_error, worst(p, grads_p[i], loss, eps)) end
+  for i, p in ipairs(inputs_only and {} or params or {}) do param_error = math.max(param_error, worst(p, grads_p[i], loss, eps)) end
   return input_error, param_error
 end
 

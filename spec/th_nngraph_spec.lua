@@ -158,4 +158,76 @@ describe('nngraph', function()
     assert.has_error(function() nn.Tanh()({}) end,
       'nngraph: cannot pass an empty table of inputs (leave the parentheses empty for none)')
   end)
+
+  -- nngraph's README.md examples, as written there (torch.rand: a float64 uniform tensor).
+  local function rand(...) return fused.rand({ ... }, { dtype = 'float64' }) end
+
+  it("runs its README's examples: an input node with a module, - chains, split, annotations, graph.dot", function()
+    local h1 = nn.Linear(20, 10)()
+    local h2 = nn.Linear(10, 1)(nn.Tanh()(nn.Linear(10, 10)(nn.Tanh()(h1))))
+    local mlp = nn.gModule({ h1 }, { h2 })
+    local x, dx = rand(20), rand(1)
+    mlp:updateOutput(x)
+    mlp:updateGradInput(x, dx)
+    mlp:accGradParameters(x, dx)
+    assert.is_true(J.errors(mlp, x, 'inputs only') < 1e-7)
+
+    h1 = -nn.Linear(20, 20)
+    h2 = -nn.Linear(10, 10)
+    local hh1 = h1 - nn.Tanh() - nn.Linear(20, 1)
+    local hh2 = h2 - nn.Tanh() - nn.Linear(10, 1)
+    local madd = { hh1, hh2 } - nn.CAddTable()
+    local oA = madd - nn.Sigmoid()
+    local oB = madd - nn.Tanh()
+    local gmod = nn.gModule({ h1, h2 }, { oA, oB })
+    local input_error, param_error = J.errors(gmod, { rand(20), rand(10) })
+    assert.is_true(input_error < 1e-7 and param_error < 1e-7)
+
+    local m = nn.Sequential()
+    m:add(nn.SplitTable(1))
+    m:add(nn.ParallelTable():add(nn.Linear(10, 20)):add(nn.Linear(10, 30)))
+    local input = nn.Identity()()
+    local input1, input2 = m(input):split(2)
+    local m3 = nn.JoinTable(1)({ input1, input2 })
+    local g = nn.gModule({ input }, { m3 })
+    local indata, gdata = rand(2, 10), rand(50)
+    assert.same({ 50 }, g:forward(indata):shape())
+    assert.same({ 2, 10 }, g:backward(indata, gdata):shape())
+    assert.is_true(J.errors(g, indata) < 1e-7)
+
+    input = -nn.Identity()
+    local L1 = input
+      - nn.Linear(10, 20)
+      - nn.Tanh()
+    local L2 = { input, L1 }
+      - nn.JoinTable(1)
+      - nn.Linear(30, 60)
+      - nn.Tanh()
+    local L3 = { L1, L2 }
+      - nn.JoinTable(1)
+      - nn.Linear(80, 160)
+      - nn.Tanh()
+    g = nn.gModule({ input }, { L3 })
+    assert.is_true(J.errors(g, rand(10), 'inputs only') < 1e-7)
+
+    input = nn.Identity()()
+    L1 = nn.Tanh()(nn.Linear(10, 20)(input)):annotate {
+      name = 'L1', description = 'Level 1 Node', graphAttributes = { color = 'red' } }
+    L2 = nn.Tanh()(nn.Linear(30, 60)(nn.JoinTable(1)({ input, L1 }))):annotate {
+      name = 'L2', description = 'Level 2 Node', graphAttributes = { color = 'blue', fontcolor = 'green' } }
+    L3 = nn.Tanh()(nn.Linear(80, 160)(nn.JoinTable(1)({ L1, L2 }))):annotate {
+      name = 'L3', description = 'Level 3 Node', graphAttributes = { color = 'green', style = 'filled', fillcolor = 'yellow' } }
+    g = nn.gModule({ input }, { L3 })
+    g:forward(rand(10))
+    g:backward(rand(10), rand(160))
+    local base = os.tmpname()
+    graph.dot(g.fg, 'Forward Graph', base)
+    local text = helper.read(base .. '.dot')
+    os.remove(base .. '.dot')
+    os.remove(base)
+    assert.matches('digraph "Forward Graph" {', text, 1, true)
+    assert.matches('[label="L3 (9)\\nLevel 3 Node", color="green", fillcolor="yellow", style="filled"]', text, 1, true)
+    assert.matches('n8 -> n9;', text, 1, true)
+    assert.matches('n9 -> n8;', graph.dot(g.bg, 'Backward Graph'), 1, true)
+  end)
 end)

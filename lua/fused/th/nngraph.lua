@@ -34,8 +34,15 @@ end
 function Module:__unm__() return self() end
 function Module:__sub__(next_module) return next_module(self) end
 
--- Accepted for Torch7 programs that call it; names the nodes for graph drawing only.
+-- Accepted for Torch7 programs that call them: nngraph named the nodes by their local
+-- variables and drew a failing graph (the error here names the line that made the node).
 function nngraph.annotateNodes() end
+function nngraph.setDebug() end
+
+-- graph.dot, from the graph package nngraph loaded (global, as it was).
+local graph = rawget(_G, 'graph') or {}
+graph.dot = require 'fused.th.nngraph.dot'
+rawset(_G, 'graph', graph)
 
 rawset(_G, 'nngraph', nngraph)
 return nngraph

@@ -67,6 +67,7 @@ return function(nngraph)
       if node.data.module then self.modules[#self.modules + 1] = node.data.module end
     end
     self.forwardnodes, self.input_index = order, input_index
+    self.fg, self.bg = { nodes = order }, { nodes = order, backward = true } -- for graph.dot
     self.nInputs = #inputs
   end
 
