@@ -120,6 +120,10 @@ function M.view_like(base, offset, t)
   return tensor.make_view(base, t.ndim, t.sizes, t.strides, offset)
 end
 
-M.set = tensor.set
+-- Makes t a view of all of src, in place (Torch7's t:set(src)): the same Lua object, so that
+-- whoever holds t (a module, a clone sharing it, an optimizer) sees src's memory from now on.
+function M.set(t, src)
+  return tensor.replace(t, tensor.make_view(src, src.ndim, src.sizes, src.strides, 0))
+end
 
 return M
