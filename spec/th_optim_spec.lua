@@ -263,6 +263,44 @@ describe('th optim against torch/optim written in plain Lua (float64)', function
   end)
 end)
 
+describe('th optim line search', function()
+  it("polyinterp gives the cubic's minimiser through two points, within bounds", function()
+    -- f(t) = t^3 - 3t: f(0) = 0, f'(0) = -3, f(2) = 2, f'(2) = 9; its minimum at 1
+    local points = { { 0, 0, -3 }, { 2, 2, 9 } }
+    assert.is_true(math.abs(optim.polyinterp(points) - 1) < 1e-12)
+    assert.is_true(math.abs(optim.polyinterp(fused.tensor(points, { dtype = 'float64' }), 0, 3) - 1) < 1e-12)
+    assert.equals(-5, optim.polyinterp(points, -5, 5)) -- f(-5) = -110, below f(1) = -2
+    assert.equals(1.5, optim.polyinterp(points, 1.5, 5))
+    assert.equals(0.5, optim.polyinterp({ { 0, 0, 3 }, { 1, 2, 3 } })) -- no real minimiser: the mean
+  end)
+
+  it('lswolfe returns a step meeting the strong Wolfe conditions, x moved to it', function()
+    local x = fused.tensor(X0, { dtype = 'float64' })
+    local f0, g0 = f_fused(x)
+    local d = fused.neg(g0)
+    local gtd = fused.sum(fused.mul(g0, d))
+    local x0 = x:clone()
+    local f1, g1, x1, t, evals = optim.lswolfe(f_fused, x, 1, d, f0, g0, gtd)
+    assert.equals(x, x1)
+    helper.assert_close(x, fused.add(x0, fused.mul(d, t)), 1e-14, 'x + t d')
+    local f_check, g_check = f_fused(x)
+    assert.is_true(math.abs(f1 - f_check) < 1e-12)
+    helper.assert_close(g1, g_check, 1e-14, 'g at the step')
+    assert.is_true(f1 <= f0 + 1e-4 * t * gtd, 'sufficient decrease')
+    assert.is_true(math.abs(fused.sum(fused.mul(g1, d))) <= -0.9 * gtd, 'curvature')
+    assert.is_true(evals >= 1)
+  end)
+
+  it('lbfgs with lineSearch = optim.lswolfe reaches the minimum', function()
+    local x = fused.tensor(X0, { dtype = 'float64' })
+    local _, fs, evals = optim.lbfgs(f_fused, x, { lineSearch = optim.lswolfe, maxIter = 100, tolFun = 1e-12, tolX = 1e-14 })
+    local _, g = f_fused(x)
+    assert.is_true(fused.sum(fused.abs(g)) < 1e-6, 'gradient ' .. fused.sum(fused.abs(g)))
+    assert.is_true(fs[#fs] < fs[1])
+    assert.is_true(evals > #fs - 1)
+  end)
+end)
+
 describe('th optim with getParameters', function()
   it("trains an nn model through a closure, as Torch7's programs do: the loss falls", function()
     fused.manual_seed(5)

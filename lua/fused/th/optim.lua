@@ -3,7 +3,8 @@
 -- tensor: getParameters()), each as torch/optim's NAME.lua computes it (lua/fused/th/optim/).
 local optim = {}
 
-for _, name in ipairs({ 'sgd', 'adam', 'adagrad', 'rmsprop', 'lbfgs', 'nag', 'adadelta', 'adamax' }) do
+for _, name in ipairs({ 'sgd', 'adam', 'adagrad', 'rmsprop', 'lbfgs', 'nag', 'adadelta', 'adamax',
+                        'lswolfe', 'polyinterp' }) do
   optim[name] = require('fused.th.optim.' .. name)
 end
 
