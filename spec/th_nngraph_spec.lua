@@ -79,12 +79,12 @@ describe('nngraph', function()
   end)
 
   it("builds with nngraph's - operator: -module, node - module", function()
-    local l1 = nn.Linear(2, 3)
-    local h = -l1 - nn.Tanh()
-    local out = h - nn.Linear(3, 1)
-    local g = nn.gModule({ h.inputs[1] }, { out })
+    local l1, l2 = nn.Linear(2, 3), nn.Linear(3, 1)
+    local h = -l1
+    local out = h - nn.Tanh() - l2
+    local g = nn.gModule({ h }, { out })
     local input = r(4, 2)
-    local s = nn.Sequential():add(g.modules[1]):add(g.modules[2]):add(g.modules[3])
+    local s = nn.Sequential():add(l1):add(nn.Tanh()):add(l2)
     helper.assert_close(g:forward(input), s:forward(input), 0, 'output')
   end)
 
@@ -150,9 +150,15 @@ describe('nngraph', function()
     local y, unused = nn.Identity()(), nn.Identity()()
     assert.has_error(function() nn.gModule({ y, unused }, { nn.Tanh()(y) }) end,
       'nn.gModule: inputs[2] does not connect to any output')
-    assert.has_error(function() nn.gModule({ y }, { nn.Tanh() }) end,
+    assert.has_error(function() nn.gModule({ nn.Identity()() }, { nn.Tanh() }) end,
       'nn.gModule: outputs[1] expected a node (call a module on nodes: nn.Identity()()), got nn.Tanh')
-    local two = nn.gModule({ y, unused }, { nn.CAddTable()({ y, unused }) })
+    local z = nn.Identity()()
+    local used = nn.Tanh()(z)
+    nn.Sigmoid()(z) -- feeds nothing that reaches the output
+    ok, err = pcall(nn.gModule, { z }, { used })
+    assert.matches('nn.gModule: the node declared at %[.*th_nngraph_spec.lua%]:%d+ does not connect to the outputs', err)
+    local p, q = nn.Identity()(), nn.Identity()()
+    local two = nn.gModule({ p, q }, { nn.CAddTable()({ p, q }) })
     assert.has_error(function() two:forward(r(2)) end, 'nn.gModule: expected a table of 2 inputs, got a tensor')
     assert.has_error(function() nn.Tanh()(x, y) end, 'nngraph: use {input1, input2} to pass several inputs to a module')
     assert.has_error(function() nn.Tanh()({}) end,
@@ -226,8 +232,11 @@ describe('nngraph', function()
     os.remove(base .. '.dot')
     os.remove(base)
     assert.matches('digraph "Forward Graph" {', text, 1, true)
-    assert.matches('[label="L3 (9)\\nLevel 3 Node", color="green", fillcolor="yellow", style="filled"]', text, 1, true)
-    assert.matches('n8 -> n9;', text, 1, true)
-    assert.matches('n9 -> n8;', graph.dot(g.bg, 'Backward Graph'), 1, true)
+    local l3 = text:match('  n(%d+) %[label="L3 %(%d+%)\\nnn.Tanh\\nLevel 3 Node", color="green", fillcolor="yellow", style="filled"%];')
+    assert.is_not_nil(l3)
+    local _, edges = text:gsub('\n  n%d+ %-> n%d+;', '')
+    assert.equals(#g.fg.edges, edges)
+    assert.matches('n' .. l3 .. ' %-> n%d+;', text) -- L3 feeds the output node
+    assert.matches('digraph "Backward Graph" {', graph.dot(g.bg, 'Backward Graph'), 1, true)
   end)
 end)

@@ -99,6 +99,8 @@ function M.class(name, parent_name, package)
       end,
     })
   end
+  -- obj.new(...): another object of obj's class, as Torch7's classes had it.
+  if rawget(class, 'new') == nil then rawset(class, 'new', function(...) return constructor(...) end) end
   M.register(name, class, parent_name)
   local pkg, short = package_of(name, package)
   rawset(pkg, short, constructor)

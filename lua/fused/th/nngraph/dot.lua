@@ -1,7 +1,7 @@
 -- graph.dot(g.fg, title[, fname]): the graph in Graphviz's dot language, as nngraph's
 -- graphinspecting.lua made it; with fname, written to fname .. '.dot' (nngraph also ran
 -- Graphviz for an .svg and, without fname, showed it in a window: neither is done here, draw
--- the .dot with `dot -Tsvg`). g.fg is the forward graph, g.bg the backward (edges reversed).
+-- the .dot with `dot -Tsvg`). g.fg is the forward graph, g.bg the backward.
 local function quote(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub('\n', '\\n') .. '"' end
 
 local function attributes(node, label)
@@ -15,22 +15,17 @@ local function attributes(node, label)
 end
 
 local function todot(g, title)
-  if type(g) ~= 'table' or type(g.nodes) ~= 'table' then
-    error("graph.dot: argument 'graph' expected a gModule's fg or bg, got " .. type(g), 3)
+  if type(g) ~= 'table' or type(g.nodes) ~= 'table' or type(g.edges) ~= 'table' then
+    error("graph.dot: argument 'graph' expected a graph (a gModule's fg or bg), got " .. type(g), 3)
   end
-  local id, lines = {}, { 'digraph ' .. quote(title or 'G') .. ' {' }
+  local lines = { 'digraph ' .. quote(title or 'G') .. ' {' }
   for i, node in ipairs(g.nodes) do
-    id[node] = 'n' .. i
-    local label = node:graphNodeName() .. ' (' .. i .. ')'
+    local label = node:graphNodeName() .. '\n' .. node:label()
     if node.data.annotations.description then label = label .. '\n' .. node.data.annotations.description end
-    lines[#lines + 1] = '  ' .. id[node] .. ' ' .. attributes(node, label) .. ';'
+    lines[#lines + 1] = '  n' .. i .. ' ' .. attributes(node, label) .. ';'
   end
-  for _, node in ipairs(g.nodes) do
-    for _, from in ipairs(node.inputs) do
-      local a, b = id[from], id[node]
-      if g.backward then a, b = b, a end
-      lines[#lines + 1] = '  ' .. a .. ' -> ' .. b .. ';'
-    end
+  for _, e in ipairs(g.edges) do
+    lines[#lines + 1] = '  n' .. g.nodes[e.from] .. ' -> n' .. g.nodes[e.to] .. ';'
   end
   lines[#lines + 1] = '}'
   return table.concat(lines, '\n') .. '\n'

@@ -1,9 +1,10 @@
 -- nn.gModule(inputs, outputs): the graph of nodes from the input nodes to the output nodes as
--- one module (nngraph's gmodule.lua). forward runs the nodes in an order where each comes
--- after its inputs; its input is one tensor (or table) for one input node, a table of one per
--- input node otherwise, and so its output. backward runs them in reverse, summing the
--- gradients of a node whose output feeds several. A node of one input node gets that
--- node's output; of several, the table of their outputs, in order.
+-- one module, built and run as nngraph's gmodule.lua (its fields too: fg and bg, the forward
+-- and backward graphs, forwardnodes and backwardnodes, innode, outnode, nInputs, so that a
+-- gModule Torch7 saved runs). Its input is one tensor (or table) for one input node, a table
+-- of one per input node otherwise, and so its output. A node gets its one input's output, or
+-- the table of several inputs' outputs in order; backward sums the gradients of a node whose
+-- output feeds several.
 local class = require 'fused.th.class'
 local util = require 'fused.th.nn.util'
 local nn = require 'fused.th.nn.namespace'
@@ -13,19 +14,18 @@ return function(nngraph)
 
   -- A table's count or a value's kind, for the errors.
   local function what(v)
-    if type(v) == 'table' then return 'a table of ' .. #v end
-    return util.is_tensor(v) and 'a tensor' or type(v)
+    if type(v) == 'table' and not class.typename(v) then return 'a table of ' .. #v end
+    return util.is_tensor(v) and 'a tensor' or class.typename(v) or type(v)
   end
 
   local function expect_nodes(list, arg)
-    if type(list) ~= 'table' or #list == 0 then
-      error(string.format("nn.gModule: argument '%s' expected a non-empty table of nodes, got %s", arg,
-                          type(list)), 4)
+    if type(list) ~= 'table' or class.typename(list) or #list == 0 then
+      error(string.format("nn.gModule: argument '%s' expected a non-empty table of nodes, got %s", arg, what(list)), 4)
     end
-    for i, node in ipairs(list) do
-      if class.typename(node) ~= 'nngraph.Node' then
-        error(string.format("nn.gModule: %s[%d] expected a node (call a module on nodes: nn.Identity()()), got %s",
-                            arg, i, class.typename(node) or type(node)), 4)
+    for i = 1, table.maxn(list) do
+      if class.typename(list[i]) ~= 'nngraph.Node' then
+        error(string.format('nn.gModule: %s[%d] expected a node (call a module on nodes: nn.Identity()()), got %s',
+                            arg, i, what(list[i])), 4)
       end
     end
   end
@@ -34,136 +34,144 @@ return function(nngraph)
     parent.__init(self)
     expect_nodes(inputs, 'inputs')
     expect_nodes(outputs, 'outputs')
-    self.inputnodes, self.outputnodes = inputs, outputs
-    local order, done = {}, {}
-    local function visit(node)
-      if done[node] then return end
-      done[node] = true
-      for _, i in ipairs(node.inputs) do visit(i) end
-      order[#order + 1] = node
+    local outnode = nngraph.Node({ input = {} })
+    for _, node in ipairs(outputs) do outnode:add(node, true) end
+    local innode = nngraph.Node({ input = {} })
+    if #inputs == 1 then
+      if #inputs[1].children > 0 then error('nn.gModule: inputs[1] is a node with inputs of its own', 3) end
+      inputs[1]:add(innode, true)
+    else
+      for i, node in ipairs(inputs) do
+        if #node.children > 0 then error(string.format('nn.gModule: inputs[%d] is a node with inputs of its own', i), 3) end
+      end
+      local splits = { innode:split(#inputs) }
+      for i, node in ipairs(inputs) do node:add(splits[i], true) end
     end
-    for _, node in ipairs(outputs) do visit(node) end
-    local input_index = {}
+    self.bg = outnode:graph()
+    local map
+    self.fg, map = self.bg:reverse()
     for i, node in ipairs(inputs) do
-      if #node.inputs > 0 then error(string.format('nn.gModule: inputs[%d] is a node with inputs of its own', i), 3) end
-      if not done[node] then error(string.format('nn.gModule: inputs[%d] does not connect to any output', i), 3) end
-      input_index[node] = i
+      if not self.bg.nodes[node] then error(string.format('nn.gModule: inputs[%d] does not connect to any output', i), 3) end
     end
-    local splits = {}
-    for _, node in ipairs(order) do
-      if #node.inputs == 0 and not input_index[node] and not node.data.module then
-        error('nn.gModule: a node without a module nor inputs: ' .. tostring(node), 3)
+    for _, root in ipairs(self.fg:roots()) do
+      if root ~= map[innode] then
+        error('nn.gModule: the node declared at ' .. root.data.annotations._debugLabel
+              .. ' has no inputs and is not one of the inputs', 3)
       end
-      if node.data.selectindex then splits[node.inputs[1]] = (splits[node.inputs[1]] or 0) + 1 end
     end
-    for node, used in pairs(splits) do
-      if used ~= node.data.nSplitOutputs then
+    self.innode, self.outnode, self.nInputs = map[innode], outnode, #inputs
+    self.forwardnodes, self.backwardnodes = self.fg:topsort(), self.bg:topsort()
+    for i, node in ipairs(self.forwardnodes) do
+      local d = node.data
+      if d.nSplitOutputs and d.nSplitOutputs ~= #node.children then
         error(string.format('nn.gModule: %d of split(%d) outputs from the node declared at %s are unused',
-                            node.data.nSplitOutputs - used, node.data.nSplitOutputs,
-                            node.data.annotations._debugLabel or '?'), 3)
+                            d.nSplitOutputs - #node.children, d.nSplitOutputs, d.annotations._debugLabel), 3)
       end
+      for successor in pairs(d.reverseMap) do
+        if not self.bg.nodes[successor] then
+          error('nn.gModule: the node declared at ' .. successor.data.annotations._debugLabel
+                .. ' does not connect to the outputs', 3)
+        end
+      end
+      d.forwardNodeId = node.id
+      if d.module then self.modules[#self.modules + 1] = d.module end
     end
-    for _, node in ipairs(order) do
-      if node.data.module then self.modules[#self.modules + 1] = node.data.module end
-    end
-    self.forwardnodes, self.input_index = order, input_index
-    self.fg, self.bg = { nodes = order }, { nodes = order, backward = true } -- for graph.dot
-    self.nInputs = #inputs
+    self.output, self.gradInput = nil, nil
   end
 
-  -- The input node i's own input, or the outputs of the node's inputs.
-  local function node_input(self, node, input)
-    local i = self.input_index[node]
-    if i then return self.nInputs == 1 and input or input[i] end
-    if #node.inputs == 1 then return node.inputs[1].data.output end
-    local list = {}
-    for k, from in ipairs(node.inputs) do list[k] = from.data.output end
-    return list
+  -- A node's input: the one input's output, or the list of several (a module with none: {}).
+  local function node_input(data)
+    local input = data.input
+    if input == nil and data.module then return {} end
+    if #input == 1 then return input[1] end
+    return input
   end
 
   function gModule:updateOutput(input)
-    if self.nInputs > 1 and (type(input) ~= 'table' or #input ~= self.nInputs) then
-      error(string.format('nn.gModule: expected a table of %d inputs, got %s', self.nInputs, what(input)), 3)
+    local n = self.nInputs
+    if n <= 1 then
+      input = { input }
+    elseif type(input) ~= 'table' or class.typename(input) or #input ~= n then
+      error(string.format('nn.gModule: expected a table of %d inputs, got %s', n, what(input)), 3)
     end
+    for _, node in ipairs(self.forwardnodes) do node.data.input = nil end
+    self.innode.data.input = { unpack(input, 1, n) }
     for _, node in ipairs(self.forwardnodes) do
-      local x = node_input(self, node, input)
-      node.data.input = x
-      if node.data.selectindex then
-        if type(x) ~= 'table' then error('nn.gModule: split() of a node whose output is not a table', 3) end
-        node.data.output = x[node.data.selectindex]
-      elseif node.data.module then
-        node.data.output = node.data.module:updateOutput(#node.inputs == 0 and not self.input_index[node] and {} or x)
+      local d, output = node.data, nil
+      if d.selectindex then
+        output = d.input[1][d.selectindex]
       else
-        node.data.output = x
+        output = node_input(d)
+        if d.module then output = d.module:updateOutput(output) end
+        if d.nSplitOutputs and (type(output) ~= 'table' or #output ~= d.nSplitOutputs) then
+          error(string.format('nn.gModule: split(%d) of the node declared at %s cannot split %s', d.nSplitOutputs,
+                              d.annotations._debugLabel, what(output)), 3)
+        end
+      end
+      for _, child in ipairs(node.children) do
+        child.data.input = child.data.input or {}
+        child.data.input[child.data.mapindex[d]] = output
       end
     end
-    if #self.outputnodes == 1 then
-      self.output = self.outputnodes[1].data.output
-    else
-      self.output = {}
-      for i, node in ipairs(self.outputnodes) do self.output[i] = node.data.output end
-    end
+    self.output = self.outnode.data.input
+    if #self.outnode.children == 1 then self.output = self.output[1] end
     return self.output
   end
 
-  local function add_gradient(node, g)
-    node.data.gradOutput = node.data.gradOutput == nil and g or util.add(node.data.gradOutput, g)
+  -- The sum of the gradients a node got (kept in gradOutputBuffer when several).
+  local function total_gradient(data)
+    local list = data.gradOutput
+    if #list == 1 then return list[1] end
+    local sum = list[1]
+    for i = 2, #list do sum = util.add(sum, list[i]) end
+    data.gradOutputBuffer = sum
+    return sum
   end
 
   function gModule:updateGradInput(input, gradOutput)
-    for _, node in ipairs(self.forwardnodes) do node.data.gradOutput = nil end
-    if #self.outputnodes == 1 then
-      add_gradient(self.outputnodes[1], gradOutput)
-    else
-      if type(gradOutput) ~= 'table' or #gradOutput ~= #self.outputnodes then
-        error(string.format('nn.gModule: expected a table of %d gradOutputs, got %s', #self.outputnodes,
-                            what(gradOutput)), 3)
-      end
-      for i, node in ipairs(self.outputnodes) do add_gradient(node, gradOutput[i]) end
+    local outputs = #self.outnode.children
+    if outputs > 1 and (type(gradOutput) ~= 'table' or class.typename(gradOutput) or #gradOutput ~= outputs) then
+      error(string.format('nn.gModule: expected a table of %d gradOutputs, got %s', outputs, what(gradOutput)), 3)
     end
-    for k = #self.forwardnodes, 1, -1 do
-      local node = self.forwardnodes[k]
-      local g = node.data.gradOutput
-      if node.data.selectindex then
-        local from = node.inputs[1]
-        from.data.gradOutput = from.data.gradOutput or {}
-        local t = from.data.gradOutput
-        t[node.data.selectindex] = t[node.data.selectindex] == nil and g or util.add(t[node.data.selectindex], g)
+    for _, node in ipairs(self.backwardnodes) do node.data.gradOutput, node.data.gradOutputBuffer = nil, nil end
+    self.outnode.data.gradOutput = { gradOutput }
+    for _, node in ipairs(self.backwardnodes) do
+      local d = node.data
+      local g = total_gradient(d)
+      if d.selectindex then
+        local child = node.children[1].data
+        child.gradOutput = child.gradOutput or { {} }
+        child.gradOutput[1][d.selectindex] = g
       else
-        local gi = g
-        if node.data.module then gi = node.data.module:updateGradInput(node.data.input, g) end
-        node.data.gradInput = gi
-        if #node.inputs == 1 then
-          add_gradient(node.inputs[1], gi)
-        else
-          for i, from in ipairs(node.inputs) do add_gradient(from, gi[i]) end
+        local gradInput = d.module and d.module:updateGradInput(node_input(d), g) or g
+        for _, child in ipairs(node.children) do
+          child.data.gradOutput = child.data.gradOutput or {}
+          local gi = #node.children == 1 and gradInput or gradInput[d.mapindex[child.data]]
+          table.insert(child.data.gradOutput, gi)
         end
       end
     end
-    if self.nInputs == 1 then
-      self.gradInput = self.inputnodes[1].data.gradInput
-    else
-      self.gradInput = {}
-      for i, node in ipairs(self.inputnodes) do self.gradInput[i] = node.data.gradInput end
-    end
+    self.gradInput = self.innode.data.gradOutput[1]
     return self.gradInput
   end
 
   function gModule:accGradParameters(input, gradOutput, scale)
-    for _, node in ipairs(self.forwardnodes) do
-      if node.data.module then node.data.module:accGradParameters(node.data.input, node.data.gradOutput, scale or 1) end
+    for _, node in ipairs(self.backwardnodes) do
+      local d = node.data
+      if d.module then
+        local g = #d.gradOutput > 1 and d.gradOutputBuffer or d.gradOutput[1]
+        d.module:accGradParameters(node_input(d), g, scale or 1)
+      end
     end
   end
 
   -- The nodes' inputs and gradients are the module's state too.
   function gModule:clearState()
     for _, node in ipairs(self.forwardnodes) do
-      node.data.input, node.data.output, node.data.gradOutput, node.data.gradInput = nil, nil, nil, nil
+      node.data.input, node.data.gradOutput, node.data.gradOutputBuffer = nil, nil, nil
     end
     return parent.clearState(self)
   end
 
   function gModule:__tostring__() return self.name or 'nn.gModule' end
-
-  return nn.gModule
 end
