@@ -62,15 +62,16 @@ local function batch(input, size, numInputDims, numElements)
 end
 
 function View:updateOutput(input)
-  local bsz = batch(input, self.size, self.numInputDims, self.numElements)
-  local shape = bsz and { bsz, unpack(self.size) } or self.size
+  local size = util.list(self.size)
+  local bsz = batch(input, size, self.numInputDims, self.numElements)
+  local shape = bsz and { bsz, unpack(size) } or size
   self.output = input:contiguous():view(shape)
   return self.output
 end
 
 View.updateGradInput = backward
 
-function View:__tostring__() return 'nn.View(' .. table.concat(self.size, ', ') .. ')' end
+function View:__tostring__() return 'nn.View(' .. table.concat(util.list(self.size), ', ') .. ')' end
 
 local Reshape = class.class('nn.Reshape', 'nn.Module', nn)
 
@@ -83,9 +84,9 @@ function Reshape:__init(...)
 end
 
 function Reshape:updateOutput(input)
-  local shape = self.size
+  local shape = util.list(self.size)
   if self.batchMode == true or (self.batchMode == nil and not (input:numel() == self.nelement and input:size(1) ~= 1)) then
-    shape = { input:size(1), unpack(self.size) }
+    shape = { input:size(1), unpack(shape) }
   end
   self.output = input:contiguous():view(shape)
   return self.output
@@ -93,4 +94,4 @@ end
 
 Reshape.updateGradInput = backward
 
-function Reshape:__tostring__() return 'nn.Reshape(' .. table.concat(self.size, 'x') .. ')' end
+function Reshape:__tostring__() return 'nn.Reshape(' .. table.concat(util.list(self.size), 'x') .. ')' end

@@ -43,6 +43,13 @@ end
 -- An empty tensor, as Torch7's torch.Tensor() of a module's output and gradInput.
 function M.empty(name) return fused.empty({ 0 }, M.options(name)) end
 
+-- A list of numbers kept as a Lua table here, or as a LongStorage (a 1-D tensor) in a
+-- module Torch7 saved (View's and Reshape's size).
+function M.list(v)
+  if is_tensor(v) then return v:totable() end
+  return v
+end
+
 -- Tables of tensors (any nesting), as nngraph's and the table modules' inputs ----------------
 
 -- a + b, both tensors or tables of the same nesting: new tensors, a and b untouched.
