@@ -31,6 +31,12 @@ describe('th nn gradients (float64, central differences)', function()
     { 'Exp', function() return nn.Exp(), r(3) end },
     { 'Log', function() return nn.Log(), positive(3) end },
     { 'HardTanh', function() return nn.HardTanh(), r(3, 4) end },
+    { 'Threshold', function() return nn.Threshold(0.2, -3), r(3, 4) end },
+    { 'LeakyReLU', function() return nn.LeakyReLU(0.1), r(3, 4) end },
+    { 'ELU', function() return nn.ELU(0.7), r(3, 4) end },
+    { 'SoftPlus', function() return nn.SoftPlus(2), r(3, 4) end },
+    { 'SoftSign', function() return nn.SoftSign(), r(3, 4) end },
+    { 'LogSigmoid', function() return nn.LogSigmoid(), r(3, 4) end },
     { 'MulConstant', function() return nn.MulConstant(2.5), r(3) end },
     { 'AddConstant', function() return nn.AddConstant(2), r(3) end },
     { 'SoftMax', function() return nn.SoftMax(), r(3, 4) end },
@@ -144,6 +150,81 @@ describe('th nn Module protocol', function()
     c:accUpdateGradParameters(x, g, 0.1)
     helper.assert_close(c.weight, expected, 1e-12, 'accUpdateGradParameters')
     assert.equals(0, fused.sum(fused.abs(c.gradWeight)))
+  end)
+
+  it("computes the element-wise modules' outputs as Torch7 defined them", function()
+    local x = fused.tensor({ -30, -1, 0, 0.5, 15 }, { dtype = 'float64' })
+    local function same(m, expected)
+      local y = m:forward(x)
+      for i = 1, 5 do assert.is_true(math.abs(y[i] - expected[i]) < 1e-12, tostring(m) .. ' at ' .. i) end
+    end
+    same(nn.Threshold(0.2, -3), { -3, -3, -3, 0.5, 15 })
+    same(nn.ReLU(), { 0, 0, 0, 0.5, 15 })
+    same(nn.LeakyReLU(), { -0.3, -0.01, 0, 0.5, 15 })
+    same(nn.ELU(2), { 2 * (math.exp(-30) - 1), 2 * (math.exp(-1) - 1), 0, 0.5, 15 })
+    same(nn.SoftPlus(2), { math.log(1 + math.exp(-60)) / 2, math.log(1 + math.exp(-2)) / 2, math.log(2) / 2,
+                           math.log(1 + math.exp(1)) / 2, 15 }) -- 2 * 15 > 20: x itself
+    same(nn.SoftSign(), { -30 / 31, -0.5, 0, 0.5 / 1.5, 15 / 16 })
+    same(nn.LogSigmoid(), { -30 - math.log(1 + math.exp(-30)), -math.log(1 + math.exp(1)), -math.log(2),
+                            -math.log(1 + math.exp(-0.5)), -math.log(1 + math.exp(-15)) })
+    assert.is_true(class.is_type_of(nn.ReLU(), 'nn.Threshold')) -- as in Torch7
+  end)
+
+  it("accUpdateGradParameters of every container steps each module as updateParameters after backward", function()
+    require 'fused.th.nngraph'
+    local x = nn.Identity()()
+    local graph_model = nn.gModule({ x }, { nn.Linear(4, 2)(nn.Tanh()(nn.Linear(3, 4)(x))) })
+    local models = {
+      nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(fused.nn.Linear(4, 2, { dtype = 'float64' })),
+      nn.Sequential():add(nn.ConcatTable():add(nn.Linear(3, 2)):add(nn.Linear(3, 2))):add(nn.CAddTable()),
+      nn.Sequential():add(nn.ConcatTable():add(nn.Linear(3, 2)):add(nn.Identity()))
+        :add(nn.ParallelTable():add(nn.Tanh()):add(nn.Linear(3, 2))):add(nn.CAddTable()),
+      graph_model,
+    }
+    for k, m in ipairs(models) do
+      local input, g = r(5, 3), r(5, 2)
+      local stepped = m:clone()
+      m:zeroGradParameters()
+      m:forward(input)
+      m:backward(input, g)
+      m:updateParameters(0.1)
+      stepped:zeroGradParameters()
+      stepped:forward(input)
+      stepped:updateGradInput(input, g)
+      stepped:accUpdateGradParameters(input, g, 0.1)
+      local p1, p2 = m:getParameters(), stepped:getParameters()
+      helper.assert_close(p2, p1, 1e-12, 'model ' .. k)
+      local _, grads = stepped:getParameters()
+      assert.equals(0, fused.sum(fused.abs(grads)), 'model ' .. k .. ': gradients untouched')
+    end
+  end)
+
+  it("trains with nn.StochasticGradient as nn's README does (XOR)", function()
+    fused.manual_seed(2)
+    local mlp = nn.Sequential():add(nn.Linear(2, 20)):add(nn.Tanh()):add(nn.Linear(20, 1))
+    local criterion = nn.MSECriterion()
+    local dataset = {}
+    function dataset:size() return 100 end
+    for i = 1, dataset:size() do
+      local input = r(2)
+      local output = fused.ones({ 1 }, { dtype = 'float64' })
+      if input[1] * input[2] > 0 then output[1] = -1 end
+      dataset[i] = { input, output }
+    end
+    local trainer = nn.StochasticGradient(mlp, criterion)
+    trainer.learningRate = 0.05
+    trainer.maxIteration = 40
+    local errors, printed = {}, {}
+    trainer.hookIteration = function(_, iteration, err) errors[iteration] = err end
+    local print_ = _G.print
+    _G.print = function(...) printed[#printed + 1] = table.concat({ ... }, ' ') end
+    local ok, err = pcall(trainer.train, trainer, dataset)
+    _G.print = print_
+    assert(ok, err)
+    assert.equals(40, #errors)
+    assert.is_true(errors[40] < errors[1] * 0.6, string.format('error %g -> %g', errors[1], errors[40]))
+    assert.equals('# StochasticGradient: training', printed[1])
+    assert.equals('# training error = ' .. errors[40], printed[#printed])
   end)
 
   it('parameters() gives {weight, bias}, {gradWeight, gradBias}, and nil without any', function()

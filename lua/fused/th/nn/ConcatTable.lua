@@ -35,4 +35,8 @@ function ConcatTable:accGradParameters(input, gradOutput, scale)
   for i, m in ipairs(self.modules) do m:accGradParameters(input, gradOutput[i], scale or 1) end
 end
 
+function ConcatTable:accUpdateGradParameters(input, gradOutput, lr)
+  for i, m in ipairs(self.modules) do m:accUpdateGradParameters(input, gradOutput[i], lr) end
+end
+
 return ConcatTable

@@ -61,6 +61,19 @@ function Native:backward(input, gradOutput, scale)
   return self.gradInput
 end
 
+-- The parameters step by -lr times this call's gradient; the gradients are left as they were.
+function Native:accUpdateGradParameters(input, gradOutput, lr)
+  local params, grads = self:parameters()
+  if not params then return end
+  local kept = {}
+  for i, g in ipairs(grads) do kept[i] = g:clone() g:zero_() end
+  self:accGradParameters(input, gradOutput, 1)
+  for i, p in ipairs(params) do
+    p:add_(grads[i], { alpha = -lr })
+    grads[i]:copy_(kept[i])
+  end
+end
+
 function Native:parameters()
   local params, grads = self.module:parameters()
   if #params > 0 then return params, grads end

@@ -29,4 +29,8 @@ function ParallelTable:accGradParameters(input, gradOutput, scale)
   for i, m in ipairs(self.modules) do m:accGradParameters(input[i], gradOutput[i], scale or 1) end
 end
 
+function ParallelTable:accUpdateGradParameters(input, gradOutput, lr)
+  for i, m in ipairs(self.modules) do m:accUpdateGradParameters(input[i], gradOutput[i], lr) end
+end
+
 return ParallelTable

@@ -49,6 +49,17 @@ function Sequential:accGradParameters(input, gradOutput, scale)
   if self.modules[1] then self.modules[1]:accGradParameters(input, current, scale) end
 end
 
+-- Each module's own step by -lr times its gradient, last to first, each with its input.
+function Sequential:accUpdateGradParameters(input, gradOutput, lr)
+  local current = gradOutput
+  for i = #self.modules, 2, -1 do
+    local m = self.modules[i]
+    m:accUpdateGradParameters(self.modules[i - 1].output, current, lr)
+    current = m.gradInput
+  end
+  if self.modules[1] then self.modules[1]:accUpdateGradParameters(input, current, lr) end
+end
+
 function Sequential:__tostring__() return self:describe(true) end
 
 return Sequential

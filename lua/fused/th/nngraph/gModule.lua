@@ -165,6 +165,17 @@ return function(nngraph)
     end
   end
 
+  -- Each module's own step by -lr times its gradient (StochasticGradient's update).
+  function gModule:accUpdateGradParameters(input, gradOutput, lr)
+    for _, node in ipairs(self.backwardnodes) do
+      local d = node.data
+      if d.module then
+        local g = #d.gradOutput > 1 and d.gradOutputBuffer or d.gradOutput[1]
+        d.module:accUpdateGradParameters(node_input(d), g, lr)
+      end
+    end
+  end
+
   -- The nodes' inputs and gradients are the module's state too.
   function gModule:clearState()
     for _, node in ipairs(self.forwardnodes) do
