@@ -325,3 +325,51 @@ describe('th optim with getParameters', function()
     assert.is_true(last < first * 0.5, string.format('loss %g -> %g', first, last))
   end)
 end)
+
+describe('th optim ConfusionMatrix and Logger', function()
+  it('counts predictions given as classes or scores, and prints as Torch7', function()
+    local c = optim.ConfusionMatrix({ 'a', 'b', 'c' })
+    c:add(1, 1)
+    c:add(2, 1)
+    c:add(fused.tensor({ 0.1, 0.7, 0.2 }), 2)
+    c:add(3, fused.tensor({ 0, 0, 1 }))
+    c:batchAdd(fused.tensor({ { 1, 0, 0 }, { 0, 0, 1 } }), fused.tensor({ 1, 2 }))
+    c:add(1, 0) -- a target below 1 is not counted
+    assert.same({ { 2, 1, 0 }, { 0, 1, 1 }, { 0, 0, 1 } }, c.mat:totable())
+    c:updateValids()
+    assert.equals('ConfusionMatrix:\n[[       2       1       0]   66.667% \t[class: a]\n'
+                  .. ' [       0       1       1]   50.000% \t[class: b]\n'
+                  .. ' [       0       0       1]]  100.000% \t[class: c]\n'
+                  .. ' + average row correct: ' .. c.averageValid * 100 .. '% \n'
+                  .. ' + average rowUcol correct (VOC measure): ' .. c.averageUnionValid * 100 .. '% \n'
+                  .. ' + global correct: ' .. 4 / 6 * 100 .. '%', tostring(c))
+    assert.is_true(math.abs(c.averageValid - (2 / 3 + 1 / 2 + 1) / 3) < 1e-6) -- valids are float32, as Torch7's
+    assert.is_true(math.abs(c.averageUnionValid - (2 / 3 + 1 / 3 + 1 / 2) / 3) < 1e-6)
+    c:zero()
+    assert.equals(0, fused.sum(c.mat))
+    assert.has_error(function() c:add(4, 1) end, 'optim.ConfusionMatrix: class 4 (target 1) is not one of 1 .. 3')
+  end)
+
+  it('logs a line per add under the names, the file whole after each, and says it cannot plot', function()
+    local path = os.tmpname()
+    local logger = optim.Logger(path)
+    logger:setNames { 'train', 'test' }
+    logger:add { 0.5, 0.25 }
+    assert.equals('train\ttest\t\n 5.0000e-01\t 2.5000e-01\t\n', helper.read(path))
+    logger:add { 0.4, 'n/a' }
+    assert.equals('train\ttest\t\n 5.0000e-01\t 2.5000e-01\t\n 4.0000e-01\tn/a\t\n', helper.read(path))
+    assert.same({ 0.5, 0.4 }, logger.symbols[1])
+    local keyed = optim.Logger(path)
+    keyed:add { ['train error'] = 1, ['test error'] = 2 }
+    assert.equals('test error\ttrain error\t\n 2.0000e+00\t 1.0000e+00\t\n', helper.read(path))
+    assert.has_error(function() keyed:add { ['train error'] = {} } end,
+      "optim.Logger:add: 'test error' expected a number or a string, got nil")
+    local printed
+    local print_ = _G.print
+    _G.print = function(s) printed = s end
+    keyed:plot()
+    _G.print = print_
+    os.remove(path)
+    assert.matches('<Logger> warning: cannot plot', printed, 1, true)
+  end)
+end)

@@ -2,6 +2,8 @@
 -- graphinspecting.lua made it; with fname, written to fname .. '.dot' (nngraph also ran
 -- Graphviz for an .svg and, without fname, showed it in a window: neither is done here, draw
 -- the .dot with `dot -Tsvg`). g.fg is the forward graph, g.bg the backward.
+local file = require 'fused.file'
+
 local function quote(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub('\n', '\\n') .. '"' end
 
 local function attributes(node, label)
@@ -33,13 +35,6 @@ end
 
 return function(g, title, fname)
   local text = todot(g, title)
-  if fname then
-    local path = fname .. '.dot'
-    local tmp = path .. '.tmp'
-    local f = assert(io.open(tmp, 'w'))
-    f:write(text)
-    f:close()
-    assert(os.rename(tmp, path))
-  end
+  if fname then file.write_atomic('graph.dot', fname .. '.dot', { text }) end
   return text
 end
