@@ -57,6 +57,21 @@ describe('th nn gradients (float64, central differences)', function()
     { 'SplitTable', function() return nn.SplitTable(2), r(2, 3) end },
     { 'SelectTable', function() return nn.SelectTable(-1), { r(2), r(3) } end },
     { 'NarrowTable', function() return nn.NarrowTable(2, 2), { r(2), r(3), r(1) } end },
+    { 'Concat', function() return nn.Concat(2):add(nn.Linear(3, 2)):add(nn.Tanh()), r(4, 3) end },
+    { 'Parallel', function() return nn.Parallel(2, 1):add(nn.Linear(3, 2)):add(nn.Tanh()), r(3, 2) end },
+    { 'Select', function() return nn.Select(2, -1), r(3, 4) end },
+    { 'Squeeze', function() return nn.Squeeze(), r(3, 1, 4) end },
+    { 'Unsqueeze', function() return nn.Unsqueeze(2), r(3, 4) end },
+    { 'Transpose', function() return nn.Transpose({ 1, 2 }, { 2, 3 }), r(2, 3, 4) end },
+    { 'Replicate', function() return nn.Replicate(3, 2, 1), r(2, 4) end },
+    { 'MM', function() return nn.MM(), { r(2, 3), r(3, 4) } end },
+    { 'MM transposed, batched', function() return nn.MM(true, true), { r(2, 3, 4), r(2, 5, 3) } end },
+    { 'Mul', function() return nn.Mul(), r(3, 2) end },
+    { 'Add', function() return nn.Add(4), r(3, 4) end },
+    { 'Add of one number', function() return nn.Add(4, true), r(3, 4) end },
+    { 'CMul', function() return nn.CMul(4), r(3, 4) end },
+    { 'Max', function() return nn.Max(2), r(3, 4) end },
+    { 'Min of a vector', function() return nn.Min(1), r(5) end },
     { 'Sequential', function() return nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.Linear(4, 2)), r(5, 3) end },
     { 'ConcatTable', function() return nn.ConcatTable():add(nn.Linear(3, 2)):add(nn.Identity()), r(2, 3) end },
     { 'ParallelTable', function() return nn.ParallelTable():add(nn.Linear(3, 2)):add(nn.Tanh()), { r(2, 3), r(2, 2) } end },
@@ -81,6 +96,10 @@ describe('th nn criterions', function()
     { 'MSECriterion', nn.MSECriterion(), x, data.y, 'mse' },
     { 'MSECriterion without sizeAverage', nn.MSECriterion(false), x, data.y, 'mse_sum' },
     { 'BCECriterion', nn.BCECriterion(), data.p, data.t, 'bce' },
+    { 'AbsCriterion', nn.AbsCriterion(), x, data.y, 'abs' },
+    { 'AbsCriterion without sizeAverage', nn.AbsCriterion(false), x, data.y, 'abs_sum' },
+    { 'SmoothL1Criterion', nn.SmoothL1Criterion(), x, data.y, 'smoothl1' },
+    { 'DistKLDivCriterion', nn.DistKLDivCriterion(), data.logq, data.tq, 'kldiv' },
     { 'BCECriterion with weights, summed', nn.BCECriterion(weights, false), data.p, data.t, 'bce_weights_sum' },
   }
   for _, case in ipairs(cases) do
@@ -92,6 +111,22 @@ describe('th nn criterions', function()
       helper.assert_close(crit:backward(input, t), data[name .. '_grad'], 1e-10, name .. ' gradient')
     end)
   end
+
+  it('ParallelCriterion and MultiCriterion weigh and add their criterions', function()
+    local mse, nll = nn.MSECriterion(), nn.ClassNLLCriterion()
+    local pc = nn.ParallelCriterion():add(nll, 0.5):add(mse)
+    local loss = pc:forward({ x, data.y }, { target, x })
+    assert.is_true(math.abs(loss - (0.5 * data.nll_loss:item() + mse:forward(data.y, x))) < 1e-12)
+    local g = pc:backward({ x, data.y }, { target, x })
+    helper.assert_close(g[1], fused.mul(data.nll_grad, 0.5), 1e-12, 'nll part')
+    local mc = nn.MultiCriterion():add(nn.MSECriterion(), 2):add(nn.AbsCriterion())
+    assert.is_true(math.abs(mc:forward(x, data.y) - (2 * data.mse_loss:item() + data.abs_loss:item())) < 1e-12)
+    helper.assert_close(mc:backward(x, data.y), fused.add(fused.mul(data.mse_grad, 2), data.abs_grad), 1e-12, 'sum')
+    local repeated = nn.ParallelCriterion(true):add(nn.MSECriterion()):add(nn.AbsCriterion())
+    assert.is_true(math.abs(repeated:forward({ x, x }, data.y) - (data.mse_loss:item() + data.abs_loss:item())) < 1e-12)
+    assert.has_error(function() pc:add(nn.Linear(1, 1)) end,
+      "nn.ParallelCriterion:add: argument 'criterion' expected an nn criterion, got nn.Linear")
+  end)
 
   it('ClassNLLCriterion takes one vector and a class number, as Torch7', function()
     local crit = nn.ClassNLLCriterion()

@@ -118,3 +118,90 @@ function BCE:updateGradInput(input, target)
   self.gradInput = g:div_(self.sizeAverage and input:numel() or 1)
   return self.gradInput
 end
+
+-- AbsCriterion, SmoothL1Criterion, DistKLDivCriterion (sizeAverage): sum |x - t|; sum of
+-- (x - t)^2 / 2 where |x - t| < 1 and |x - t| - 1/2 elsewhere; sum t (log t - x) where t > 0
+-- (x log-probabilities); each divided by the elements when averaging.
+local POINTWISE = {
+  AbsCriterion = {
+    function(x, t) return fused.abs(fused.sub(x, t)) end,
+    function(x, t) return fused.sign(fused.sub(x, t)) end,
+  },
+  SmoothL1Criterion = {
+    function(x, t)
+      local d = fused.abs(fused.sub(x, t))
+      return fused.where(fused.lt(d, 1), fused.mul(d, d):mul_(0.5), fused.sub(d, 0.5))
+    end,
+    function(x, t) return fused.clamp(fused.sub(x, t), -1, 1) end,
+  },
+  DistKLDivCriterion = {
+    function(x, t)
+      local positive = fused.gt(t, 0)
+      return fused.where(positive, fused.mul(t, fused.sub(fused.log(fused.where(positive, t, 1)), x)), 0)
+    end,
+    function(_, t) return fused.neg(t) end,
+  },
+}
+
+for name, row in pairs(POINTWISE) do
+  local cls = class.class('nn.' .. name, 'nn.Criterion', nn)
+  function cls:__init(sizeAverage)
+    nn.Criterion.__init(self)
+    self.sizeAverage = sizeAverage == nil and true or sizeAverage
+  end
+  function cls:updateOutput(input, target)
+    self.output = fused.sum(row[1](input, target)) / (self.sizeAverage and input:numel() or 1)
+    return self.output
+  end
+  function cls:updateGradInput(input, target)
+    self.gradInput = row[2](input, target):mul_(1 / (self.sizeAverage and input:numel() or 1))
+    return self.gradInput
+  end
+end
+
+-- ParallelCriterion([repeatTarget]): criterion i on input[i] and target[i] (the one target
+-- when repeatTarget), weighted; MultiCriterion: every criterion on the same input and target,
+-- weighted. add(criterion[, weight]) adds one (weight 1).
+local function combined(name, spread)
+  local cls = class.class('nn.' .. name, 'nn.Criterion', nn)
+  function cls:__init(repeatTarget)
+    nn.Criterion.__init(self)
+    self.criterions, self.weights = {}, {}
+    self.repeatTarget = repeatTarget
+  end
+  function cls:add(criterion, weight)
+    if not class.is_type_of(criterion, 'nn.Criterion') then
+      error(string.format("nn.%s:add: argument 'criterion' expected an nn criterion, got %s", name,
+                          class.typename(criterion) or type(criterion)), 2)
+    end
+    self.criterions[#self.criterions + 1] = criterion
+    self.weights[#self.weights + 1] = weight or 1
+    return self
+  end
+  local function args(self, i, input, target)
+    if not spread then return input, target end
+    return input[i], self.repeatTarget and target or target[i]
+  end
+  function cls:updateOutput(input, target)
+    self.output = 0
+    for i, c in ipairs(self.criterions) do self.output = self.output + self.weights[i] * c:updateOutput(args(self, i, input, target)) end
+    return self.output
+  end
+  function cls:updateGradInput(input, target)
+    local grads
+    for i, c in ipairs(self.criterions) do
+      local g = fused.mul(c:updateGradInput(args(self, i, input, target)), self.weights[i])
+      if spread then
+        grads = grads or {}
+        grads[i] = g
+      else
+        grads = grads and fused.add(grads, g) or g
+      end
+    end
+    self.gradInput = grads
+    return grads
+  end
+end
+
+combined('ParallelCriterion', true)
+combined('MultiCriterion', false)

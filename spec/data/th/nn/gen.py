@@ -1,7 +1,8 @@
 # PyTorch (float64) references for spec/th_nn_spec.lua's criterions, which follow Torch7's nn:
 # ClassNLLCriterion = nll_loss, CrossEntropyCriterion = cross_entropy (weights: divided by the
-# picked weights' sum when averaging), MSECriterion = mse_loss, BCECriterion = binary
-# cross-entropy (Torch7 adds eps = 1e-12 inside the logs: written out here). Run with
+# picked weights' sum when averaging), MSECriterion = mse_loss, AbsCriterion = l1_loss,
+# SmoothL1Criterion = smooth_l1_loss, DistKLDivCriterion = kl_div (mean over the elements),
+# BCECriterion = binary cross-entropy (Torch7 adds eps = 1e-12 inside the logs: written out). Run with
 # /work/venv-torch/bin/python gen.py; writes the .npy files beside it.
 import numpy as np
 import torch
@@ -45,7 +46,15 @@ out = {'x': x.numpy(), 'target': (target + 1).to(torch.float64).numpy(), 'weight
 for name, fn in cases.items():
     loss, g = grad_of(fn, x)
     out[name + '_loss'], out[name + '_grad'] = np.array(loss), g
+logq = torch.log_softmax(torch.randn(4, 5, dtype=torch.float64), 1)
+tq = torch.softmax(torch.randn(4, 5, dtype=torch.float64), 1)
+tq[0, 1] = 0  # a zero target: its term is 0, as Torch7's
+out['logq'], out['tq'] = logq.numpy(), tq.numpy()
 for name, fn, inp in [('mse', lambda v: torch.nn.functional.mse_loss(v, y), x),
+                      ('abs', lambda v: torch.nn.functional.l1_loss(v, y), x),
+                      ('abs_sum', lambda v: torch.nn.functional.l1_loss(v, y, reduction='sum'), x),
+                      ('smoothl1', lambda v: torch.nn.functional.smooth_l1_loss(v, y), x),
+                      ('kldiv', lambda v: torch.nn.functional.kl_div(v, tq, reduction='mean'), logq),
                       ('mse_sum', lambda v: torch.nn.functional.mse_loss(v, y, reduction='sum'), x),
                       ('bce', bce(False, True), p), ('bce_weights_sum', bce(True, False), p)]:
     loss, g = grad_of(fn, inp)
