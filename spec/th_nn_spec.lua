@@ -72,6 +72,11 @@ describe('th nn gradients (float64, central differences)', function()
     { 'CMul', function() return nn.CMul(4), r(3, 4) end },
     { 'Max', function() return nn.Max(2), r(3, 4) end },
     { 'Min of a vector', function() return nn.Min(1), r(5) end },
+    { 'SpatialConvolution', function() return nn.SpatialConvolution(2, 3, 3, 2), r(2, 2, 5, 4) end },
+    { 'SpatialConvolutionMM, strided and padded, of 3 dims', function()
+      return nn.SpatialConvolutionMM(2, 3, 3, 3, 2, 1, 1, 1), r(2, 5, 6) end },
+    { 'SpatialMaxPooling', function() return nn.SpatialMaxPooling(2, 2), r(2, 2, 4, 6) end },
+    { 'SpatialMaxPooling, padded, ceil', function() return nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil(), r(1, 2, 6, 5) end },
     { 'Sequential', function() return nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.Linear(4, 2)), r(5, 3) end },
     { 'ConcatTable', function() return nn.ConcatTable():add(nn.Linear(3, 2)):add(nn.Identity()), r(2, 3) end },
     { 'ParallelTable', function() return nn.ParallelTable():add(nn.Linear(3, 2)):add(nn.Tanh()), { r(2, 3), r(2, 2) } end },
@@ -132,6 +137,54 @@ describe('th nn criterions', function()
     local crit = nn.ClassNLLCriterion()
     assert.equals(-x[2][5], crit:forward(x[2], 5))
     assert.same({ 0, 0, 0, 0, -1 }, crit:backward(x[2], 5):totable())
+  end)
+end)
+
+describe('th nn spatial modules against PyTorch (float64)', function()
+  it("SpatialConvolution gives conv2d's output and input gradient, padded and strided", function()
+    local conv = nn.SpatialConvolution(2, 3, 3, 2, 2, 1, 1, 0)
+    conv.weight:copy_(data.conv_w)
+    conv.bias:copy_(data.conv_b)
+    helper.assert_close(conv:forward(data.img), data.conv_out, 1e-10, 'output')
+    helper.assert_close(conv:backward(data.img, data.conv_r), data.conv_grad, 1e-10, 'gradInput')
+    local mm = nn.SpatialConvolutionMM(2, 3, 3, 2, 2, 1, 1, 0)
+    mm.weight:copy_(data.conv_w:reshape(3, -1))
+    mm.bias:copy_(data.conv_b)
+    helper.assert_close(mm:forward(data.img), data.conv_out, 1e-10, 'MM output')
+  end)
+
+  it("SpatialMaxPooling with ceil() gives max_pool2d's ceil_mode output and gradient", function()
+    local pool = nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil()
+    helper.assert_close(pool:forward(data.img), data.pool_out, 0, 'output')
+    helper.assert_close(pool:backward(data.img, data.pool_r), data.pool_grad, 1e-12, 'gradInput')
+    assert.has_error(function() nn.SpatialMaxPooling(7, 7):forward(r(1, 5, 5)) end,
+      'nn.SpatialMaxPooling: the input (5) is too small for the kernel (7, padding 0): output size 0')
+    assert.has_error(function() nn.SpatialConvolution(3, 2, 3, 3):forward(r(2, 5, 5)) end,
+      'nn.SpatialConvolution: input expected 3 planes, got 2')
+  end)
+
+  it('trains a small convnet with getParameters and optim.sgd: the loss falls', function()
+    fused.manual_seed(4)
+    local optim = require 'fused.th.optim'
+    local model = nn.Sequential()
+      :add(nn.SpatialConvolutionMM(1, 4, 3, 3)):add(nn.Tanh()):add(nn.SpatialMaxPooling(2, 2, 2, 2))
+      :add(nn.Reshape(4 * 3 * 3)):add(nn.Linear(4 * 3 * 3, 2)):add(nn.LogSoftMax())
+    local criterion = nn.ClassNLLCriterion()
+    local inputs = fused.randn({ 8, 1, 8, 8 }, { dtype = 'float64' })
+    local targets = fused.tensor({ 1, 2, 1, 2, 1, 2, 1, 2 })
+    local params, grads = model:getParameters()
+    local function feval()
+      grads:zero_()
+      local loss = criterion:forward(model:forward(inputs), targets)
+      model:backward(inputs, criterion:backward(model.output, targets))
+      return loss, grads
+    end
+    local state, first, last = { learningRate = 0.5, momentum = 0.9 }, nil, nil
+    for _ = 1, 30 do
+      local _, fs = optim.sgd(feval, params, state)
+      first, last = first or fs[1], fs[1]
+    end
+    assert.is_true(last < first * 0.5, string.format('loss %g -> %g', first, last))
   end)
 end)
 

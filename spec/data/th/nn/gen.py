@@ -59,5 +59,19 @@ for name, fn, inp in [('mse', lambda v: torch.nn.functional.mse_loss(v, y), x),
                       ('bce', bce(False, True), p), ('bce_weights_sum', bce(True, False), p)]:
     loss, g = grad_of(fn, inp)
     out[name + '_loss'], out[name + '_grad'] = np.array(loss), g
+# SpatialConvolution(2, 3, kW=3, kH=2, dW=2, dH=1, padW=1, padH=0) = conv2d; SpatialMaxPooling(3, 3,
+# 2, 2, 1, 1):ceil() = max_pool2d(ceil_mode=True); gradients of sum(output * r).
+img = torch.randn(2, 2, 5, 6, dtype=torch.float64)
+conv_w = torch.randn(3, 2, 2, 3, dtype=torch.float64)
+conv_b = torch.randn(3, dtype=torch.float64)
+for name, fn, inp in [
+        ('conv', lambda v: torch.nn.functional.conv2d(v, conv_w, conv_b, stride=(1, 2), padding=(0, 1)), img),
+        ('pool', lambda v: torch.nn.functional.max_pool2d(v, 3, 2, 1, ceil_mode=True), img)]:
+    v = inp.clone().requires_grad_(True)
+    y_ = fn(v)
+    r = torch.randn(y_.shape, dtype=torch.float64)
+    (y_ * r).sum().backward()
+    out[name + '_out'], out[name + '_r'], out[name + '_grad'] = y_.detach().numpy(), r.numpy(), v.grad.numpy()
+out['img'], out['conv_w'], out['conv_b'] = img.numpy(), conv_w.numpy(), conv_b.numpy()
 for name, arr in out.items():
     np.save(name + '.npy', np.asarray(arr, dtype=np.float64))
