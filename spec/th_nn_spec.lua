@@ -521,6 +521,50 @@ describe("a Torch7 model moved to fused's LSTM (docs/torch7.md)", function()
   end)
 end)
 
+describe('th nn on the cuda device (a GPU, or the emulator in make test)', function()
+  -- x (a tensor or a table of them) on the device.
+  local function to_cuda(x)
+    if fused.is_tensor(x) then return x:to('cuda') end
+    local t = {}
+    for i, v in ipairs(x) do t[i] = to_cuda(v) end
+    return t
+  end
+
+  local cases = {
+    { 'Linear, Tanh, LogSoftMax and ClassNLLCriterion with weights', function()
+      return nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.LogSoftMax()), r(2, 3),
+             nn.ClassNLLCriterion(fused.rand({ 4 }, { dtype = 'float64' })), fused.tensor({ 1, 3 }) end },
+    { 'LookupTable', function() return nn.LookupTable(5, 3), fused.tensor({ { 1, 2 }, { 5, 1 } }):long() end },
+    { 'SpatialConvolution and SpatialMaxPooling', function()
+      return nn.Sequential():add(nn.SpatialConvolution(1, 2, 3, 3)):add(nn.SpatialMaxPooling(2, 2)), r(2, 1, 6, 6) end },
+    { 'Max', function() return nn.Max(2), r(3, 4) end },
+    { 'CMul and BCECriterion', function()
+      return nn.Sequential():add(nn.CMul(4)):add(nn.Sigmoid()), r(3, 4), nn.BCECriterion(),
+             fused.rand({ 3, 4 }, { dtype = 'float64' }):gt(0.5):double() end },
+  }
+  for _, case in ipairs(cases) do
+    helper.gpu_it(case[1] .. ": :cuda() gives the CPU's outputs and gradients", function()
+      local m, input, crit, target = case[2]()
+      local c = m:clone():type('torch.CudaDoubleTensor')
+      local _, cg = c:parameters()
+      assert.equals('cuda', (cg and cg[1] or c.output).device)
+      local y, cy = m:forward(input), c:forward(to_cuda(input))
+      assert.equals('cuda', cy.device)
+      helper.assert_close(cy:cpu(), y, 1e-12, 'output')
+      local g = r(unpack(y:shape()))
+      local gi, cgi = m:backward(input, g), c:backward(to_cuda(input), g:cuda())
+      if input.dtype == 'float64' then helper.assert_close(cgi:cpu(), gi, 1e-12, 'gradInput') end
+      local _, grads = m:parameters()
+      for i, gr in ipairs(grads or {}) do helper.assert_close(cg[i]:cpu(), gr, 1e-12, 'gradient ' .. i) end
+      if crit then
+        local cc = crit:clone():type('torch.CudaDoubleTensor')
+        assert.is_true(math.abs(crit:forward(y, target) - cc:forward(cy, to_cuda(target))) < 1e-12)
+        helper.assert_close(cc:backward(cy, to_cuda(target)):cpu(), crit:backward(y, target), 1e-12, 'criterion')
+      end
+    end)
+  end
+end)
+
 describe('th nn errors', function()
   it('names the class and the argument', function()
     assert.has_error(function() nn.Sequential():add(42) end,

@@ -43,9 +43,17 @@ function LookupTable:updateGradInput(input, gradOutput)
   return self.gradInput
 end
 
+-- Each index's row of gradWeight gets its rows of gradOutput added (index_add_ runs on the
+-- CPU: on the cuda device the sum is made there and added in).
 function LookupTable:accGradParameters(input, gradOutput, scale)
-  local g = gradOutput:reshape(-1, self.weight:size(2))
-  self.gradWeight:index_add_(1, indices(input), fused.mul(g, scale or 1))
+  local g = fused.mul(gradOutput:reshape(-1, self.weight:size(2)), scale or 1)
+  if self.gradWeight.device == 'cpu' then
+    self.gradWeight:index_add_(1, indices(input), g)
+  else
+    local delta = fused.zeros(self.gradWeight:shape(), { dtype = g.dtype })
+    delta:index_add_(1, indices(input):cpu(), g:cpu())
+    self.gradWeight:add_(delta:to(self.gradWeight.device))
+  end
 end
 
 function LookupTable:__tostring__()

@@ -32,7 +32,7 @@ for name, op in pairs({ Max = fused.max, Min = fused.min }) do
     local shape = {}
     for i = 1, input:dim() do shape[i] = 1 end
     shape[d] = input:size(d)
-    local positions = fused.arange(1, input:size(d) + 1):view(shape)
+    local positions = fused.arange(1, input:size(d) + 1):to(input.device):view(shape)
     local taken = fused.eq(positions, self.indices)
     self.gradInput = fused.mul(taken, gradOutput:contiguous():view(self.indices:shape()))
     return self.gradInput

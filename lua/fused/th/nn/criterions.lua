@@ -28,7 +28,7 @@ function NLL:__init(weights, sizeAverage)
 end
 
 local function nll_weights(self, x, t)
-  if self.weights then return fused.index_select(self.weights:to(x.dtype), 1, t) end
+  if self.weights then return fused.index_select(self.weights:to(x.dtype, x.device), 1, t) end
   return fused.ones({ t:numel() }, { dtype = x.dtype, device = x.device })
 end
 

@@ -193,7 +193,7 @@ function Pool:updateOutput(input)
     for kj = 0, self.kW - 1 do
       local v, k = window(xp, ki, kj, self.dH, self.dW, oH, oW), ki * self.kW + kj + 1
       if not best then
-        best, at = v:clone(), fused.full(v:shape(), k, { dtype = 'int64' })
+        best, at = v:clone(), fused.full(v:shape(), k, { dtype = 'int64', device = v.device })
       else
         local larger = fused.gt(v, best)
         best, at = fused.where(larger, v, best), fused.where(larger, k, at)
