@@ -565,6 +565,29 @@ describe('th nn on the cuda device (a GPU, or the emulator in make test)', funct
   end
 end)
 
+describe("torch.class objects' metamethods (lua/fused/th/class.lua)", function()
+  it("are the class's __tostring__, __call__, __sub__, __unm__ ... found through its parents", function()
+    local pkg = {}
+    local Base = class.class('thnnspec.Base', pkg)
+    function Base:__init(v) self.v = v end
+    function Base:__tostring__() return 'Base(' .. self.v .. ')' end
+    function Base:__call__(x) return self.v + x end
+    function Base:__sub__(other) return self.v - other.v end
+    function Base:__unm__() return -self.v end
+    class.class('thnnspec.Child', 'thnnspec.Base', pkg)
+    local a, b = pkg.Child(5), pkg.Base(2)
+    assert.equals('Base(5)', tostring(a))
+    assert.equals(8, a(3))
+    assert.equals(3, a - b)
+    assert.equals(-5, -a)
+    assert.equals('thnnspec.Child', class.typename(a.new(1)))
+    local Plain = class.class('thnnspec.Plain', pkg)
+    assert.matches('^thnnspec.Plain: 0x%x+$', tostring(Plain.new()))
+    assert.has_error(function() return pkg.Plain() + 1 end,
+      'attempt to add a thnnspec.Plain value (its class defines no __add__)')
+  end)
+end)
+
 describe('th nn errors', function()
   it('names the class and the argument', function()
     assert.has_error(function() nn.Sequential():add(42) end,
