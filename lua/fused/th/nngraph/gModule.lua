@@ -76,7 +76,6 @@ return function(nngraph)
       d.forwardNodeId = node.id
       if d.module then self.modules[#self.modules + 1] = d.module end
     end
-    self.output, self.gradInput = nil, nil
   end
 
   -- A node's input: the one input's output, or the list of several (a module with none: {}).
