@@ -4,6 +4,9 @@ local fused = require 'fused'
 local class = require 'fused.th.class'
 local nn = require 'fused.th.nn.namespace'
 
+-- The input table's tensors broadcast together, as fused's ops do (Torch7 wanted one
+-- shape: the same tensors give the same results); each input's gradient summed back to its
+-- shape.
 local function product_except(input, skip)
   local p
   for j, x in ipairs(input) do
@@ -12,22 +15,27 @@ local function product_except(input, skip)
   return p
 end
 
+local function to_shape(g, x)
+  if table.concat(g:shape(), 'x') == table.concat(x:shape(), 'x') then return g:clone() end
+  return fused.sum_to_size(g, x:shape())
+end
+
 local ROWS = {
   CAddTable = {
     function(input)
-      local sum = input[1]:clone()
-      for i = 2, #input do sum:add_(input[i]) end
-      return sum
+      local sum = input[1]
+      for i = 2, #input do sum = fused.add(sum, input[i]) end
+      return #input == 1 and sum:clone() or sum
     end,
-    function(_, g) return g:clone() end,
+    function(input, g, i) return to_shape(g, input[i]) end,
   },
   CSubTable = {
     function(input) return fused.sub(input[1], input[2]) end,
-    function(_, g, i) return i == 1 and g:clone() or fused.neg(g) end,
+    function(input, g, i) return i == 1 and to_shape(g, input[1]) or fused.neg(to_shape(g, input[2])) end,
   },
   CMulTable = {
-    function(input) return product_except(input, 0):clone() end,
-    function(input, g, i) return #input == 1 and g:clone() or fused.mul(g, product_except(input, i)) end,
+    function(input) return #input == 1 and input[1]:clone() or product_except(input, 0) end,
+    function(input, g, i) return #input == 1 and g:clone() or to_shape(fused.mul(g, product_except(input, i)), input[i]) end,
   },
 }
 
