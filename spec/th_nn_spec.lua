@@ -79,7 +79,16 @@ describe('th nn gradients (float64, central differences)', function()
     { 'SpatialConvolutionMM, strided and padded, of 3 dims', function()
       return nn.SpatialConvolutionMM(2, 3, 3, 3, 2, 1, 1, 1), r(2, 5, 6) end },
     { 'SpatialMaxPooling', function() return nn.SpatialMaxPooling(2, 2), r(2, 2, 4, 6) end },
+    { 'SpatialAveragePooling, padded, ceil', function() return nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1):ceil(), r(1, 2, 6, 5) end },
     { 'SpatialMaxPooling, padded, ceil', function() return nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil(), r(1, 2, 6, 5) end },
+    { 'BatchNormalization', function() return nn.BatchNormalization(3), r(5, 3) end },
+    { 'BatchNormalization without affine', function() return nn.BatchNormalization(3, nil, nil, false), r(5, 3) end },
+    { 'SpatialBatchNormalization', function() return nn.SpatialBatchNormalization(2), r(3, 2, 2, 3) end },
+    { 'BatchNormalization in evaluation', function()
+      local bn = nn.BatchNormalization(3)
+      bn.running_mean:copy_(r(3))
+      bn:evaluate()
+      return bn, r(5, 3) end },
     { 'Sequential', function() return nn.Sequential():add(nn.Linear(3, 4)):add(nn.Tanh()):add(nn.Linear(4, 2)), r(5, 3) end },
     { 'ConcatTable', function() return nn.ConcatTable():add(nn.Linear(3, 2)):add(nn.Identity()), r(2, 3) end },
     { 'ParallelTable', function() return nn.ParallelTable():add(nn.Linear(3, 2)):add(nn.Tanh()), { r(2, 3), r(2, 2) } end },
@@ -164,6 +173,32 @@ describe('th nn spatial modules against PyTorch (float64)', function()
       'nn.SpatialMaxPooling: the input (5) is too small for the kernel (7, padding 0): output size 0')
     assert.has_error(function() nn.SpatialConvolution(3, 2, 3, 3):forward(r(2, 5, 5)) end,
       'nn.SpatialConvolution: input expected 3 planes, got 2')
+  end)
+
+  it("SpatialAveragePooling gives avg_pool2d's output and gradient, the padding counted or not", function()
+    local pool = nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1):ceil()
+    helper.assert_close(pool:forward(data.img), data.avgpool_out, 1e-12, 'output')
+    helper.assert_close(pool:backward(data.img, data.avgpool_r), data.avgpool_grad, 1e-12, 'gradInput')
+    local exclude = nn.SpatialAveragePooling(3, 2, 1, 2, 1, 1):ceil():setCountExcludePad()
+    helper.assert_close(exclude:forward(data.img), data.avgpool_exclude_out, 1e-12, 'output, padding not counted')
+    helper.assert_close(exclude:backward(data.img, data.avgpool_exclude_r), data.avgpool_exclude_grad, 1e-12,
+                        'gradInput, padding not counted')
+  end)
+
+  it("SpatialBatchNormalization gives batch_norm's output, gradient and running statistics, then evaluates with them", function()
+    local bn = nn.SpatialBatchNormalization(2)
+    bn.weight:copy_(data.bn_w)
+    bn.bias:copy_(data.bn_b)
+    helper.assert_close(bn:forward(data.img), data.bn_out, 1e-10, 'output')
+    helper.assert_close(bn:backward(data.img, data.bn_r), data.bn_grad, 1e-10, 'gradInput')
+    helper.assert_close(bn.running_mean, data.bn_running_mean, 1e-12, 'running_mean')
+    helper.assert_close(bn.running_var, data.bn_running_var, 1e-12, 'running_var')
+    bn:evaluate()
+    helper.assert_close(bn:forward(data.img), data.bn_eval, 1e-10, 'evaluation')
+    helper.assert_close(bn:forward(data.img[1]), data.bn_eval[1], 1e-10, 'one sample in evaluation')
+    bn:training()
+    assert.has_error(function() bn:forward(data.img[1]) end,
+      'nn.SpatialBatchNormalization: input expected 4 dims (3 without the batch in evaluation), got 3')
   end)
 
   it('trains a small convnet with getParameters and optim.sgd: the loss falls', function()

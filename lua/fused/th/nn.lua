@@ -5,7 +5,8 @@ local nn = require 'fused.th.nn.namespace'
 for _, file in ipairs({ 'Module', 'Container', 'Sequential', 'ConcatTable', 'ParallelTable', 'Native',
                         'Linear', 'LookupTable', 'pointwise', 'softmax', 'Dropout', 'Identity', 'View',
                         'Narrow', 'Sum', 'ctable', 'JoinTable', 'SplitTable', 'SelectTable',
-                        'Concat', 'dims', 'scale', 'MM', 'MaxMin', 'spatial', 'Criterion', 'criterions',
+                        'Concat', 'dims', 'scale', 'MM', 'MaxMin', 'spatial', 'BatchNormalization',
+                        'Criterion', 'criterions',
                         'StochasticGradient' }) do
   require('fused.th.nn.' .. file)
 end

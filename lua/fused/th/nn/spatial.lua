@@ -1,7 +1,7 @@
--- The 2-D convolution and max pooling of Torch7's nn over inputs of planes x height x width or a
+-- The 2-D convolution and pooling of Torch7's nn over inputs of planes x height x width or a
 -- batch of them: nn.SpatialConvolution (weight nOutputPlane x nInputPlane x kH x kW),
 -- nn.SpatialConvolutionMM (the same weight as one nOutputPlane x (nInputPlane kH kW)
--- matrix), nn.SpatialMaxPooling (ceil() and floor() output sizes). The input, padded, is seen
+-- matrix), nn.SpatialMaxPooling and nn.SpatialAveragePooling (ceil() and floor() sizes). The input, padded, is seen
 -- through kH kW strided views, one per kernel offset (each B x C x oH x oW): the convolution
 -- copies them into columns for one matrix product (im2col), its backward adds the columns'
 -- gradient back through the same views.
@@ -176,9 +176,9 @@ end
 
 -- The sizes out, and the padding below and right that the last windows reach past the input.
 local function pool_sizes(self, x)
-  local H, W = x:size(3), x:size(4)
-  local oH = output_size('nn.SpatialMaxPooling', H, self.kH, self.dH, self.padH, self.ceil_mode)
-  local oW = output_size('nn.SpatialMaxPooling', W, self.kW, self.dW, self.padW, self.ceil_mode)
+  local H, W, fn = x:size(3), x:size(4), class.typename(self)
+  local oH = output_size(fn, H, self.kH, self.dH, self.padH, self.ceil_mode)
+  local oW = output_size(fn, W, self.kW, self.dW, self.padW, self.ceil_mode)
   local extraH = math.max(0, (oH - 1) * self.dH + self.kH - (H + 2 * self.padH))
   local extraW = math.max(0, (oW - 1) * self.dW + self.kW - (W + 2 * self.padW))
   return oH, oW, extraH, extraW
@@ -226,4 +226,77 @@ function Pool:__tostring__()
   local s = string.format('nn.SpatialMaxPooling(%dx%d, %d,%d', self.kW, self.kH, self.dW, self.dH)
   if self.padW ~= 0 or self.padH ~= 0 then s = s .. string.format(', %d,%d', self.padW, self.padH) end
   return s .. ')'
+end
+
+-- Average pooling ----------------------------------------------------------------------------
+
+-- nn.SpatialAveragePooling(kW, kH[, dW, dH, padW, padH]): each window's mean; the divisor counts
+-- the padding (count_include_pad, Torch7's default; setCountExcludePad() counts the input only),
+-- never the part of a ceil() window past the padding, as THNN's.
+local Avg = class.class('nn.SpatialAveragePooling', 'nn.Module', nn)
+
+function Avg:__init(kW, kH, dW, dH, padW, padH)
+  nn.Module.__init(self)
+  self.kW, self.kH = kW, kH
+  self.dW, self.dH = dW or 1, dH or 1
+  self.padW, self.padH = padW or 0, padH or 0
+  self.ceil_mode, self.count_include_pad, self.divide = false, true, true
+end
+
+Avg.ceil, Avg.floor = Pool.ceil, Pool.floor
+
+function Avg:setCountIncludePad()
+  self.count_include_pad = true
+  return self
+end
+
+function Avg:setCountExcludePad()
+  self.count_include_pad = false
+  return self
+end
+
+-- The sum of each window of xp (B x C x Hp x Wp, 0 outside the input) into B x C x oH x oW.
+local function window_sums(self, xp, oH, oW)
+  local sum
+  for ki = 0, self.kH - 1 do
+    for kj = 0, self.kW - 1 do
+      local v = window(xp, ki, kj, self.dH, self.dW, oH, oW)
+      sum = sum and sum:add_(v) or v:clone()
+    end
+  end
+  return sum
+end
+
+-- Each window's divisor (1 x 1 x oH x oW), or 1 when divide is off.
+local function divisors(self, x, oH, oW, extraH, extraW)
+  if self.divide == false then return 1 end
+  local H, W = x:size(3), x:size(4)
+  local counted = fused.ones({ 1, 1, H, W }, { dtype = x.dtype, device = x.device })
+  local mask = padded(counted, self.padH, self.padW, self.count_include_pad and 1 or 0, extraH, extraW)
+  if extraH > 0 then mask:narrow(3, mask:size(3) - extraH + 1, extraH):zero_() end
+  if extraW > 0 then mask:narrow(4, mask:size(4) - extraW + 1, extraW):zero_() end
+  return window_sums(self, mask, oH, oW)
+end
+
+function Avg:updateOutput(input)
+  local x, single = batched('nn.SpatialAveragePooling', input)
+  local oH, oW, extraH, extraW = pool_sizes(self, x)
+  local sums = window_sums(self, padded(x, self.padH, self.padW, 0, extraH, extraW), oH, oW)
+  local out = fused.div(sums, divisors(self, x, oH, oW, extraH, extraW))
+  self.output = single and out:squeeze(1) or out
+  return self.output
+end
+
+function Avg:updateGradInput(input, gradOutput)
+  local x, single = batched('nn.SpatialAveragePooling', input)
+  local B, C, H, W = unpack(x:shape())
+  local oH, oW, extraH, extraW = pool_sizes(self, x)
+  local g = fused.div(single and gradOutput:unsqueeze(1) or gradOutput, divisors(self, x, oH, oW, extraH, extraW))
+  local gp = fused.zeros({ B, C, H + 2 * self.padH + extraH, W + 2 * self.padW + extraW }, { dtype = x.dtype, device = x.device })
+  for ki = 0, self.kH - 1 do
+    for kj = 0, self.kW - 1 do window(gp, ki, kj, self.dH, self.dW, oH, oW):add_(g) end
+  end
+  local gi = gp:narrow(3, self.padH + 1, H):narrow(4, self.padW + 1, W):contiguous()
+  self.gradInput = single and gi:squeeze(1) or gi
+  return self.gradInput
 end

@@ -60,18 +60,35 @@ for name, fn, inp in [('mse', lambda v: torch.nn.functional.mse_loss(v, y), x),
     loss, g = grad_of(fn, inp)
     out[name + '_loss'], out[name + '_grad'] = np.array(loss), g
 # SpatialConvolution(2, 3, kW=3, kH=2, dW=2, dH=1, padW=1, padH=0) = conv2d; SpatialMaxPooling(3, 3,
-# 2, 2, 1, 1):ceil() = max_pool2d(ceil_mode=True); gradients of sum(output * r).
+# 2, 2, 1, 1):ceil() = max_pool2d(ceil_mode=True); SpatialAveragePooling(3, 3, 2, 2, 1, 1):ceil()
+# = avg_pool2d(ceil_mode=True), and (3, 2, 1, 2, 1, 1) with setCountExcludePad() =
+# count_include_pad=False; gradients of sum(output * r).
 img = torch.randn(2, 2, 5, 6, dtype=torch.float64)
 conv_w = torch.randn(3, 2, 2, 3, dtype=torch.float64)
 conv_b = torch.randn(3, dtype=torch.float64)
 for name, fn, inp in [
         ('conv', lambda v: torch.nn.functional.conv2d(v, conv_w, conv_b, stride=(1, 2), padding=(0, 1)), img),
-        ('pool', lambda v: torch.nn.functional.max_pool2d(v, 3, 2, 1, ceil_mode=True), img)]:
+        ('pool', lambda v: torch.nn.functional.max_pool2d(v, 3, 2, 1, ceil_mode=True), img),
+        ('avgpool', lambda v: torch.nn.functional.avg_pool2d(v, 3, 2, 1, ceil_mode=True), img),
+        ('avgpool_exclude', lambda v: torch.nn.functional.avg_pool2d(v, (2, 3), (2, 1), (1, 1), ceil_mode=True,
+                                                                      count_include_pad=False), img)]:
     v = inp.clone().requires_grad_(True)
     y_ = fn(v)
     r = torch.randn(y_.shape, dtype=torch.float64)
     (y_ * r).sum().backward()
     out[name + '_out'], out[name + '_r'], out[name + '_grad'] = y_.detach().numpy(), r.numpy(), v.grad.numpy()
 out['img'], out['conv_w'], out['conv_b'] = img.numpy(), conv_w.numpy(), conv_b.numpy()
+
+# SpatialBatchNormalization(2) = batch_norm(training=True, momentum=0.1, eps=1e-5) on img, with
+# weight and bias; the running statistics after that step; then batch_norm in evaluation.
+bn_w, bn_b = torch.rand(2, dtype=torch.float64), torch.randn(2, dtype=torch.float64)
+rm, rv = torch.zeros(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64)
+v = img.clone().requires_grad_(True)
+y_ = torch.nn.functional.batch_norm(v, rm, rv, bn_w, bn_b, training=True, momentum=0.1, eps=1e-5)
+r = torch.randn(y_.shape, dtype=torch.float64)
+(y_ * r).sum().backward()
+out.update(bn_w=bn_w.numpy(), bn_b=bn_b.numpy(), bn_out=y_.detach().numpy(), bn_r=r.numpy(), bn_grad=v.grad.numpy(),
+           bn_running_mean=rm.numpy(), bn_running_var=rv.numpy(),
+           bn_eval=torch.nn.functional.batch_norm(img, rm, rv, bn_w, bn_b, training=False, eps=1e-5).numpy())
 for name, arr in out.items():
     np.save(name + '.npy', np.asarray(arr, dtype=np.float64))
