@@ -529,32 +529,30 @@ describe('th nn with fused modules (nn.Native)', function()
 end)
 
 describe("a Torch7 model moved to fused's LSTM (docs/torch7.md)", function()
-  it('trains LookupTable -> fused.nn.LSTM -> Linear -> LogSoftMax with optim: the loss falls', function()
+  it("trains the docs' block with getParameters and optim.adam: the loss falls", function()
+    local text = helper.read('docs/torch7.md')
+    local code = text:match('%(`spec/th_nn_spec.lua` runs this block%):%s*```lua\n(.-)```')
+    assert(code, "docs/torch7.md: no lua block after '(`spec/th_nn_spec.lua` runs this block):'")
     fused.manual_seed(11)
-    local optim = require 'fused.th.optim'
-    local vocab, rnn_size, T, B = 6, 8, 5, 3
-    local model = nn.Sequential()
-      :add(nn.LookupTable(vocab, rnn_size))
-      :add(fused.nn.LSTM(rnn_size, rnn_size, { num_layers = 2, dtype = 'float64' }))
-      :add(nn.View(-1, rnn_size))
-      :add(nn.Linear(rnn_size, vocab))
-      :add(nn.LogSoftMax())
-    local criterion = nn.ClassNLLCriterion()
+    local env = setmetatable({ nn = nn, fused = fused, vocab = 6, rnn_size = 8, dropout = 0 }, { __index = _G })
+    local run = assert(loadstring(code .. '\nreturn model, criterion, params, grads', '=docs/torch7.md'))
+    local model, criterion, params, grads = setfenv(run, env)()
     local x = fused.tensor({ { 1, 2, 3 }, { 2, 3, 4 }, { 3, 4, 5 }, { 4, 5, 6 }, { 5, 6, 1 } })
     local y = fused.tensor({ 2, 3, 4, 3, 4, 5, 4, 5, 6, 5, 6, 1, 6, 1, 2 })
-    local params, grads = model:getParameters()
     local function feval()
       grads:zero_()
       local loss = criterion:forward(model:forward(x), y)
       model:backward(x, criterion:backward(model.output, y))
       return loss, grads
     end
+    local optim = require 'fused.th.optim'
     local state, first, last = { learningRate = 0.02 }, nil, nil
     for _ = 1, 30 do
       local _, fs = optim.adam(feval, params, state)
       first, last = first or fs[1], fs[1]
     end
-    assert.equals(T * B, model.output:size(1))
+    assert.equals(15, model.output:size(1))
+    assert.equals('fused.nn.LSTM', tostring(model.modules[2].module):match('^fused%.nn%.LSTM'))
     assert.is_true(last < first * 0.5, string.format('loss %g -> %g', first, last))
   end)
 end)
