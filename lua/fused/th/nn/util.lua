@@ -32,14 +32,6 @@ function M.options(name)
   return { dtype = t[1], device = t[2] }
 end
 
--- Torch7's type name of tensor t's dtype and device.
-function M.type_of(t)
-  for name, v in pairs(M.TYPES) do
-    if v[1] == t.dtype and v[2] == t.device then return name end
-  end
-  return 'torch.' .. t.dtype .. 'Tensor'
-end
-
 -- An empty tensor, as Torch7's torch.Tensor() of a module's output and gradInput.
 function M.empty(name) return fused.empty({ 0 }, M.options(name)) end
 

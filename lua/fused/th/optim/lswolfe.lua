@@ -2,7 +2,6 @@
 -- search along d from x for a step t meeting the strong Wolfe conditions (options c1 1e-4,
 -- c2 0.9, tolX 1e-9, maxIter 20, verbose), for optim.lbfgs's lineSearch. Returns f and g at
 -- the new x, x (moved in place to x + t d), t and the evaluations made.
-local fused = require 'fused'
 local S = require 'fused.th.optim.state'
 local polyinterp = require 'fused.th.optim.polyinterp'
 
