@@ -79,6 +79,25 @@ function Native:parameters()
   if #params > 0 then return params, grads end
 end
 
+-- Torch7's share(mlp, 'weight', 'bias', 'gradWeight', 'gradBias'): each parameter named
+-- weight* (bias*), and with gradWeight (gradBias) its gradient, points at mlp's, in place.
+local SHARED = { weight = { 'weight', 1 }, bias = { 'bias', 1 }, gradWeight = { 'weight', 2 }, gradBias = { 'bias', 2 } }
+
+function Native:share(mlp, ...)
+  local theirs = {}
+  for name, p, g in mlp.module:named_parameters() do theirs[name] = { p, g } end
+  for i = 1, select('#', ...) do
+    local what = SHARED[select(i, ...)]
+    if what then
+      for name, p, g in self.module:named_parameters() do
+        local other = theirs[name]
+        if other and name:sub(1, #what[1]) == what[1] then util.set(what[2] == 1 and p or g, other[what[2]]) end
+      end
+    end
+  end
+  return self
+end
+
 function Native:training()
   self.module:train()
   parent.training(self)
