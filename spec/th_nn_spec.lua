@@ -81,6 +81,8 @@ describe('th nn gradients (float64, central differences)', function()
     { 'SpatialMaxPooling', function() return nn.SpatialMaxPooling(2, 2), r(2, 2, 4, 6) end },
     { 'SpatialAveragePooling, padded, ceil', function() return nn.SpatialAveragePooling(3, 3, 2, 2, 1, 1):ceil(), r(1, 2, 6, 5) end },
     { 'SpatialMaxPooling, padded, ceil', function() return nn.SpatialMaxPooling(3, 3, 2, 2, 1, 1):ceil(), r(1, 2, 6, 5) end },
+    { 'TemporalConvolution', function() return nn.TemporalConvolution(3, 2, 3, 2), r(2, 8, 3) end },
+    { 'TemporalConvolution of one sequence', function() return nn.TemporalConvolution(2, 3, 2), r(5, 2) end },
     { 'BatchNormalization', function() return nn.BatchNormalization(3), r(5, 3) end },
     { 'BatchNormalization without affine', function() return nn.BatchNormalization(3, nil, nil, false), r(5, 3) end },
     { 'SpatialBatchNormalization', function() return nn.SpatialBatchNormalization(2), r(3, 2, 2, 3) end },
@@ -173,6 +175,16 @@ describe('th nn spatial modules against PyTorch (float64)', function()
       'nn.SpatialMaxPooling: the input (5) is too small for the kernel (7, padding 0): output size 0')
     assert.has_error(function() nn.SpatialConvolution(3, 2, 3, 3):forward(r(2, 5, 5)) end,
       'nn.SpatialConvolution: input expected 3 planes, got 2')
+  end)
+
+  it("TemporalConvolution gives conv1d's output and input gradient, strided", function()
+    local tc = nn.TemporalConvolution(3, 2, 3, 2)
+    tc.weight:copy_(data.tc_w)
+    tc.bias:copy_(data.tc_b)
+    helper.assert_close(tc:forward(data.seq), data.tc_out, 1e-10, 'output')
+    helper.assert_close(tc:backward(data.seq, data.tc_r), data.tc_grad, 1e-10, 'gradInput')
+    assert.has_error(function() tc:forward(r(2, 2, 3)) end,
+      'nn.TemporalConvolution: 2 input frames are fewer than the kernel (3)')
   end)
 
   it("SpatialAveragePooling gives avg_pool2d's output and gradient, the padding counted or not", function()

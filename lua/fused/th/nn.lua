@@ -5,7 +5,7 @@ local nn = require 'fused.th.nn.namespace'
 for _, file in ipairs({ 'Module', 'Container', 'Sequential', 'ConcatTable', 'ParallelTable', 'Native',
                         'Linear', 'LookupTable', 'pointwise', 'softmax', 'Dropout', 'Identity', 'View',
                         'Narrow', 'Sum', 'ctable', 'JoinTable', 'SplitTable', 'SelectTable',
-                        'Concat', 'dims', 'scale', 'MM', 'MaxMin', 'spatial', 'BatchNormalization',
+                        'Concat', 'dims', 'scale', 'MM', 'MaxMin', 'spatial', 'TemporalConvolution', 'BatchNormalization',
                         'Criterion', 'criterions',
                         'StochasticGradient' }) do
   require('fused.th.nn.' .. file)

@@ -79,6 +79,17 @@ for name, fn, inp in [
     out[name + '_out'], out[name + '_r'], out[name + '_grad'] = y_.detach().numpy(), r.numpy(), v.grad.numpy()
 out['img'], out['conv_w'], out['conv_b'] = img.numpy(), conv_w.numpy(), conv_b.numpy()
 
+# TemporalConvolution(3, 2, kW=3, dW=2) on 2 sequences of 8 frames = conv1d over the frames
+# (weight 2 x (3 frames * 3 features), frame-major, as Torch7's); gradients of sum(output * r).
+seq = torch.randn(2, 8, 3, dtype=torch.float64)
+tc_w, tc_b = torch.randn(2, 9, dtype=torch.float64), torch.randn(2, dtype=torch.float64)
+v = seq.clone().requires_grad_(True)
+y_ = torch.nn.functional.conv1d(v.transpose(1, 2), tc_w.view(2, 3, 3).transpose(1, 2), tc_b, stride=2).transpose(1, 2)
+r = torch.randn(y_.shape, dtype=torch.float64)
+(y_ * r).sum().backward()
+out.update(seq=seq.numpy(), tc_w=tc_w.numpy(), tc_b=tc_b.numpy(), tc_out=y_.detach().numpy(), tc_r=r.numpy(),
+           tc_grad=v.grad.numpy())
+
 # SpatialBatchNormalization(2) = batch_norm(training=True, momentum=0.1, eps=1e-5) on img, with
 # weight and bias; the running statistics after that step; then batch_norm in evaluation.
 bn_w, bn_b = torch.rand(2, dtype=torch.float64), torch.randn(2, dtype=torch.float64)
