@@ -416,6 +416,43 @@ describe("torch.class objects' metamethods (lua/fused/th/class.lua)", function()
   end)
 end)
 
+describe('fused th script.lua', function()
+  it("finds Torch7's nn, nngraph and optim by require, with their globals, and trains with them", function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, 'w'))
+    f:write([[
+require 'nn'
+require 'nngraph'
+require 'optim'
+local fused = require 'fused'
+local x = nn.Identity()()
+local g = nn.gModule({ x }, { nn.Linear(4, 1)(nn.Tanh()(nn.Linear(3, 4)(x))) })
+local params, grads = g:getParameters()
+local inputs = fused.randn({ 16, 3 }, { dtype = 'float64' })
+local targets = fused.randn({ 16, 1 }, { dtype = 'float64' })
+local criterion = nn.MSECriterion()
+local function feval()
+  grads:zero_()
+  local loss = criterion:forward(g:forward(inputs), targets)
+  g:backward(inputs, criterion:backward(g.output, targets))
+  return loss, grads
+end
+local first, last, state = nil, nil, { learningRate = 0.05 }
+for i = 1, 50 do
+  local _, fs = optim.adam(feval, params, state)
+  first, last = first or fs[1], fs[1]
+end
+print(torch.typename(g), rawget(_G, 'graph') ~= nil, last < first)
+]])
+    f:close()
+    local p = io.popen('FUSED_NO_READLINE=1 bin/fused th ' .. script .. ' 2>&1')
+    local out = p:read('*a')
+    p:close()
+    os.remove(script)
+    assert.equals('nn.gModule\ttrue\ttrue\n', out)
+  end)
+end)
+
 describe('th nn errors', function()
   it('names the class and the argument', function()
     assert.has_error(function() nn.Sequential():add(42) end,
