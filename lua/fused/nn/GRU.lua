@@ -13,6 +13,7 @@ local gated = require 'fused.nn.gated_layer'
 
 local GRU = RNNBase:extend('GRU')
 GRU.cell, GRU.gates, GRU.has_c = 'gru', 3, false
+GRU.takes_heads = true
 GRU.add_layer, GRU.run_layer, GRU.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
 return GRU

@@ -16,6 +16,7 @@ local gated = require 'fused.nn.gated_layer'
 
 local LSTM = RNNBase:extend('LSTM')
 LSTM.cell, LSTM.gates, LSTM.has_c = 'lstm', 4, true
+LSTM.takes_heads = true
 LSTM.add_layer, LSTM.run_layer, LSTM.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
 return LSTM

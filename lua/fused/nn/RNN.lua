@@ -13,6 +13,7 @@ local gated = require 'fused.nn.gated_layer'
 local inputs = require 'fused.nn.inputs'
 
 local RNN = RNNBase:extend('RNN')
+RNN.takes_heads = true
 RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
 function RNN:__init(input_size, hidden_size, opts, ...)
