@@ -6,7 +6,7 @@
 -- errors; state_dict shapes and the initialisation's bound.
 local helper = require 'spec.helper'
 local fused = helper.fused
-local close = helper.assert_close
+local close, err = helper.assert_close, helper.assert_error
 local json = require 'fused.json'
 
 local DATA = (debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'data/heads/'
@@ -147,4 +147,154 @@ describe('heads: a block-diagonal recurrent matrix', function()
       bf16_against_dense(case, 'cuda')
     end)
   end
+
+  -- The module's gradients against finite differences, float64: 2 layers, both directions, a
+  -- ragged batch, an odd head size.
+  for _, class in ipairs({ 'LSTM', 'GRU' }) do
+    it('gradcheck: ' .. class .. ' with 2 heads of 3, 2 layers, bidirectional, ragged', function()
+      fused.manual_seed(8)
+      local o = { dtype = 'float64' }
+      local T, B, I, H = 4, 3, 2, 6
+      local m = fused.nn[class](I, H, { num_layers = 2, bidirectional = true, heads = 2,
+                                        dtype = 'float64' })
+      local lengths = { 2, 4, 1 }
+      local inputs = { fused.randn({ T, B, I }, o), fused.randn({ 4, B, H }, o) }
+      if m.has_c then inputs[#inputs + 1] = fused.randn({ 4, B, H }, o) end
+      local first = #inputs + 1
+      for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
+      local f = {
+        forward = function(xs, h0, ...)
+          local args = { ... }
+          local i = first - 3
+          for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
+          if m.has_c then return m:forward(xs, h0, args[1], { lengths = lengths }) end
+          return m:forward(xs, h0, { lengths = lengths })
+        end,
+        backward = function(_, d_hs, d_hn, d_cn)
+          m:zeroGradParameters()
+          local g = { m:backward(d_hs, d_hn, d_cn) }
+          for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
+          return unpack(g)
+        end,
+      }
+      local ok, worst = fused.gradcheck(f, inputs)
+      assert.is_true(ok, worst and worst.message)
+    end)
+  end
+
+  -- nn.RNN over a defined cell takes heads as nn.LSTM does: the LSTM's equations give nn.LSTM's
+  -- results, on the CPU and the CUDA device.
+  local cache = os.tmpname()
+  local function defined_lstm()
+    local def = dofile('examples/cells/lstm.lua')(fused.cell)
+    def.cache_dir = cache .. '.d'
+    return fused.cell.define(def)
+  end
+  local function rnn_against_lstm(device)
+    local case = 'lstm_4heads_stacked_bidirectional_ragged'
+    local want = results(case, 'float64', device)
+    local cfg = json.decode(helper.read(DATA .. case .. '/config.json'))
+    local m = fused.nn.RNN(cfg.input_size, cfg.hidden_size, { cell = defined_lstm(),
+      num_layers = cfg.num_layers, bidirectional = true, heads = cfg.heads, dtype = 'float64' })
+    assert.are.equal('fused.nn.RNN(input_size=3, hidden_size=8, num_layers=2, '
+                     .. 'bidirectional=true, heads=4, cell=lstm_cell)', tostring(m))
+    for name, p in m:named_parameters() do p:copy(load(case, name, 'float64')) end
+    if device == 'cuda' then m:cuda() end
+    local function get(name) return load(case, name, 'float64', device) end
+    local got = {}
+    got.hs, got.h_n, got.c_n = m:forward(get('xs'), get('h0'), get('c0'), { lengths = cfg.lengths })
+    got.d_xs, got.d_h0, got.d_c0 = m:backward(get('d_hs'), get('d_hn'), get('d_cn'))
+    for name, _, g in m:named_parameters() do got['d_' .. name] = g end
+    for _, name in ipairs(helper.sorted_keys(want)) do
+      close(got[name]:cpu(), want[name]:cpu(), 1e-12, device .. ' nn.RNN ' .. name)
+    end
+  end
+  it('nn.RNN with a defined LSTM cell and heads = 4 gives nn.LSTM with heads = 4', function()
+    rnn_against_lstm('cpu')
+  end)
+  helper.gpu_it('nn.RNN with a defined cell and heads on the CUDA device', function()
+    rnn_against_lstm('cuda')
+  end)
+
+  it('heads = 1 is the dense matrix, bit for bit', function()
+    fused.manual_seed(9)
+    local a = fused.nn.LSTM(3, 8, { dtype = 'float64' })
+    local b = fused.nn.LSTM(3, 8, { heads = 1, dtype = 'float64' })
+    assert.are.same({ 32, 8 }, b.weight_hh_l0:shape())
+    assert.are.equal('fused.nn.LSTM(input_size=3, hidden_size=8)', tostring(b))
+    b:load_state_dict(a:state_dict())
+    local xs = fused.randn({ 5, 2, 3 }, { dtype = 'float64' })
+    local d_hs = fused.randn({ 5, 2, 8 }, { dtype = 'float64' })
+    local ra = helper.rnn_results(a, xs, nil, nil, { 5, 3 }, d_hs)
+    local rb = helper.rnn_results(b, xs, nil, nil, { 5, 3 }, d_hs)
+    for i = 1, #ra do assert.are.equal(0, (ra[i] - rb[i]):abs():max()) end
+  end)
+
+  it('functional.rnn_forward takes heads, and w_hh must have its columns', function()
+    local case = 'gru_2heads_ragged'
+    local m, cfg, lengths = setup(case, 'float64', 'cpu')
+    local function get(name) return load(case, name, 'float64') end
+    local hs, h_n = fused.functional.rnn_forward('gru', get('xs'), m.weight_ih_l0, m.weight_hh_l0,
+      m.bias_ih_l0, m.bias_hh_l0, get('h0'):select(1, 1), nil,
+      { lengths = lengths, heads = cfg.heads })
+    close(hs, get('hs'), 1e-10, 'hs')
+    close(h_n, get('h_n'):select(1, 1), 1e-10, 'h_n')
+    local w_dense = fused.randn({ 18, 6 }, { dtype = 'float64' })
+    err(function()
+      fused.functional.rnn_forward('gru', get('xs'), m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0,
+                                   m.bias_hh_l0, get('h0'):select(1, 1))
+    end, 'rnn_forward', "argument 'w_hh' expected 6 columns (hidden size 6 / heads 1)", '[18, 3]')
+    err(function()
+      fused.functional.rnn_forward('gru', get('xs'), m.weight_ih_l0, w_dense, m.bias_ih_l0,
+                                   m.bias_hh_l0, get('h0'):select(1, 1), nil, { heads = 2 })
+    end, 'rnn_forward', "argument 'w_hh' expected 3 columns (hidden size 6 / heads 2)", '[18, 6]')
+    err(function()
+      fused.functional.rnn_forward('gru', get('xs'), m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0,
+                                   m.bias_hh_l0, get('h0'):select(1, 1), nil, { heads = 4 })
+    end, 'rnn_forward', "option 'heads' expected a divisor of the hidden size 6, got 4")
+  end)
+
+  it('errors: heads not dividing H, not a positive integer, on a module without heads', function()
+    err(function() fused.nn.LSTM(3, 8, { heads = 3 }) end,
+        "LSTM: option 'heads' expected a divisor of the hidden size 8, got 3")
+    err(function() fused.nn.GRU(3, 8, { heads = 16 }) end,
+        "GRU: option 'heads' expected a divisor of the hidden size 8, got 16")
+    for _, bad in ipairs({ 0, -2, 1.5, 0 / 0 }) do
+      err(function() fused.nn.LSTM(3, 8, { heads = bad }) end,
+          "LSTM: option 'heads' expected a positive integer, got " .. tostring(bad))
+    end
+    err(function() fused.nn.GRU(3, 8, { heads = '2' }) end,
+        "GRU: option 'heads' expected a positive integer, got string")
+    err(function() fused.nn.LLTM(3, 8, { heads = 2 }) end,
+        "LLTM: option 'heads' is not taken by nn.LLTM (nn.LSTM, nn.GRU and nn.RNN take it)")
+    err(function() fused.nn.LSTMCell(3, 8, { heads = 2 }) end, 'LSTMCell', "'heads'")
+  end)
+
+  it("state_dict: weight_hh holds the blocks, G·H x H/NH; a dense one is refused", function()
+    local m = fused.nn.LSTM(3, 8, { heads = 4, num_layers = 2, bidirectional = true })
+    local sd = m:state_dict()
+    for _, name in ipairs({ 'weight_hh_l0', 'weight_hh_l0_reverse', 'weight_hh_l1',
+                            'weight_hh_l1_reverse' }) do
+      assert.are.same({ 32, 2 }, sd[name]:shape())
+    end
+    assert.are.same({ 32, 16 }, sd.weight_ih_l1:shape())
+    local copy = fused.nn.LSTM(3, 8, { heads = 4, num_layers = 2, bidirectional = true })
+    copy:load_state_dict(sd)
+    assert.are.equal(0, (copy.weight_hh_l1 - m.weight_hh_l1):abs():max())
+    local dense = fused.nn.LSTM(3, 8, { num_layers = 2, bidirectional = true })
+    err(function() m:load_state_dict(dense:state_dict()) end, 'load_state_dict',
+        "key 'weight_hh_l0' expected shape [32, 2], got [32, 8]")
+  end)
+
+  -- PyTorch's bound, 1/sqrt(H) of the whole layer, not of a head's Dh units.
+  it('the initialisation is uniform within 1/sqrt(hidden_size)', function()
+    fused.manual_seed(10)
+    local H = 64
+    local m = fused.nn.GRU(8, H, { heads = 16, dtype = 'float64' })
+    for name, p in m:named_parameters() do
+      local most = p:abs():max()
+      assert.is_true(most <= 1 / math.sqrt(H), name)
+      assert.is_true(most > 0.9 / math.sqrt(H), name)
+    end
+  end)
 end)
