@@ -148,6 +148,57 @@ describe('heads: a block-diagonal recurrent matrix', function()
     end)
   end
 
+  -- Edge shapes against the same layer with the blocks spread into a dense weight_hh: one step
+  -- (T = 1), a batch of one, heads of one unit (heads = H), an odd head size, a ragged batch
+  -- split over two threads; float64 (1e-12) and bfloat16 compute (1e-5), every CPU path and the
+  -- CUDA device.
+  local SHAPES = { { 1, 3, 2, 4, 2, nil }, { 5, 1, 3, 6, 6, { 4 } }, { 4, 9, 5, 12, 4,
+                   { 4, 1, 3, 4, 2, 2, 4, 1, 3 } } }
+  local function against_dense(device, compute)
+    local dtype = compute and 'float32' or 'float64'
+    for _, class in ipairs({ 'LSTM', 'GRU' }) do
+      for _, sh in ipairs(SHAPES) do
+        local T, B, I, H, NH, lengths = unpack(sh)
+        fused.manual_seed(11)
+        local m = fused.nn[class](I, H, { heads = NH, bidirectional = true, dtype = dtype,
+                                          compute = compute })
+        local cfg = { cell = class, input_size = I, hidden_size = H, num_layers = 1,
+                      bidirectional = true }
+        local d = as_dense(m, cfg, compute)
+        if device == 'cuda' then m:cuda(); d:cuda() end
+        local xs = fused.randn({ T, B, I }, { dtype = dtype }):to(device)
+        local d_hs = fused.randn({ T, B, 2 * H }, { dtype = dtype }):to(device)
+        local got = helper.rnn_results(m, xs, nil, nil, lengths, d_hs)
+        local want = helper.rnn_results(d, xs, nil, nil, lengths, d_hs)
+        local names = m.parameter_names
+        for i = 1, #got do
+          local w = want[i]
+          local name = names[i - (#got - #names)]
+          if name and name:match('^weight_hh') then w = blocks_of(w, H / NH) end
+          close(got[i], w, compute and 1e-5 or 1e-12,
+                string.format('%s %s (%d, %d, %d, %d, %d) result %d', device, class, T, B, I, H,
+                              NH, i))
+        end
+      end
+    end
+  end
+  for _, path in ipairs(helper.runnable_cpu_paths()) do
+    it('edge shapes against the dense matrix on the ' .. path .. ' path, 2 threads', function()
+      local threads = fused.get_num_threads()
+      fused.set_num_threads(2)
+      local ok, e = pcall(helper.under_cpu_capability, path, function()
+        against_dense('cpu')
+        against_dense('cpu', 'bfloat16')
+      end)
+      fused.set_num_threads(threads)
+      assert(ok, e)
+    end)
+  end
+  helper.gpu_it('edge shapes against the dense matrix on the CUDA device', function()
+    against_dense('cuda')
+    against_dense('cuda', 'bfloat16')
+  end)
+
   -- The module's gradients against finite differences, float64: 2 layers, both directions, a
   -- ragged batch, an odd head size.
   for _, class in ipairs({ 'LSTM', 'GRU' }) do
@@ -252,6 +303,32 @@ describe('heads: a block-diagonal recurrent matrix', function()
       fused.functional.rnn_forward('gru', get('xs'), m.weight_ih_l0, m.weight_hh_l0, m.bias_ih_l0,
                                    m.bias_hh_l0, get('h0'):select(1, 1), nil, { heads = 4 })
     end, 'rnn_forward', "option 'heads' expected a divisor of the hidden size 6, got 4")
+  end)
+
+  -- The C API reads the heads from w_hh's columns: any divisor of H, else the dense shape is
+  -- asked for, naming fused_rnn_forward's parameter.
+  it("the C API's w_hh: H / heads columns for a divisor, an error naming w_hh otherwise", function()
+    local ffi = require 'ffi'
+    local C = fused.C
+    local T, B, I, H = 3, 2, 4, 8
+    local o = { dtype = 'float64' }
+    local function z(...) return fused.zeros({ ... }, o) end
+    local xs, h0, c0 = fused.randn({ T, B, I }, o), z(B, H), z(B, H)
+    local w_ih, b = fused.randn({ 4 * H, I }, o), z(4 * H)
+    local function forward(w_hh)
+      local hs = z(T, B, H)
+      local status = C.fused_rnn_forward(C.FUSED_CELL_LSTM, hs, z(B, H), z(B, H), z(T, B, 7 * H),
+                                         xs, h0, c0, w_ih, w_hh, b, b, nil, 0, 0)
+      return status, hs
+    end
+    local w_hh = fused.randn({ 4 * H, 2 }, o)
+    local status, hs = forward(w_hh)
+    assert.are.equal(0, status)
+    local want = fused.functional.rnn_forward('lstm', xs, w_ih, w_hh, b, b, h0, c0, { heads = 4 })
+    assert.are.equal(0, (hs - want):abs():max())
+    assert.are_not.equal(0, forward(fused.randn({ 4 * H, 3 }, o)))
+    assert.are.equal("rnn_forward: argument 'w_hh' expected shape [32, 8] (4 H x H / heads for "
+                     .. "the lstm, heads dividing H), got [32, 3]", ffi.string(C.fused_last_error()))
   end)
 
   it('errors: heads not dividing H, not a positive integer, on a module without heads', function()
