@@ -37,7 +37,8 @@ static int check_part(const char *fn, const char *arg, const fused_tensor *t,
   return rows ? check_rows(fn, arg, t) : check_contiguous(fn, arg, t);
 }
 
-/* The cell state's tensors: B×H for a cell with one, NULL for the GRU. */
+/* The cell state's tensors: B×(has_c·H) for a cell with one (B×H: the LSTM's c), NULL for the
+ * GRU. */
 static int check_state_c(const char *fn, const char *arg, const fused_tensor *t,
                          const fused_tensor *xs, const rnn_dims *d, int optional) {
   if (!d->L.has_c) {
@@ -46,7 +47,8 @@ static int check_state_c(const char *fn, const char *arg, const fused_tensor *t,
     return 0;
   }
   if (!t && optional) return 0;
-  return check_part(fn, arg, t, xs, 2, (int64_t[]){d->B, d->H}, 0, "B x H");
+  return check_part(fn, arg, t, xs, 2, (int64_t[]){d->B, d->L.has_c * d->H}, 0,
+                    d->L.has_c == 1 ? "B x H" : "B x (states after h) H");
 }
 
 /* xs (T×B×I), h (B×H, named h_arg) and the cell set the sizes; the weights must fit them. */
@@ -96,14 +98,18 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   return 0;
 }
 
-/* A bias of G·H: required for the LSTM and GRU, NULL for the LLTM's recurrent one. */
+/* A bias of G·H: required for the LSTM and GRU, NULL for the LLTM's recurrent one; the
+ * recurrent one of a cell with per-unit parameters holds them after its G·H. */
 static int check_bias(const char *fn, const char *arg, const fused_tensor *b,
-                      const fused_tensor *xs, const rnn_dims *d, int lltm_has_none) {
-  if (lltm_has_none && d->cell == FUSED_CELL_LLTM) {
+                      const fused_tensor *xs, const rnn_dims *d, int hh) {
+  if (hh && d->cell == FUSED_CELL_LLTM) {
     if (b) return fused_error("%s: argument '%s' expected NULL (the LLTM has one bias, b_ih)",
                               fn, arg);
     return 0;
   }
+  if (hh && d->L.params)
+    return check_part(fn, arg, b, xs, 1, (int64_t[]){(d->L.gates + d->L.params) * d->H}, 0,
+                      "G H biases then the cell's per-unit parameters, H each");
   return check_part(fn, arg, b, xs, 1, (int64_t[]){d->L.gates * d->H}, 0, "G H");
 }
 
