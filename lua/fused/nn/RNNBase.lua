@@ -181,9 +181,12 @@ function RNNBase:run(xs, h0, cs, lengths)
   lengths_.check(lengths, T, B, fn)
   h0 = self:initial_state(h0, 'h0', xs, B, fn)
   local names = recurrent_args.names(self)
-  local c0 = self.has_c and join(self, 'c0_joined', cs, { LD, B, H }, xs, function(t, k)
-    return self:initial_state(t, names[k] .. '0', xs, B, fn)
-  end)
+  local c0 = nil
+  if self.has_c then
+    c0 = join(self, 'c0_joined', cs, { LD, B, H }, xs, function(t, k)
+      return self:initial_state(t, names[k] .. '0', xs, B, fn)
+    end)
+  end
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
   local h_n = self:buffer_shaped('h_n', state, xs)
   local c_state = { unpack(state) }
@@ -242,9 +245,12 @@ function RNNBase:run_backward(d_hs, d_hn, d_cs)
   local fn = self.__name .. ':backward'
   local expect = self:expect_gradients(fn, s.xs, d_hs, d_hn)
   local names, h_n = recurrent_args.names(self), self.buffers.h_n
-  local d_cn = self.has_c and join(self, 'd_cn_joined', d_cs, h_n:shape(), s.xs, function(t, k)
-    return expect('d_' .. names[k] .. 'n', t)
-  end)
+  local d_cn = nil
+  if self.has_c then
+    d_cn = join(self, 'd_cn_joined', d_cs, h_n:shape(), s.xs, function(t, k)
+      return expect('d_' .. names[k] .. 'n', t)
+    end)
+  end
   if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
   local xs, H, D = s.xs, self.hidden_size, self.directions
   local d_h0 = self:buffer_shaped('d_h0', h_n:shape(), xs)
