@@ -273,6 +273,30 @@ describe('fused.cell.define: states, parameters, selections', function()
     end, "state 'c' is a comparison; expected an expression of gx, gh, s, p")
   end)
 
+  it('nn.RNNCell refuses a cell of several states or parameters, saying how to run it', function()
+    local cell = F.define(example('slstm'))
+    err(function() fused.nn.RNNCell(2, 3, { cell = cell }) end,
+        "RNNCell: option 'cell': the slstm cell has 4 states and 0 per-unit parameters; "
+        .. "nn.RNNCell takes a cell of state 'h' or 'hc' without parameters (run it as nn.RNN "
+        .. 'over one step, T = 1)')
+  end)
+
+  it('compute = bfloat16: the sLSTM runs its products on rounded operands', function()
+    local cell = F.define(example('slstm'))
+    fused.manual_seed(4)
+    local f32 = fused.nn.RNN(8, 16, { cell = cell })
+    local bf = fused.nn.RNN(8, 16, { cell = cell, compute = 'bfloat16' })
+    for name, p in f32:named_parameters() do bf[name]:copy(p) end
+    local xs = fused.randn({ 5, 4, 8 })
+    local a, b = f32:forward(xs, nil, nil, nil, nil, { lengths = { 5, 3, 1, 4 } }),
+                 bf:forward(xs, nil, nil, nil, nil, { lengths = { 5, 3, 1, 4 } })
+    local diff = (a - b):abs():max()
+    assert.is_true(diff > 0 and diff < 0.05, 'bfloat16 against float32: ' .. diff)
+    bf:zeroGradParameters()
+    bf:backward(b:clone():fill_(1))
+    assert.is_true(bf.grad.weight_hh_l0:abs():max() > 0)
+  end)
+
   it('a parameter the step never reads is a warning', function()
     local sink, stderr = helper.sink(), io.stderr
     io.stderr = sink
