@@ -214,9 +214,11 @@ Node.__pow = refuse('^ (write x * x)')
 Node.__mod = refuse('%')
 Node.__concat = refuse('..')
 -- a branch on a symbol would pick one side for every element and step, silently
-Node.__eq = refuse('== (a symbol is no value while the step runs: F.min and F.max choose)')
-Node.__lt = refuse('< (a symbol is no value while the step runs: F.min and F.max choose)')
-Node.__le = refuse('<= (a symbol is no value while the step runs: F.min and F.max choose)')
+local NO_VALUE = 'a symbol is no value while the step runs: F.min, F.max and '
+                 .. 'F.where(F.lt(a, b), ...) choose'
+Node.__eq = refuse('== (' .. NO_VALUE .. ')')
+Node.__lt = refuse('< (' .. NO_VALUE .. ')')
+Node.__le = refuse('<= (' .. NO_VALUE .. ')')
 Node.__call = refuse('call')
 Node.__index = function(_, k)
   error(string.format("a cell's symbol has no field '%s' (symbols take + - * / and "
