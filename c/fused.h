@@ -472,7 +472,9 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
  * new h to h_next and out. backward: dh and dc hold the gradients at the new state (dh without
  * d_out, the step's output gradient, NULL for none); it writes the gate gradients at blocks
  * d_ih and d_hh, the params' gradients at the params blocks after d_hh's G, and replaces dh by
- * the part of the old h's gradient that bypasses w_hh, dc by the old c's. */
+ * the part of the old h's gradient that bypasses w_hh, dc by the old c's. outputs: the blocks
+ * of H a step writes to out (and backward reads at d_out), side by side (0 or 1: one; a
+ * defined cell's several output states). */
 typedef void (*fused_cell_forward_f32)(int64_t H, float *s, const float *gh, const float *b_ih,
                                        const float *b_hh, float *c, float *h_next, float *out);
 typedef void (*fused_cell_forward_f64)(int64_t H, double *s, const double *gh,
@@ -484,7 +486,7 @@ typedef void (*fused_cell_backward_f64)(int64_t H, double *s, const double *d_ou
                                         double *dc);
 typedef struct fused_cell_def {
   const char *name;
-  int32_t gates, saved, has_c, d_ih, d_hh, h_prev, params;
+  int32_t gates, saved, has_c, d_ih, d_hh, h_prev, params, outputs;
   fused_cell_forward_f32 forward_f32;
   fused_cell_backward_f32 backward_f32;
   fused_cell_forward_f64 forward_f64;
@@ -505,12 +507,12 @@ const fused_cell_def *fused_rnn_cell(int32_t cell);
  * it; fused_cell_cuda.h's launchers read it): the device pointers of fused_cell_def's steps,
  * each a row's base, rows ld (saved), ld_next (h_next), ld_out (out, d_out), H (dh) or
  * has_c·H (c, dc) apart (gh: G·H). lengths (on the device; NULL: every row runs) makes a row at t >= its
- * length a padded one: forward copies its h_prev to h_next and zero to out, backward zeroes
+ * length a padded one: forward copies its h_prev to h_next and zeros to out, backward zeroes
  * its gate gradients and its params' (the params blocks after d_hh's). The same struct serves forward (s .. out) and backward (s, d_out, dh,
  * dc). */
 typedef struct fused_cell_launch {
   int64_t B, H, ld, t, ld_next, ld_out;
-  int32_t gates, h_prev, d_ih, d_hh, has_c, params;
+  int32_t gates, h_prev, d_ih, d_hh, has_c, params, outputs;
   const int64_t *lengths;
   void *s, *c, *h_next, *out, *dh, *dc;
   const void *gh, *b_ih, *b_hh, *d_out;

@@ -54,7 +54,7 @@ __global__ void fused_cell_forward_kernel(fused_cell_launch p) {
     T *o = (T *)p.out + r * p.ld_out;
     if (p.lengths && p.t >= p.lengths[r]) {
       hn[j] = s[p.h_prev * H + j];
-      o[j] = 0;
+      for (int32_t k = 0; k < p.outputs; k++) o[k * H + j] = 0;
       continue;
     }
     Step::template run<T>(H, j, s, (const T *)p.gh + r * p.gates * H, (const T *)p.b_ih,

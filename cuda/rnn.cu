@@ -132,7 +132,7 @@ static fused_cell_launch launch_of(const cell_layout &L, int64_t ld, int64_t B, 
   fused_cell_launch p = {};
   p.B = B, p.H = H, p.ld = ld, p.t = t;
   p.gates = L.gates, p.h_prev = L.h_prev, p.d_ih = L.d_ih, p.d_hh = L.d_hh;
-  p.has_c = L.has_c, p.params = L.params;
+  p.has_c = L.has_c, p.params = L.params, p.outputs = L.outputs;
   p.lengths = lengths, p.s = st;
   return p;
 }

@@ -231,6 +231,58 @@ describe('fused.cell.define: states, parameters, selections', function()
     close(hs:select(1, 2), c_n:select(1, 1), 0)
   end)
 
+  it('output = a list: those states side by side, each sequence zero past its end (gradcheck)', function()
+    local def = example('slstm')
+    def.output, def.name = { 'h', 'n' }, 'slstm_out_hn'
+    local cell = F.define(def)
+    fused.manual_seed(6)
+    local m = fused.nn.RNN(2, 3, { cell = cell, num_layers = 2, bidirectional = true, dtype = 'float64' })
+    local xs = fused.randn({ 3, 2, 2 }, o)
+    local hs, h_n, _, n_n = m:forward(xs, nil, nil, nil, nil, { lengths = { 3, 2 } })
+    assert.are.same({ 3, 2, 12 }, hs:shape())
+    close(hs:select(1, 3):select(1, 1):narrow(1, 1, 3), h_n:select(1, 3):select(1, 1), 0)
+    close(hs:select(1, 3):select(1, 1):narrow(1, 4, 3), n_n:select(1, 3):select(1, 1), 0)
+    assert.are.equal(0, hs:select(1, 3):select(1, 2):narrow(1, 1, 6):abs():max())
+    local inputs = { xs }
+    for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
+    local ok, worst = fused.gradcheck({
+      forward = function(...)
+        local args = { ... }
+        local i = 1
+        for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
+        return m:forward(args[1], nil, nil, nil, nil, { lengths = { 3, 2 } })
+      end,
+      backward = function(_, ...)
+        m:zeroGradParameters()
+        local g = { (m:backward(...)) }
+        for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
+        return unpack(g)
+      end,
+    }, inputs)
+    assert.is_true(ok, worst and worst.message)
+  end)
+
+  gpu_it('output = a list, 2 bidirectional layers, ragged: the emulated CUDA device equals the CPU', function()
+    local def = example('slstm')
+    def.output, def.name = { 'h', 'n' }, 'slstm_out_hn'
+    local cell = F.define(def)
+    fused.manual_seed(8)
+    local cpu = fused.nn.RNN(3, 4, { cell = cell, num_layers = 2, bidirectional = true, dtype = 'float64' })
+    local gpu = fused.nn.RNN(3, 4, { cell = cell, num_layers = 2, bidirectional = true, dtype = 'float64' })
+    for name, p in cpu:named_parameters() do gpu[name]:copy(p) end
+    gpu:cuda()
+    local xs, d_hs = fused.randn({ 5, 3, 3 }, o), fused.randn({ 5, 3, 16 }, o)
+    local h0, m0 = fused.randn({ 4, 3, 4 }, o), fused.randn({ 4, 3, 4 }, o)
+    local lengths = { 5, 2, 4 }
+    local want = { cpu:forward(xs, h0, nil, nil, m0, { lengths = lengths }) }
+    local got = { gpu:forward(xs:cuda(), h0:cuda(), nil, nil, m0:cuda(), { lengths = lengths }) }
+    for i = 1, #want do close(got[i]:cpu(), want[i], 1e-12, 'result ' .. i) end
+    want = { cpu:backward(d_hs) }
+    got = { gpu:backward(d_hs:cuda()) }
+    for i = 1, #want do close(got[i]:cpu(), want[i], 1e-12, 'gradient ' .. i) end
+    for name, _, g in cpu:named_parameters() do close(gpu.grad[name]:cpu(), g, 1e-12, name) end
+  end)
+
   it('a definition that is wrong says what, at define', function()
     local function def(t)
       t.name, t.gates, t.cache_dir = t.name or 'bad_states', t.gates or 1, cache .. '.d'
@@ -261,7 +313,9 @@ describe('fused.cell.define: states, parameters, selections', function()
     err(function() F.define(def { params = { 'u' }, init = { v = 'ones' }, step = step }) end,
         "option 'init': 'v' is no parameter (params = {u})")
     err(function() F.define(def { output = 'q', step = step }) end,
-        "option 'output' expected the name of one state (h, c), got q")
+        "option 'output' expected a state's name or a list of distinct ones (h, c), got q")
+    err(function() F.define(def { output = { 'c', 'c' }, step = step }) end,
+        "option 'output' expected a state's name or a list of distinct ones (h, c), got 'c' twice")
     err(function()
       F.define(def { step = function(gx, gh, s) return { h = F.where(s.h, gx[1], gh[1]), c = s.c } end })
     end, "fused.cell.where: argument 'cond' expected a comparison (F.lt, F.le, F.gt, F.ge, F.eq), got a symbol")

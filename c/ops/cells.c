@@ -10,7 +10,7 @@
  * no step pointers: the CPU driver compiles their rows for each vector capability
  * (generic/rnn.h). */
 #define BUILT_IN(id, name, gates, saved, has_c, d_ih, d_hh, h_prev) \
-  [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, 0, NULL, NULL, NULL, NULL},
+  [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, 0, 1, NULL, NULL, NULL, NULL},
 static fused_cell_def cells[FUSED_CELLS_MAX] = {FUSED_CELLS(BUILT_IN)};
 #undef BUILT_IN
 static char names[FUSED_CELLS_MAX][FUSED_CELL_NAME_MAX + 1];
@@ -43,6 +43,9 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
   if (def->has_c < 0 || def->has_c > FUSED_CELL_SAVED_MAX)
     return fused_error("%s: field 'has_c' expected 0..%d (blocks of cell state), got %d", fn,
                        FUSED_CELL_SAVED_MAX, def->has_c);
+  if (def->outputs < 0 || def->outputs > FUSED_CELL_SAVED_MAX)
+    return fused_error("%s: field 'outputs' expected 0..%d (0 or 1: one), got %d", fn,
+                       FUSED_CELL_SAVED_MAX, def->outputs);
   if (def->params < 0 || def->params > FUSED_CELL_SAVED_MAX)
     return fused_error("%s: field 'params' expected 0..%d, got %d", fn, FUSED_CELL_SAVED_MAX,
                        def->params);

@@ -131,7 +131,8 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
   FUSED_TRY(check_bias(fn, "b_ih", b_ih, xs, &d, 0));
   FUSED_TRY(check_bias(fn, "b_hh", b_hh, xs, &d, 1));
   FUSED_TRY(check_state_c(fn, "c0", c0, xs, &d, 0));
-  FUSED_TRY(check_part(fn, "hs", hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1, "T x B x H"));
+  FUSED_TRY(check_part(fn, "hs", hs, xs, 3, (int64_t[]){d.T, d.B, d.L.outputs * d.H}, 1,
+                       d.L.outputs == 1 ? "T x B x H" : "T x B x (output states) H"));
   FUSED_TRY(check_part(fn, "h_n", h_n, xs, 2, (int64_t[]){d.B, d.H}, 0, "as 'h0'"));
   FUSED_TRY(check_state_c(fn, "c_n", c_n, xs, &d, 0));
   FUSED_TRY(check_saved(fn, saved, xs, &d));
@@ -157,8 +158,9 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
   FUSED_TRY(check_problem(fn, cell, xs, "d_h0", d_h0, w_ih, w_hh, lengths, &d));
   FUSED_TRY(check_compute(fn, compute, xs));
   const int64_t state[2] = {d.B, d.H};
-  if (d_hs) FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1,
-                                 "T x B x H"));
+  if (d_hs)
+    FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.L.outputs * d.H}, 1,
+                         d.L.outputs == 1 ? "T x B x H" : "T x B x (output states) H"));
   if (d_hn) FUSED_TRY(check_part(fn, "d_hn", d_hn, xs, 2, state, 0, "B x H"));
   FUSED_TRY(check_state_c(fn, "d_cn", d_cn, xs, &d, 1));
   FUSED_TRY(check_saved(fn, saved, xs, &d));

@@ -127,7 +127,7 @@ static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, c
     rnn_row_forward(p, s, g, b_ih, b_hh, cr, hn, o);
   } else {
     memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
-    memset(o, 0, (size_t)H * sizeof(scalar_t));
+    memset(o, 0, (size_t)(p->L.outputs * H) * sizeof(scalar_t));
   }
 }
 

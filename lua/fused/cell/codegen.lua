@@ -125,9 +125,9 @@ local function load_leaf(n, L)
   elseif n.op == 'p' then return 'vload(b_hh + ' .. block(L.gates + n.index - 1) .. ', m)' end
   -- a seed: the gradient at a new state, and the step's output gradient at the output state's
   local at = n.op == 'dh' and 'dh + j' or 'dc + ' .. block(n.index - 1)
-  local state = n.op == 'dh' and 1 or n.index + 1
-  if state ~= L.output then return 'vload(' .. at .. ', m)' end
-  return 'vload(' .. at .. ', m) + (d_out ? vload(d_out + j, m) : vsplat(0))'
+  local k = L.output_of[n.op == 'dh' and 1 or n.index + 1]
+  if not k then return 'vload(' .. at .. ', m)' end
+  return 'vload(' .. at .. ', m) + (d_out ? vload(d_out + ' .. block(k - 1) .. ', m) : vsplat(0))'
 end
 
 local function is_leaf(n) return #n.args == 0 and n.op ~= 'const' end
@@ -166,8 +166,8 @@ local function plan(boundary)
 end
 
 -- d: {name, step, gates, state (the option, for the header), new = {the new states, h's first},
--- output (the index of the state the step outputs), params (P), grads = {gx = {}, gh = {},
--- states = {}, p = {}}}. Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
+-- outputs (the indexes of the states the step outputs, side by side), params (P), grads =
+-- {gx = {}, gh = {}, states = {}, p = {}}}. Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
 function M.generate(d)
   local G, P = d.gates, d.params
   local d_outputs = {}
@@ -190,7 +190,8 @@ function M.generate(d)
 
   local blocks = math.max(#saved, (shared and G or 2 * G) + P)
   local L = { saved = blocks + 1, h_prev = blocks, d_hh = 0, d_ih = shared and 0 or G + P,
-              gates = G, output = d.output }
+              gates = G, output_of = {} }
+  for k, i in ipairs(d.outputs) do L.output_of[i] = k end
 
   local roots = { unpack(d.new) }
   for _, n in ipairs(saved) do roots[#roots + 1] = n end
@@ -205,7 +206,8 @@ function M.generate(d)
       return table.concat(names, ', ')
     end)() .. ']',
     ' * Register with gates = ' .. G .. ', state = ' .. d.state .. ', saved = ' .. L.saved
-      .. ', d_ih = ' .. L.d_ih .. (P > 0 and ', params = ' .. P or '') .. '.',
+      .. ', d_ih = ' .. L.d_ih .. (P > 0 and ', params = ' .. P or '')
+      .. (#d.outputs > 1 and ', outputs = ' .. #d.outputs or '') .. '.',
     ' * The same text builds the CPU steps (as C, over vectors) and the CUDA ones (as CUDA, one',
     ' * element a thread: fused_cell_cuda.h). */',
     '#include <fused_ext.h>',
@@ -221,7 +223,9 @@ function M.generate(d)
     out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(i - 1), name_of(n))
   end
   out[#out + 1] = '    vstore(h_next + j, ' .. value(d.new[1]) .. ', m);'
-  out[#out + 1] = '    vstore(out + j, ' .. value(d.new[d.output]) .. ', m);'
+  for k, i in ipairs(d.outputs) do
+    out[#out + 1] = '    vstore(out + ' .. block(k - 1) .. ', ' .. value(d.new[i]) .. ', m);'
+  end
   for k = 2, #d.new do
     out[#out + 1] = '    vstore(c + ' .. block(k - 2) .. ', ' .. value(d.new[k]) .. ', m);'
   end

@@ -237,15 +237,24 @@ return function(spec)
       init[k] = v
     end
   end
-  local output = 1
+  -- the states the layer outputs, side by side (default: the first)
+  local outputs, output_names = { 1 }, { names[1] }
   if spec.output ~= nil then
-    local o = spec.output
-    if type(o) == 'table' and #o == 1 then o = o[1] end
-    for i, s in ipairs(names) do if s == o then output = i end end
-    if type(o) ~= 'string' or names[output] ~= o then
-      error(message(name, "option 'output' expected the name of one state (%s), got %s",
-                    table.concat(names, ', '), type(o) == 'table' and 'a list of ' .. #o
-                    or tostring(o)), 2)
+    output_names = type(spec.output) == 'table' and spec.output or { spec.output }
+    outputs = {}
+    local index, seen = {}, {}
+    for i, s in ipairs(names) do index[s] = i end
+    for k, s in ipairs(output_names) do
+      if not index[s] or seen[s] then
+        error(message(name, "option 'output' expected a state's name or a list of distinct ones "
+                      .. '(%s), got %s', table.concat(names, ', '),
+                      seen[s] and "'" .. s .. "' twice" or tostring(s)), 2)
+      end
+      seen[s], outputs[k] = true, index[s]
+    end
+    if #outputs == 0 then
+      error(message(name, "option 'output' expected a state's name or a list of distinct ones "
+                    .. '(%s), got an empty list', table.concat(names, ', ')), 2)
     end
   end
 
@@ -266,20 +275,20 @@ return function(spec)
     if list then return named_states(g, name, names, results, n), 1 end
     return states(g, name, spec.state, results, n), n
   end
-  local outputs, n = run()
-  n = #outputs
+  local new, n = run()
+  n = #new
   -- A step that reads anything but its arguments (math.random, a counter) would be frozen at
   -- one value unseen: a second run must give the same nodes.
   local again = run()
   for i = 1, n do
-    if not rawequal(again[i], outputs[i]) then
+    if not rawequal(again[i], new[i]) then
       error(message(name, 'the step gave other equations when run again (result %d); it must '
                     .. 'compute from its arguments alone, not from a random number, a clock or '
                     .. 'a counter', i), 2)
     end
   end
 
-  local _, reaches = graph.reachable(outputs)
+  local _, reaches = graph.reachable(new)
   for k = 1, gates do
     if not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
@@ -293,8 +302,8 @@ return function(spec)
     end
   end
 
-  local seeds = { { outputs[1], graph.leaf(g, 'dh', nil, list and names[1] or nil) } }
-  for k = 2, n do seeds[k] = { outputs[k], graph.leaf(g, 'dc', k - 1, list and names[k] or nil) } end
+  local seeds = { { new[1], graph.leaf(g, 'dh', nil, list and names[1] or nil) } }
+  for k = 2, n do seeds[k] = { new[k], graph.leaf(g, 'dc', k - 1, list and names[k] or nil) } end
   local ok, adj = pcall(grad.backward, g, seeds) -- its nodes count to the bound too
   if not ok then error(message(name, '%s', tostring(adj)), 2) end
   local zero = graph.const(g, 0)
@@ -307,7 +316,7 @@ return function(spec)
   for k = 1, #params do grads.p[k] = adj[p_leaves[k]] or zero end
   local step = 'cell_' .. name
   local source, L = codegen.generate {
-    name = name, step = step, gates = gates, new = outputs, output = output, params = #params,
+    name = name, step = step, gates = gates, new = new, outputs = outputs, params = #params,
     grads = grads, state = list and "{'" .. table.concat(names, "', '") .. "'}"
       or "'" .. spec.state .. "'" }
   if L.saved > lib.C.FUSED_CELL_SAVED_MAX then
@@ -338,10 +347,11 @@ return function(spec)
   local cell = ext.cell { name = name, sources = { c_path },
                           cuda_sources = { (write_source(dir, name, source, 'cu')) }, step = step,
                           gates = gates, state = list and names or spec.state,
-                          params = list and params or nil, saved = L.saved, h_prev = L.h_prev,
+                          params = list and params or nil, outputs = #outputs,
+                          saved = L.saved, h_prev = L.h_prev,
                           d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
                           verbose = spec.verbose }
-  cell.init, cell.output = init, names[output]
+  cell.init, cell.output = init, output_names
   if say then
     io.stderr:write(string.format('%s: %s: compiled in %.1f s\n', FN, name, clock.now() - started))
   end

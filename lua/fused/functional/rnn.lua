@@ -68,7 +68,8 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   -- a custom cell's CUDA steps are built on its first CUDA run (fused.ext.cell)
   if device == C.FUSED_CUDA and type(cell) == 'table' and cell.build_cuda then cell.build_cuda() end
   local T, B = tonumber(xs.sizes[0]), tonumber(xs.sizes[1])
-  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
+  local outputs = type(cell) == 'table' and cell.outputs or 1 -- a defined cell's output states
+  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], outputs * h0.sizes[1]
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local h_n = like(fn, o[2], h0)
   local c_n = c0 ~= nil and like(fn, o[3], c0) or nil

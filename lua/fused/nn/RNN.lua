@@ -28,6 +28,7 @@ function RNN:__init(input_size, hidden_size, opts, ...)
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
   if spec.states and #spec.states > 2 then self.state_names = spec.states end
+  self.outputs = spec.outputs
   RNNBase.__init(self, input_size, hidden_size, rest)
 end
 

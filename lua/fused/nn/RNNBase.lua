@@ -56,10 +56,12 @@ function RNNBase:__init(input_size, hidden_size, opts, ...)
   self.bidirectional = opts.bidirectional or false
   self.batch_first, self.dropout, self.has_bias = opts.batch_first or false, p, opts.bias ~= false
   self.directions = self.bidirectional and 2 or 1
+  -- a layer's output per direction: outputs states of H (one but for a defined cell's)
+  self.outputs = self.outputs or 1
   for l = 0, num_layers - 1 do
     for d = 1, self.directions do
       self:add_layer(l, '_l' .. l .. (d == 2 and '_reverse' or ''),
-                     l == 0 and input_size or self.directions * hidden_size, topts)
+                     l == 0 and input_size or self.directions * self.outputs * hidden_size, topts)
     end
   end
 end
@@ -201,10 +203,11 @@ function RNNBase:run(xs, h0, cs, lengths)
       drop.training = self.training
       x = drop:forward(x)
     end
-    local out = self:buffer_shaped('out' .. l, { T, B, D * H }, xs)
+    local OH = self.outputs * H
+    local out = self:buffer_shaped('out' .. l, { T, B, D * OH }, xs)
     for d = 1, D do
       local k = l * D + d
-      local hs = D == 1 and out or out:narrow(3, (d - 1) * H + 1, H)
+      local hs = D == 1 and out or out:narrow(3, (d - 1) * OH + 1, OH)
       saved.ctxs[k] = self:run_layer(k, x, h0.ndim == 2 and h0 or h0:select(1, k),
         c0 and (c0.ndim == 2 and c0 or c0:select(1, k)), lengths, d == 2,
         { hs, self:state_view(h_n, k), self:state_view(c_n, k), saved.ctxs[k] })
@@ -222,7 +225,7 @@ end
 -- (arg, t): t, or an error.
 function RNNBase:expect_gradients(fn, xs, d_hs, d_hn)
   local T, B, H = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size
-  local DH = self.directions * H
+  local DH = self.directions * self.outputs * H
   inputs.shaped(d_hs, fn, 'd_hs', xs, self.batch_first and { B, T, DH } or { T, B, DH },
                 "forward's hs")
   local state = self.buffers.h_n:shape()
@@ -252,7 +255,8 @@ function RNNBase:run_backward(d_hs, d_hn, d_cs)
     end)
   end
   if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
-  local xs, H, D = s.xs, self.hidden_size, self.directions
+  local xs, D = s.xs, self.directions
+  local OH = self.outputs * self.hidden_size -- a layer's output per direction
   local d_h0 = self:buffer_shaped('d_h0', h_n:shape(), xs)
   local d_c0 = self.has_c and self:buffer_shaped('d_c0', self.buffers.c_n:shape(), xs) or nil
   local d_out = d_hs
@@ -260,9 +264,9 @@ function RNNBase:run_backward(d_hs, d_hn, d_cs)
     local d_in
     for d = 1, D do
       local k = l * D + d
-      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * H }
+      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * OH }
       local d_x = self:buffer_shaped('d_in' .. k, in_shape, xs)
-      self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * H + 1, H),
+      self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * OH + 1, OH),
         self:state_view(d_hn, k), self:state_view(d_cn, k),
         { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
       if d_in then d_in:add_(d_x) else d_in = d_x end
