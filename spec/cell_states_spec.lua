@@ -283,6 +283,37 @@ describe('fused.cell.define: states, parameters, selections', function()
     for name, _, g in cpu:named_parameters() do close(gpu.grad[name]:cpu(), g, 1e-12, name) end
   end)
 
+  it('the engine checks the new fields and the joint bias and states it is given', function()
+    local ffi, C = require 'ffi', require('fused.lib').C
+    local function register(t)
+      local def = ffi.new('fused_cell_def', t)
+      assert.are.equal(-1, C.fused_rnn_register_cell(def))
+      return ffi.string(C.fused_last_error())
+    end
+    local base = { name = 'bad', gates = 2, saved = 5, h_prev = 4 }
+    local function with(k, v) local t = {} for a, b in pairs(base) do t[a] = b end t[k] = v return t end
+    assert.truthy(register(with('has_c', -1)):find("field 'has_c' expected 0..256 (blocks of cell state), got -1", 1, true))
+    assert.truthy(register(with('params', -2)):find("field 'params' expected 0..256, got -2", 1, true))
+    assert.truthy(register(with('outputs', -1)):find("field 'outputs' expected 0..256 (0 or 1: one), got -1", 1, true))
+    -- the parameters' gradient blocks follow d_hh's gates inside saved
+    assert.truthy(register(with('params', 4)):find("field 'params' expected at most 3 (their gradients take the blocks after d_hh's 2 gates, inside saved = 5), got 4", 1, true))
+    local cell = F.define(example('peephole_lstm'))
+    local Fn, H = fused.functional, 3
+    local xs, h0, c0 = fused.randn({ 2, 1, 2 }, o), fused.zeros({ 1, H }, o), fused.zeros({ 1, H }, o)
+    local w_ih, w_hh = fused.randn({ 4 * H, 2 }, o), fused.randn({ 4 * H, H }, o)
+    local b = fused.zeros({ 4 * H }, o)
+    err(function() Fn.rnn_forward(cell, xs, w_ih, w_hh, b, b, h0, c0) end,
+        "rnn_forward: argument 'b_hh' expected shape [21] (G H biases then the cell's per-unit parameters, H each), got [12]")
+    local slstm = F.define(example('slstm'))
+    err(function() Fn.rnn_forward(slstm, xs, w_ih, w_hh, b, b, h0, c0) end,
+        "rnn_forward: argument 'c0' expected shape [1, 9] (B x (states after h) H), got [1, 3]")
+    local m = fused.nn.RNN(2, H, { cell = slstm, dtype = 'float64' })
+    err(function() m:forward(xs, h0, c0, fused.zeros({ 2, H }, o)) end,
+        "RNN:forward: argument 'n0' expected shape [1, 1, 3]")
+    err(function() m:forward(xs, h0, c0, h0, h0, {}, h0) end,
+        'RNN:forward: expected at most 5 arguments after xs, got 6 (call RNN:forward(xs, h0, c0, n0, m0, {lengths = ...}))')
+  end)
+
   it('a definition that is wrong says what, at define', function()
     local function def(t)
       t.name, t.gates, t.cache_dir = t.name or 'bad_states', t.gates or 1, cache .. '.d'

@@ -51,8 +51,11 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
                        def->params);
   FUSED_TRY(check_block("h_prev", def->h_prev, 1, def->saved));
   FUSED_TRY(check_block("d_ih", def->d_ih, def->gates, def->saved));
-  /* the params' gradients follow the recurrent gates' */
-  FUSED_TRY(check_block("d_hh", def->d_hh, def->gates + def->params, def->saved));
+  FUSED_TRY(check_block("d_hh", def->d_hh, def->gates, def->saved));
+  if (def->d_hh + def->gates + def->params > def->saved)
+    return fused_error("%s: field 'params' expected at most %d (their gradients take the blocks "
+                       "after d_hh's %d gates, inside saved = %d), got %d", fn,
+                       def->saved - def->d_hh - def->gates, def->gates, def->saved, def->params);
   if (def->h_prev < def->gates)
     return fused_error("%s: field 'h_prev' expected a block after the %d gate blocks, got %d",
                        fn, def->gates, def->h_prev);
