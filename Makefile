@@ -292,6 +292,12 @@ bench-seq: deps all
 bench-bf16: deps all
 	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/bf16.lua
 
+# heads = NH against the dense recurrent matrix, one thread pinned to CPU 0, alternating
+# (docs/cells.md, Heads).
+.PHONY: bench-heads
+bench-heads: deps all
+	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/heads.lua
+
 # Training steps of nn.LSTM and nn.GRU against PyTorch's (FUSED_TORCH_PYTHON names a python
 # with torch 2.x), alternating, one thread pinned and all threads (docs/performance.md).
 .PHONY: bench-torch

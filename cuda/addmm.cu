@@ -22,6 +22,31 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
                       ldb, &beta, c, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
 }
 
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            float alpha, const float *a, int lda, long long sa, const float *b,
+                            int ldb, long long sb, float beta, float *c, int ldc, long long sc,
+                            int batches) {
+  return cublasSgemmStridedBatched(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, sa, b, ldb, sb,
+                                   &beta, c, ldc, sc, batches);
+}
+
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            double alpha, const double *a, int lda, long long sa,
+                            const double *b, int ldb, long long sb, double beta, double *c,
+                            int ldc, long long sc, int batches) {
+  return cublasDgemmStridedBatched(cuda_blas, ta, tb, m, n, k, &alpha, a, lda, sa, b, ldb, sb,
+                                   &beta, c, ldc, sc, batches);
+}
+
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            float alpha, const fused_bfloat16 *a, int lda, long long sa,
+                            const fused_bfloat16 *b, int ldb, long long sb, float beta, float *c,
+                            int ldc, long long sc, int batches) {
+  return cublasGemmStridedBatchedEx(cuda_blas, ta, tb, m, n, k, &alpha, a, CUDA_R_16BF, lda, sa,
+                                    b, CUDA_R_16BF, ldb, sb, &beta, c, CUDA_R_32F, ldc, sc,
+                                    batches, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
 /* The operand as the swapped call reads it (gemm_layout_of): a row-major operand as is (OP_N),
  * a transposed view of one, column-major, transposed (OP_T). */
 static void gemm_operand(const fused_tensor *t, cublasOperation_t *op, int *ld) {

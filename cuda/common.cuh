@@ -121,6 +121,21 @@ cublasStatus_t gemm(cublasOperation_t ta, cublasOperation_t tb, int m, int n, in
                     const fused_bfloat16 *a, int lda, const fused_bfloat16 *b, int ldb,
                     float beta, float *c, int ldc);
 
+/* `batches` GEMMs as gemm's, operand i of each s_i elements after the last one's
+ * (cublas<t>gemmStridedBatched, cublasGemmStridedBatchedEx): the sequence engine's heads. */
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            float alpha, const float *a, int lda, long long sa, const float *b,
+                            int ldb, long long sb, float beta, float *c, int ldc, long long sc,
+                            int batches);
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            double alpha, const double *a, int lda, long long sa,
+                            const double *b, int ldb, long long sb, double beta, double *c,
+                            int ldc, long long sc, int batches);
+cublasStatus_t gemm_strided(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,
+                            float alpha, const fused_bfloat16 *a, int lda, long long sa,
+                            const fused_bfloat16 *b, int ldb, long long sb, float beta, float *c,
+                            int ldc, long long sc, int batches);
+
 /* The kernels of kernel_list.h: cuda_<name><T> for each dtype T that has it. */
 #define FUSED_CUDA_DECLARE(name, params) template <typename T> int cuda_##name params;
 FUSED_KERNELS(FUSED_CUDA_DECLARE)

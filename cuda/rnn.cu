@@ -34,6 +34,55 @@ static int gemm_rows(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int
                                     (int)ldc));
 }
 
+/* gemm_rows over `batches` products, operand i of each s_i elements after the last one's. */
+template <typename A, typename T>
+static int gemm_rows_strided(const char *fn, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                             const A *a, int64_t lda, int64_t sa, const A *b, int64_t ldb,
+                             int64_t sb, T beta, T *c, int64_t ldc, int64_t sc, int64_t batches) {
+  if constexpr (std::is_same<A, fused_bfloat16>::value && !std::is_same<T, float>::value)
+    return fused_error("%s: bfloat16 products expected float32 tensors", fn); /* refused before */
+  else
+    return cuda_check_blas(fn, gemm_strided(tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                            ta ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k,
+                                            T(1), b, (int)ldb, sb, a, (int)lda, sa, beta, c,
+                                            (int)ldc, sc, (int)batches));
+}
+
+/* The recurrent products of a block-diagonal w_hh (docs/cells.md, Heads; the CPU's in
+ * c/cpu/generic/rnn_heads.h): NH heads of Dh = H / NH units, w_hh G·H×Dh, its block q = g·NH + n
+ * (rows q·Dh on) gate g's for head n. Per gate, one strided batched GEMM over the NH heads,
+ * each Dh×Dh: 1/NH of the dense product's multiply-adds. Forward: gh's (m×GH) columns q·Dh on
+ * = head n's columns of h · block qᵀ. */
+template <typename A, typename T>
+static int heads_forward(const char *fn, int64_t m, int64_t GH, int64_t H, int64_t Dh,
+                         const A *h, int64_t ldh, const A *w, int64_t ldw, T *gh) {
+  for (int64_t g = 0; g < GH / H; g++)
+    FUSED_TRY(gemm_rows_strided(fn, false, true, m, Dh, Dh, h, ldh, Dh, w + g * H * ldw, ldw,
+                                Dh * ldw, T(0), gh + g * H, GH, Dh, H / Dh));
+  return 0;
+}
+
+/* Backward: head n's columns of dh += the gate gradients' columns q·Dh on · block q. */
+template <typename A, typename T>
+static int heads_backward(const char *fn, int64_t m, int64_t GH, int64_t H, int64_t Dh,
+                          const A *dg, int64_t ldg, const A *w, int64_t ldw, T *dh) {
+  for (int64_t g = 0; g < GH / H; g++)
+    FUSED_TRY(gemm_rows_strided(fn, false, false, m, Dh, Dh, dg + g * H, ldg, Dh, w + g * H * ldw,
+                                ldw, Dh * ldw, T(1), dh, H, Dh, H / Dh));
+  return 0;
+}
+
+/* d_w_hh's blocks (beta·d_w +) = the gate gradients' columns ᵀ · h's head columns over k rows. */
+template <typename A, typename T>
+static int heads_weight_grad(const char *fn, int64_t k, int64_t GH, int64_t H, int64_t Dh,
+                             const A *dg, int64_t ldg, const A *h, int64_t ldh, T beta, T *dw,
+                             int64_t ldw) {
+  for (int64_t g = 0; g < GH / H; g++)
+    FUSED_TRY(gemm_rows_strided(fn, true, false, Dh, Dh, k, dg + g * H, ldg, Dh, h, ldh, Dh, beta,
+                                dw + g * H * ldw, ldw, Dh * ldw, H / Dh));
+  return 0;
+}
+
 /* dst (rows×cols, ld_dst) = src (ld_src) rounded to bfloat16 as the CPU rounds (c/cpu/bf16.c). */
 __global__ void bf16_rows_kernel(fused_bfloat16 *dst, int64_t ld_dst, const float *src,
                                  int64_t ld_src, int64_t rows, int64_t cols) {
@@ -175,18 +224,19 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
+  const int64_t Dh = w_hh->sizes[1], ldw = w_hh->strides[0];
   const bool bf = compute == FUSED_COMPUTE_BFLOAT16;
   Scratch gh(fn, (size_t)(B * GH) * sizeof(T));
   DeviceLengths len(fn, lengths, B);
   /* Rounded w_ih, w_hh, xs and one step's h_prev. */
-  Rounded<4> r(fn, bf, {GH * In, GH * H, T_ * B * In, B * H});
+  Rounded<4> r(fn, bf, {GH * In, GH * Dh, T_ * B * In, B * H});
   if (!gh.ptr || len.status || !r.scratch.ptr) return -1;
   fused_bfloat16 *wi_r = r.part[0], *wh_r = r.part[1], *x_r = r.part[2], *h_r = r.part[3];
   T *s = (T *)saved->data, *c = c_n ? (T *)c_n->data : nullptr;
   const T *x = (const T *)xs->data, *wi = (const T *)w_ih->data, *wh = (const T *)w_hh->data;
   if (bf) {
     FUSED_TRY(bf16_rows(fn, wi_r, In, wi, w_ih->strides[0], GH, In));
-    FUSED_TRY(bf16_rows(fn, wh_r, H, wh, w_hh->strides[0], GH, H));
+    FUSED_TRY(bf16_rows(fn, wh_r, Dh, wh, ldw, GH, Dh));
     FUSED_TRY(bf16_rows(fn, x_r, In, x, In, T_ * B, In));
     FUSED_TRY(gemm_rows(fn, false, true, T_ * B, GH, In, x_r, In, wi_r, In, T(0), s, ld));
   } else {
@@ -202,7 +252,10 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
     const bool last = k == T_ - 1;
     if (bf) {
       FUSED_TRY(bf16_rows(fn, h_r, H, st + L.h_prev * H, ld, B, H));
-      FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, h_r, H, wh_r, H, T(0), gh.as<T>(), GH));
+      if (Dh < H) FUSED_TRY(heads_forward(fn, B, GH, H, Dh, h_r, H, wh_r, Dh, gh.as<T>()));
+      else FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, h_r, H, wh_r, H, T(0), gh.as<T>(), GH));
+    } else if (Dh < H) {
+      FUSED_TRY(heads_forward(fn, B, GH, H, Dh, st + L.h_prev * H, ld, wh, ldw, gh.as<T>()));
     } else {
       FUSED_TRY(gemm_rows(fn, false, true, B, GH, H, st + L.h_prev * H, ld, wh, w_hh->strides[0],
                           T(0), gh.as<T>(), GH));
@@ -227,11 +280,12 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   const cell_layout L = cell_layout_of(cell);
   const int64_t T_ = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
+  const int64_t Dh = w_hh->sizes[1], ldw = w_hh->strides[0];
   const bool bf = compute == FUSED_COMPUTE_BFLOAT16, apart = L.d_ih != L.d_hh;
   DeviceLengths len(fn, lengths, B);
   /* Rounded w_hh, every step's recurrent gate gradients, the input ones where the cell keeps
    * them apart (the GRU), w_ih, xs and every h_prev. */
-  Rounded<6> r(fn, bf, {GH * H, T_ * B * GH, apart ? T_ * B * GH : 0, GH * In, T_ * B * In,
+  Rounded<6> r(fn, bf, {GH * Dh, T_ * B * GH, apart ? T_ * B * GH : 0, GH * In, T_ * B * In,
                         T_ * B * H});
   if (len.status || !r.scratch.ptr) return -1;
   fused_bfloat16 *wh_r = r.part[0], *dg_r = r.part[1], *dgi_r = apart ? r.part[2] : dg_r;
@@ -241,7 +295,7 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   FUSED_TRY(copy_rows(fn, dh, H, d_hn ? (const T *)d_hn->data : nullptr, H, B, H));
   const int64_t CH = L.has_c * H;
   if (dc) FUSED_TRY(copy_rows(fn, dc, CH, d_cn ? (const T *)d_cn->data : nullptr, CH, B, CH));
-  if (bf) FUSED_TRY(bf16_rows(fn, wh_r, H, wh, w_hh->strides[0], GH, H));
+  if (bf) FUSED_TRY(bf16_rows(fn, wh_r, Dh, wh, ldw, GH, Dh));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
     fused_cell_launch p = launch_of(L, ld, B, H, t, len.get(lengths), st);
@@ -252,7 +306,10 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
       fused_bfloat16 *g = dg_r + t * B * GH;
       FUSED_TRY(bf16_rows(fn, g, GH, st + L.d_hh * H, ld, B, GH));
       if (apart) FUSED_TRY(bf16_rows(fn, dgi_r + t * B * GH, GH, st + L.d_ih * H, ld, B, GH));
-      FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, g, GH, wh_r, H, T(1), dh, H));
+      if (Dh < H) FUSED_TRY(heads_backward(fn, B, GH, H, Dh, g, GH, wh_r, Dh, dh));
+      else FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, g, GH, wh_r, H, T(1), dh, H));
+    } else if (Dh < H) {
+      FUSED_TRY(heads_backward(fn, B, GH, H, Dh, st + L.d_hh * H, ld, wh, ldw, dh));
     } else {
       FUSED_TRY(gemm_rows(fn, false, false, B, H, GH, st + L.d_hh * H, ld, wh, w_hh->strides[0],
                           T(1), dh, H));
@@ -268,13 +325,20 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
     FUSED_TRY(bf16_rows(fn, h_r, H, s + L.h_prev * H, ld, T_ * B, H));
     FUSED_TRY(gemm_rows(fn, false, false, T_ * B, In, GH, dgi_r, GH, wi_r, In, T(0), dx, In));
     FUSED_TRY(gemm_rows(fn, true, false, GH, In, T_ * B, dgi_r, GH, x_r, In, beta, dwi, ld_dwi));
-    FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, dg_r, GH, h_r, H, beta, dwh, ld_dwh));
+    if (Dh < H)
+      FUSED_TRY(heads_weight_grad(fn, T_ * B, GH, H, Dh, dg_r, GH, h_r, H, beta, dwh, ld_dwh));
+    else
+      FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, dg_r, GH, h_r, H, beta, dwh, ld_dwh));
   } else {
     FUSED_TRY(gemm_rows(fn, false, false, T_ * B, In, GH, d_ih, ld, wi, w_ih->strides[0], T(0),
                         dx, In));
     FUSED_TRY(gemm_rows(fn, true, false, GH, In, T_ * B, d_ih, ld, x, In, beta, dwi, ld_dwi));
-    FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, d_hh, ld, s + L.h_prev * H, ld, beta,
-                        dwh, ld_dwh));
+    if (Dh < H)
+      FUSED_TRY(heads_weight_grad(fn, T_ * B, GH, H, Dh, d_hh, ld, s + L.h_prev * H, ld, beta,
+                                  dwh, ld_dwh));
+    else
+      FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, d_hh, ld, s + L.h_prev * H, ld, beta,
+                          dwh, ld_dwh));
   }
   FUSED_TRY(column_sums(fn, (T *)d_b_ih->data, d_ih, T_ * B, GH, ld, accumulate != 0));
   if (d_b_hh)

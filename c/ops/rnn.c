@@ -85,8 +85,13 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   snprintf(why, sizeof why, "%d H x I for the %s, I from 'xs'", (int)d->L.gates,
            fused_rnn_cell(cell)->name);
   FUSED_TRY(check_part(fn, "w_ih", w_ih, xs, 2, (int64_t[]){GH, d->In}, 1, why));
-  snprintf(why, sizeof why, "%d H x H for the %s", (int)d->L.gates, fused_rnn_cell(cell)->name);
-  FUSED_TRY(check_part(fn, "w_hh", w_hh, xs, 2, (int64_t[]){GH, d->H}, 1, why));
+  /* w_hh's columns give the heads: H of them is the dense matrix, H / heads its blocks. */
+  FUSED_TRY(check_tensor(fn, "w_hh", w_hh));
+  const int64_t Dh = w_hh->ndim == 2 && w_hh->sizes[1] > 0 && d->H % w_hh->sizes[1] == 0
+                         ? w_hh->sizes[1] : d->H;
+  snprintf(why, sizeof why, "%d H x H / heads for the %s, heads dividing H", (int)d->L.gates,
+           fused_rnn_cell(cell)->name);
+  FUSED_TRY(check_part(fn, "w_hh", w_hh, xs, 2, (int64_t[]){GH, Dh}, 1, why));
   if (lengths) FUSED_TRY(check_indices(fn, "lengths", "step counts", lengths, d->B, d->T));
   /* The largest GEMM operands must fit BLAS's int: T·B rows of S·H, and the weights. */
   int64_t rows, wide;

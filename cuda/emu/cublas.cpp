@@ -140,21 +140,37 @@ const char *cublasGetStatusString(cublasStatus_t status) {
 GEMM(cublasSgemm, float)
 GEMM(cublasDgemm, double)
 
-cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
-                            int m, int n, int k, const void *alpha, const void *a,
-                            cudaDataType_t a_type, int lda, const void *b, cudaDataType_t b_type,
-                            int ldb, const void *beta, void *c, cudaDataType_t c_type, int ldc,
-                            cublasComputeType_t compute, cublasGemmAlgo_t algo) {
-  const cublasStatus_t status = check_gemm(handle, ta, tb, m, n, k, lda, ldb, ldc, 1);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void *alpha, const void *a, cudaDataType_t a_type,
+                                          int lda, long long stride_a, const void *b,
+                                          cudaDataType_t b_type, int ldb, long long stride_b,
+                                          const void *beta, void *c, cudaDataType_t c_type,
+                                          int ldc, long long stride_c, int batches,
+                                          cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+  const cublasStatus_t status = check_gemm(handle, ta, tb, m, n, k, lda, ldb, ldc, batches);
   if (status != CUBLAS_STATUS_SUCCESS) return status;
   if (!alpha || !beta) return CUBLAS_STATUS_INVALID_VALUE;
   if (a_type != CUDA_R_16BF || b_type != CUDA_R_16BF || c_type != CUDA_R_32F ||
       compute != CUBLAS_COMPUTE_32F || algo != CUBLAS_GEMM_DEFAULT)
     return CUBLAS_STATUS_NOT_SUPPORTED;
   const int rows_a = ta == CUBLAS_OP_N ? m : k, rows_b = tb == CUBLAS_OP_N ? k : n;
-  const std::vector<float> wa = widened(a, rows_a, ta == CUBLAS_OP_N ? k : m, lda);
-  const std::vector<float> wb = widened(b, rows_b, tb == CUBLAS_OP_N ? n : k, ldb);
-  gemm(ta, tb, m, n, k, *(const float *)alpha, wa.data(), rows_a > 1 ? rows_a : 1, wb.data(),
-       rows_b > 1 ? rows_b : 1, *(const float *)beta, (float *)c, ldc);
+  for (int i = 0; i < batches; i++) {
+    const std::vector<float> wa =
+        widened((const uint16_t *)a + i * stride_a, rows_a, ta == CUBLAS_OP_N ? k : m, lda);
+    const std::vector<float> wb =
+        widened((const uint16_t *)b + i * stride_b, rows_b, tb == CUBLAS_OP_N ? n : k, ldb);
+    gemm(ta, tb, m, n, k, *(const float *)alpha, wa.data(), rows_a > 1 ? rows_a : 1, wb.data(),
+         rows_b > 1 ? rows_b : 1, *(const float *)beta, (float *)c + i * stride_c, ldc);
+  }
   return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasOperation_t tb,
+                            int m, int n, int k, const void *alpha, const void *a,
+                            cudaDataType_t a_type, int lda, const void *b, cudaDataType_t b_type,
+                            int ldb, const void *beta, void *c, cudaDataType_t c_type, int ldc,
+                            cublasComputeType_t compute, cublasGemmAlgo_t algo) {
+  return cublasGemmStridedBatchedEx(handle, ta, tb, m, n, k, alpha, a, a_type, lda, 0, b, b_type,
+                                    ldb, 0, beta, c, c_type, ldc, 0, 1, compute, algo);
 }

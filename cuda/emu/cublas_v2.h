@@ -54,5 +54,13 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t ta, cublasO
                             cudaDataType_t a_type, int lda, const void *b, cudaDataType_t b_type,
                             int ldb, const void *beta, void *c, cudaDataType_t c_type, int ldc,
                             cublasComputeType_t compute, cublasGemmAlgo_t algo);
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t ta,
+                                          cublasOperation_t tb, int m, int n, int k,
+                                          const void *alpha, const void *a, cudaDataType_t a_type,
+                                          int lda, long long stride_a, const void *b,
+                                          cudaDataType_t b_type, int ldb, long long stride_b,
+                                          const void *beta, void *c, cudaDataType_t c_type,
+                                          int ldc, long long stride_c, int batches,
+                                          cublasComputeType_t compute, cublasGemmAlgo_t algo);
 
 #endif

@@ -75,6 +75,7 @@ typedef struct {
   int64_t B, H, ld;           /* ld: saved's row stride, S·H */
   const int64_t *lengths;     /* NULL: every row runs every step */
   int64_t t;                  /* the step, 0-based in time */
+  int64_t Dh;                 /* w_hh's columns: H, or a head's units (rnn_heads.h) */
 } rnn_step;
 
 /* The built-in cells' rows, compiled here for this file's vector capability: VEC_FOR over the
@@ -294,6 +295,11 @@ static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_
     memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
 }
 
+static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
+                           const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
+                           int64_t ldw);
+#include "rnn_heads.h"
+
 static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
                        fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                        const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
@@ -302,14 +308,17 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_hs = hs->strides[1];
+  const int64_t Dh = w_hh->sizes[1], ldw = w_hh->strides[0];
   const bool bf = compute == FUSED_COMPUTE_BFLOAT16, native = bf && rnn_bf16_native();
+  const bool heads = Dh < H;
   /* One step (nn.LLTMCell runs T = 1) uses each weight once: both products are then
    * cpu_gemm_nt's, with no copy of a weight, and the region only runs the pointwise pass. */
-  const bool once = T == 1 && !bf;
+  const bool once = T == 1 && !bf && !heads;
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
   /* Scratch in float32 elements: gh, one step's h_prev rows (rounded: H + 1 apart), the relaid
    * weights (rounded on the fallback; bf16, half the size, on the native path), bf's xs. */
-  const int64_t packed = packed_gemm_size(H, GH), packed_bf = cpu_bf16_packed_size(H, GH) / 2 + 1;
+  const int64_t packed = heads ? rnn_heads_packed_size(GH, Dh) : packed_gemm_size(H, GH);
+  const int64_t packed_bf = heads ? packed : cpu_bf16_packed_size(H, GH) / 2 + 1;
   const int64_t relaid = once ? B * ((In > H ? In : H) + GH)
                               : In * GH + (packed > packed_bf ? packed : packed_bf);
   scalar_t *gh = cpu_scratch("rnn_forward", B * GH + B * (H + 1) + relaid + (bf ? T * B * In : 0));
@@ -325,7 +334,8 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     cpu_gemm_nt(B, GH, H, (const scalar_t *)h0->data, H, wh, w_hh->strides[0], gh, GH, wt);
   } else if (native) {
     cpu_bf16_convert((bf16 *)wt, In, wi, w_ih->strides[0], GH, In);
-    cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], H, GH, true);
+    if (heads) rnn_heads_pack(w_hh_packed, wh, ldw, GH, Dh, true, true);
+    else cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], H, GH, true);
     cpu_bf16_convert((bf16 *)xs_r, In, x, In, T * B, In);
     if (cpu_bf16_gemm("rnn_forward", false, true, T * B, GH, In, (const bf16 *)xs_r, In,
                       (const bf16 *)wt, In, 0, s, ld)) {
@@ -334,7 +344,8 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     }
   } else {
     cpu_transpose(wt, GH, wi, w_ih->strides[0], GH, In);
-    packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], H, GH, true);
+    if (heads) rnn_heads_pack(w_hh_packed, wh, ldw, GH, Dh, true, false);
+    else packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], H, GH, true);
     if (bf) {
       /* Rounding commutes with relaying out: the relaid weights are rounded in place. */
       cpu_bf16_round(wt, GH, wt, GH, In, GH);
@@ -350,16 +361,21 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     memcpy(c, c0->data, (size_t)(B * L.has_c * H) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
   {
-    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
+    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0, Dh};
     int64_t r0, r1;
     rnn_rows(B, &r0, &r1);
     for (int64_t k = 0, t = first; k < T && r1 > r0; k++, t += step) {
       scalar_t *st = s + t * B * ld;
       const bool last = k == T - 1;
       p.t = t;
-      if (bf)
+      if (bf && heads)
+        rnn_heads_forward_product_bf16(&p, r0, r1, st, w_hh_packed, native, buf + r0 * (H + 1),
+                                       gh + r0 * GH);
+      else if (bf)
         rnn_forward_product_bf16(&p, r0, r1, st, w_hh_packed, native, buf + r0 * (H + 1),
                                  gh + r0 * GH);
+      else if (heads)
+        rnn_heads_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
       else if (!once)
         rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
       for (int64_t r = r0, i = r0; r < r1; r++)
@@ -403,7 +419,7 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
 /* The native path's products after backward's loop: d_g holds every step's bf16 recurrent
  * gate gradients (rows ldg apart), d_gi the input ones (d_g itself where the cell shares their
  * blocks); xs, h_prev and w_ih are converted here. */
-static int rnn_backward_products_bf16(int64_t TB, int64_t GH, int64_t In, int64_t H,
+static int rnn_backward_products_bf16(int64_t TB, int64_t GH, int64_t In, int64_t H, int64_t Dh,
                                       const bf16 *d_gi, const bf16 *d_g, int64_t ldg,
                                       const fused_tensor *xs, const scalar_t *h_prev, int64_t ld,
                                       const fused_tensor *w_ih, int32_t accumulate,
@@ -421,8 +437,10 @@ static int rnn_backward_products_bf16(int64_t TB, int64_t GH, int64_t In, int64_
                     In) ||
       cpu_bf16_gemm(fn, true, false, GH, In, TB, d_gi, ldg, x_r, In, accumulate,
                     (scalar_t *)d_w_ih->data, d_w_ih->strides[0]) ||
-      cpu_bf16_gemm(fn, true, false, GH, H, TB, d_g, ldg, h_r, H, accumulate,
-                    (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+      (Dh < H ? rnn_heads_weight_grad_bf16(fn, TB, GH, H, Dh, d_g, ldg, h_r, accumulate,
+                                           (scalar_t *)d_w_hh->data, d_w_hh->strides[0])
+              : cpu_bf16_gemm(fn, true, false, GH, H, TB, d_g, ldg, h_r, H, accumulate,
+                              (scalar_t *)d_w_hh->data, d_w_hh->strides[0]));
   free(w);
   return status ? -1 : 0;
 }
@@ -451,6 +469,8 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const cell_layout L = cell_layout_of(cell);
   const int64_t T = xs->sizes[0], B = xs->sizes[1], In = xs->sizes[2], H = d_h0->sizes[1];
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
+  const int64_t Dh = w_hh->sizes[1], ldw = w_hh->strides[0];
+  const bool heads = Dh < H;
   const size_t state = (size_t)(B * H) * sizeof(scalar_t), c_state = state * L.has_c;
   const bool bf = compute == FUSED_COMPUTE_BFLOAT16, native = bf && rnn_bf16_native();
   scalar_t *s = (scalar_t *)saved->data, *dh = (scalar_t *)d_h0->data;
@@ -460,13 +480,14 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   if (dc && !d_cn) memset(dc, 0, c_state);
   else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, c_state);
   /* One step's recurrent product runs on BLAS after the loop, on w_hh as it lies. */
-  const bool once = T == 1 && !bf;
+  const bool once = T == 1 && !bf && !heads;
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
   /* a cell's per-unit parameters' gradients are summed with its recurrent biases' */
   const bool hh_apart = d_b_hh && (L.d_hh != L.d_ih || L.params), blocks_apart = L.d_hh != L.d_ih;
   const int64_t hh_n = GH + L.params * H, sums_n = GH + (hh_apart ? hh_n : 0);
-  const int64_t packed = native ? cpu_bf16_packed_size(GH, H) / 2 + 1
-                                : once ? 0 : packed_gemm_size(GH, H);
+  const int64_t packed = heads ? rnn_heads_packed_size(GH, Dh)
+                         : native ? cpu_bf16_packed_size(GH, H) / 2 + 1
+                         : once ? 0 : packed_gemm_size(GH, H);
   /* The native path: every step's bf16 recurrent gate gradients (rows ldg apart), and the
    * input ones where the cell keeps them apart (the GRU), in float32 elements. */
   const int64_t ldg = rnn_bf16_ld(GH, native);
@@ -477,7 +498,10 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
   bf16 *d_g = (bf16 *)(sums + threads * sums_n), *d_gi = d_g + (blocks_apart ? T * B * ldg : 0);
   const scalar_t *wh = (const scalar_t *)w_hh->data;
-  if (native) {
+  if (heads) {
+    rnn_heads_pack(w_hh_packed, wh, ldw, GH, Dh, false, native);
+    if (bf && !native) cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+  } else if (native) {
     cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], GH, H, false);
   } else if (!once) {
     packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], GH, H, false);
@@ -486,7 +510,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   memset(sums, 0, (size_t)(threads * sums_n) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
   {
-    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0};
+    rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0, Dh};
     int64_t r0, r1;
     rnn_rows(B, &r0, &r1);
     scalar_t *d_b = sums + omp_get_thread_num() * sums_n;
@@ -504,12 +528,19 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
         if (blocks_apart)
           cpu_bf16_convert(d_gi + (t * B + r0) * ldg, ldg, st + r0 * ld + L.d_ih * H, ld,
                            r1 - r0, GH);
-        cpu_bf16_packed_gemm(r1 - r0, H, GH, g, ldg, (const bf16 *)w_hh_packed, true,
-                             dh + r0 * H, H);
+        if (heads)
+          rnn_heads_backward_product_bf16(&p, r0, r1, g, ldg, w_hh_packed,
+                                          (bf16 *)(buf + r0 * GH), dh);
+        else
+          cpu_bf16_packed_gemm(r1 - r0, H, GH, g, ldg, (const bf16 *)w_hh_packed, true,
+                               dh + r0 * H, H);
         continue;
       }
       if (bf) rnn_round_step(&p, r0, r1, st);
-      if (!once)
+      if (heads)
+        rnn_heads_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H,
+                                   dh);
+      else if (!once)
         rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
@@ -521,7 +552,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
     rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, hh_n, sums_n,
                  accumulate);
   if (native) {
-    const int status = rnn_backward_products_bf16(T * B, GH, In, H, d_gi, d_g, ldg, xs,
+    const int status = rnn_backward_products_bf16(T * B, GH, In, H, Dh, d_gi, d_g, ldg, xs,
                                                   s + L.h_prev * H, ld, w_ih, accumulate, d_xs,
                                                   d_w_ih, d_w_hh);
     free(buf);
@@ -542,8 +573,10 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const int status =
       rnn_weight_grad(T * B, GH, In, d_ih, ld, x, In, accumulate, (scalar_t *)d_w_ih->data,
                       d_w_ih->strides[0]) ||
-      rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
-                      (scalar_t *)d_w_hh->data, d_w_hh->strides[0]);
+      (heads ? rnn_heads_weight_grad(T * B, GH, H, Dh, d_hh, ld, s + L.h_prev * H, ld,
+                                     accumulate, (scalar_t *)d_w_hh->data, d_w_hh->strides[0])
+             : rnn_weight_grad(T * B, GH, H, d_hh, ld, s + L.h_prev * H, ld, accumulate,
+                               (scalar_t *)d_w_hh->data, d_w_hh->strides[0]));
   free(copies);
   return status ? -1 : 0;
 }

@@ -62,6 +62,21 @@ function M.reverse(value, fn)
   return value and 1 or 0
 end
 
+-- The option 'heads' (nil: 1) of a recurrent layer of H units: a positive integer dividing H,
+-- the number of blocks of a block-diagonal w_hh (docs/cells.md, Heads).
+function M.heads(value, H, fn)
+  if value == nil then return 1 end
+  if type(value) ~= 'number' or value < 1 or value ~= math.floor(value) then
+    blame(string.format("%s: option 'heads' expected a positive integer, got %s", fn,
+                        type(value) == 'number' and tostring(value) or argcheck.type_name(value)))
+  end
+  if H % value ~= 0 then
+    blame(string.format("%s: option 'heads' expected a divisor of the hidden size %d, got %d", fn,
+                        H, value))
+  end
+  return value
+end
+
 -- What forward returned a ctx, set in it, checked by the backwards: a ctx of another forward
 -- holds other fields, and would fail inside (ctx.kind = the forward's name).
 function M.expect_ctx(ctx, fn, forward)

@@ -4,7 +4,7 @@
 --
 --   local hs, h_n, c_n, ctx = fused.functional.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh,
 --                                                          h0, c0, {lengths =, reverse =,
---                                                                   compute =})
+--                                                                   compute =, heads =})
 --   local d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0 =
 --     fused.functional.rnn_backward(ctx, d_hs, d_hn, d_cn)
 --
@@ -15,7 +15,8 @@
 -- padded steps of a ragged batch; h_n and c_n are each sequence's state after its own last
 -- step. lengths: a list of B step counts; reverse: steps from T down to 1; compute: nil or
 -- 'bfloat16' (the products on bfloat16-rounded operands, float32 accumulation; backward takes
--- forward's, args.compute). d_hs, d_hn and d_cn
+-- forward's, args.compute); heads: NH (default 1), w_hh then G·H×(H/NH), the blocks of a
+-- block-diagonal recurrent matrix (docs/cells.md, Heads). d_hs, d_hn and d_cn
 -- may be nil (zero). rnn_backward_accumulate ADDS the weight and bias gradients into the
 -- tensors of `grads` ({d_w_ih, d_w_hh, d_b_ih, d_b_hh}) and returns d_xs, d_h0, d_c0. Backward
 -- writes over ctx's saved activations, so it runs once per forward. {out = {...}} as in
@@ -57,12 +58,20 @@ end
 function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   local fn = 'rnn_forward'
   args.no_more(fn, 9, ...)
-  local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute' })
+  local o = outs(opts, fn, { 'out', 'lengths', 'reverse', 'compute', 'heads' })
   local id = cell_id(cell, fn)
   local compute = args.compute(opts and opts.compute, fn)
   expect_dims(xs, 3, fn, 'xs')
   expect_dims(h0, 2, fn, 'h0')
   floating(w_ih, fn, 'w_ih'); floating(w_hh, fn, 'w_hh'); floating(b_ih, fn, 'b_ih')
+  -- the C API reads the heads from w_hh's columns: here they must be what opts.heads says
+  local H = tonumber(h0.sizes[1])
+  local heads = args.heads(opts and opts.heads, H, fn)
+  if w_hh.ndim == 2 and tonumber(w_hh.sizes[1]) ~= H / heads then
+    blame(string.format("%s: argument 'w_hh' expected %d columns (hidden size %d / heads %d), "
+                        .. 'got shape %s', fn, H / heads, H, heads,
+                        '[' .. table.concat(w_hh:shape(), ', ') .. ']'))
+  end
   optional(b_hh, fn, 'b_hh'); optional(c0, fn, 'c0')
   local dtype, device = xs.scalar_type, xs.device_type
   -- a custom cell's CUDA steps are built on its first CUDA run (fused.ext.cell)

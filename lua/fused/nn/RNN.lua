@@ -8,13 +8,15 @@
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hn, d_cn)
 --   local hs, h_n, c_n, n_n, m_n = rnn:forward(xs, h0, c0, n0, m0)    -- state {'h', 'c', 'n', 'm'}
 --
--- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H), bias_ih_l0, bias_hh_l0 (G·H), then a
--- defined cell's per-unit parameters (w_ci_l0: H), ...
+-- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H; with heads = NH its blocks,
+-- G·H×H/NH), bias_ih_l0, bias_hh_l0 (G·H), then a defined cell's per-unit parameters
+-- (w_ci_l0: H), ...
 local RNNBase = require 'fused.nn.RNNBase'
 local gated = require 'fused.nn.gated_layer'
 local inputs = require 'fused.nn.inputs'
 
 local RNN = RNNBase:extend('RNN')
+RNN.takes_heads = true
 RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
 function RNN:__init(input_size, hidden_size, opts, ...)

@@ -20,6 +20,7 @@ local Dropout = require 'fused.nn.Dropout'
 local recurrent_args = require 'fused.nn.recurrent_args'
 local inputs = require 'fused.nn.inputs'
 local compute_option = require 'fused.nn.compute'
+local heads_option = require('fused.functional.args').heads
 
 local RNNBase = Module:extend('RNNBase')
 
@@ -27,13 +28,20 @@ local RNNBase = Module:extend('RNNBase')
 -- B×T×I and B×T×D·H, the states stay (L·D)×B×H, as PyTorch's), dropout (0: the probability of
 -- dropping an element of a layer's output before the next layer, in training mode only), bias
 -- (true; false: no bias parameters, has_bias false), dtype, device, compute (nil; 'bfloat16':
--- the products on bfloat16 operands, nn/compute.lua).
+-- the products on bfloat16 operands, nn/compute.lua), heads (1; NH: weight_hh holds the NH
+-- diagonal blocks of a block-diagonal recurrent matrix, G·H×(H/NH), docs/cells.md; only where
+-- the class sets takes_heads).
 function RNNBase:__init(input_size, hidden_size, opts, ...)
   inputs.no_more(self.__name, 3, ...)
+  if type(opts) == 'table' and opts.heads ~= nil and not self.takes_heads then
+    error(string.format("%s: option 'heads' is not taken by nn.%s (nn.LSTM, nn.GRU and nn.RNN "
+                        .. 'take it)', self.__name, self.__name), 3)
+  end
   opts = options.check(opts, self.__name, { 'num_layers', 'bidirectional', 'batch_first', 'dropout',
-                                           'bias', 'dtype', 'device', 'compute' })
+                                           'bias', 'dtype', 'device', 'compute', 'heads' })
   self:check_size(input_size, 'input_size')
   self:check_size(hidden_size, 'hidden_size')
+  self.heads = heads_option(opts.heads, hidden_size, self.__name)
   local num_layers = opts.num_layers or 1
   if type(num_layers) ~= 'number' or num_layers < 1 or num_layers ~= math.floor(num_layers) then
     error(string.format("%s: option 'num_layers' expected a positive integer, got %s",
@@ -86,6 +94,7 @@ function RNNBase:extra_repr()
                        self.batch_first and ', batch_first=true' or '',
                        self.dropout > 0 and ', dropout=' .. self.dropout or '',
                        self.bidirectional and ', bidirectional=true' or '')
+    .. (self.heads > 1 and ', heads=' .. self.heads or '')
     .. (self.compute and ", compute='" .. self.compute .. "')" or ')')
 end
 

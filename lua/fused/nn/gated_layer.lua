@@ -12,8 +12,9 @@ local function cell_params(self) return self.cell and self.cell.params or {} end
 
 function M.add_layer(self, l, suffix, in_size, opts)
   local GH, H = self.gates * self.hidden_size, self.hidden_size
-  local stdv = 1 / math.sqrt(H) -- PyTorch's initialisation
-  local params = { { 'weight_ih', { GH, in_size } }, { 'weight_hh', { GH, H } } }
+  local stdv = 1 / math.sqrt(H) -- PyTorch's initialisation, of the dense matrix's H too
+  -- with heads, w_hh is a block-diagonal matrix's blocks: H / heads columns (docs/cells.md)
+  local params = { { 'weight_ih', { GH, in_size } }, { 'weight_hh', { GH, H / self.heads } } }
   if self.has_bias then
     params[3], params[4] = { 'bias_ih', { GH } }, { 'bias_hh', { GH } }
   end
@@ -63,7 +64,8 @@ end
 function M.run_layer(self, k, x, h0, c0, lengths, reverse, out)
   local p = layer(self, k, x)
   local _, _, _, ctx = functional.rnn_forward(self.cell, x, p[1], p[2], p[3], p[4], h0, c0,
-    { lengths = lengths, reverse = reverse, out = out, compute = self.compute })
+    { lengths = lengths, reverse = reverse, out = out, compute = self.compute,
+      heads = self.heads })
   return ctx
 end
 
