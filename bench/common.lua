@@ -1,22 +1,15 @@
 -- What the benchmark scripts share: a monotonic clock, median and min of samples, the best of
 -- repeated calls, and the sgemm rate that the compute limits are measured against.
 -- Scripts load it with require 'bench.common' from the checkout's root.
-local ffi = require 'ffi'
 local fused = require 'fused'
+-- fused's clock: a declaration of clock_gettime of its own here made fused's (fused.cell.define
+-- times its compiles) fail on the other's struct
+local clock = require 'fused.train.progress'
 
 local M = {}
 
-ffi.cdef [[
-typedef struct { long tv_sec; long tv_nsec; } bench_timespec;
-int clock_gettime(int clock, bench_timespec *ts);
-]]
-local ts = ffi.new('bench_timespec')
-
 -- Microseconds on CLOCK_MONOTONIC.
-function M.now_us()
-  ffi.C.clock_gettime(1, ts)
-  return tonumber(ts.tv_sec) * 1e6 + tonumber(ts.tv_nsec) * 1e-3
-end
+function M.now_us() return clock.now() * 1e6 end
 
 -- What every benchmark prints first: its title, the date, and the machine as fused.config()
 -- gives it (CPU, vector path, threads, OpenBLAS and its kernels).

@@ -54,15 +54,16 @@ __global__ void fused_cell_forward_kernel(fused_cell_launch p) {
     T *o = (T *)p.out + r * p.ld_out;
     if (p.lengths && p.t >= p.lengths[r]) {
       hn[j] = s[p.h_prev * H + j];
-      o[j] = 0;
+      for (int32_t k = 0; k < p.outputs; k++) o[k * H + j] = 0;
       continue;
     }
     Step::template run<T>(H, j, s, (const T *)p.gh + r * p.gates * H, (const T *)p.b_ih,
-                          (const T *)p.b_hh, p.c ? (T *)p.c + r * H : nullptr, hn, o);
+                          (const T *)p.b_hh, p.c ? (T *)p.c + r * p.has_c * H : nullptr, hn, o);
   }
 }
 
-/* One step backward over the p.B × p.H elements; a padded row's gate gradients are zero. */
+/* One step backward over the p.B × p.H elements; a padded row's gate and parameter gradients
+ * are zero. */
 template <typename T, typename Step>
 __global__ void fused_cell_backward_kernel(fused_cell_launch p) {
   const int64_t n = p.B * p.H, H = p.H;
@@ -72,10 +73,11 @@ __global__ void fused_cell_backward_kernel(fused_cell_launch p) {
     T *s = (T *)p.s + r * p.ld;
     if (p.lengths && p.t >= p.lengths[r]) {
       for (int32_t g = 0; g < p.gates; g++) s[(p.d_ih + g) * H + j] = s[(p.d_hh + g) * H + j] = 0;
+      for (int32_t g = p.gates; g < p.gates + p.params; g++) s[(p.d_hh + g) * H + j] = 0;
       continue;
     }
     Step::template run<T>(H, j, s, p.d_out ? (const T *)p.d_out + r * p.ld_out : nullptr,
-                          (T *)p.dh + r * H, p.dc ? (T *)p.dc + r * H : nullptr);
+                          (T *)p.dh + r * H, p.dc ? (T *)p.dc + r * p.has_c * H : nullptr);
   }
 }
 

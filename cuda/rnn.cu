@@ -181,6 +181,7 @@ static fused_cell_launch launch_of(const cell_layout &L, int64_t ld, int64_t B, 
   fused_cell_launch p = {};
   p.B = B, p.H = H, p.ld = ld, p.t = t;
   p.gates = L.gates, p.h_prev = L.h_prev, p.d_ih = L.d_ih, p.d_hh = L.d_hh;
+  p.has_c = L.has_c, p.params = L.params, p.outputs = L.outputs;
   p.lengths = lengths, p.s = st;
   return p;
 }
@@ -244,7 +245,8 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
   }
   const int64_t first = reverse ? T_ - 1 : 0, step = reverse ? -1 : 1;
   FUSED_TRY(copy_rows(fn, s + first * B * ld + L.h_prev * H, ld, (const T *)h0->data, H, B, H));
-  if (c) FUSED_TRY(copy_rows(fn, c, H, (const T *)c0->data, H, B, H));
+  const int64_t CH = L.has_c * H;
+  if (c) FUSED_TRY(copy_rows(fn, c, CH, (const T *)c0->data, CH, B, CH));
   for (int64_t k = 0, t = first; k < T_; k++, t += step) {
     T *st = s + t * B * ld;
     const bool last = k == T_ - 1;
@@ -291,7 +293,8 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   T *s = (T *)saved->data, *dh = (T *)d_h0->data, *dc = d_c0 ? (T *)d_c0->data : nullptr;
   const T *x = (const T *)xs->data, *wi = (const T *)w_ih->data, *wh = (const T *)w_hh->data;
   FUSED_TRY(copy_rows(fn, dh, H, d_hn ? (const T *)d_hn->data : nullptr, H, B, H));
-  if (dc) FUSED_TRY(copy_rows(fn, dc, H, d_cn ? (const T *)d_cn->data : nullptr, H, B, H));
+  const int64_t CH = L.has_c * H;
+  if (dc) FUSED_TRY(copy_rows(fn, dc, CH, d_cn ? (const T *)d_cn->data : nullptr, CH, B, CH));
   if (bf) FUSED_TRY(bf16_rows(fn, wh_r, Dh, wh, ldw, GH, Dh));
   for (int64_t k = 0, t = reverse ? 0 : T_ - 1; k < T_; k++, t += reverse ? 1 : -1) {
     T *st = s + t * B * ld;
@@ -339,7 +342,8 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
   }
   FUSED_TRY(column_sums(fn, (T *)d_b_ih->data, d_ih, T_ * B, GH, ld, accumulate != 0));
   if (d_b_hh)
-    FUSED_TRY(column_sums(fn, (T *)d_b_hh->data, d_hh, T_ * B, GH, ld, accumulate != 0));
+    FUSED_TRY(column_sums(fn, (T *)d_b_hh->data, d_hh, T_ * B, GH + L.params * H, ld,
+                          accumulate != 0));
   return cuda_done(fn);
 }
 

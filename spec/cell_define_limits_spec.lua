@@ -48,7 +48,7 @@ describe('fused.cell.define refuses', function()
   end)
 
   it("Lua's comparisons, fields and calls on symbols, at the step's line", function()
-    local cmp = 'a symbol is no value while the step runs: F.min and F.max choose'
+    local cmp = 'a symbol is no value while the step runs: F.min, F.max and F.where(F.lt(a, b), ...) choose'
     err(define('bad', function(gx, gh, h) if gx[1] == gh[1] then return h end return -h end),
         'fused.cell.define: bad: ', 'cell_define_limits_spec.lua:', "a cell's expression has no == (" .. cmp)
     err(define('bad', function(gx, gh, h) if h ~= gx[1] then return h end return -h end), 'has no ==')

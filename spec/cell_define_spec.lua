@@ -333,7 +333,7 @@ describe('fused.cell.define', function()
     it('checks its options', function()
       err(function() F.define { name = 'a b', gates = 1, state = 'h', step = print } end,
           "fused.cell.define: option 'name' expected a C name (letters, digits, _), got \"a b\"")
-      err(define('x', function() end), "fused.cell.define: bad: option 'state' expected 'h' or 'hc', got x")
+      err(define('x', function() end), "fused.cell.define: bad: option 'state' expected 'h', 'hc' or a list of names ({'h', 'c', 'n', 'm'}), got x")
       err(define('h', function() end, 0), "fused.cell.define: bad: option 'gates' expected an integer in 1..64, got 0")
       err(define('h', 'step'), "fused.cell.define: bad: option 'step' expected a function, got string")
       err(function() F.define { name = 'a', gates = 1, state = 'h', step = print, gate = 2 } end,

@@ -93,7 +93,7 @@ describe('fused.ext.cell', function()
     end, 'fused.ext.cell: nosteps defines no gru_user_forward_f32 (FUSED_CELL_FORWARD/BACKWARD(gru_user, ...) in fused_ext.h)')
     assert.has_error(function()
       fused.ext.cell { name = 'mgu', sources = { examples .. 'mgu.c' }, gates = 2, state = 'x' }
-    end, "fused.ext.cell: option 'state' expected 'h' or 'hc', got x")
+    end, "fused.ext.cell: option 'state' expected 'h', 'hc' or a list of names, got x")
     assert.has_error(function() fused.nn.RNN(2, 3, {}) end,
       "RNN: option 'cell' expected a cell from fused.cell.define or fused.ext.cell, got nil")
   end)

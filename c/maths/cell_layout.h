@@ -5,7 +5,10 @@
  * Forward writes the gate activations (and what else backward reads) from block 0 and the
  * state the step started from at block h_prev; backward writes the gradients at the input
  * projection's pre-activations from block d_ih and those at the recurrent projection's from
- * block d_hh (gates blocks each), over what it has read. The recurrent weight's gradient is
+ * block d_hh (gates blocks each; a cell's per-unit parameters' gradients in the params blocks
+ * after d_hh's), over what it has read. A cell state c is has_c blocks of H per row, outside
+ * saved (0: none); a step's output (hs) is outputs blocks of H per row (1 but for a defined
+ * cell of several output states). The recurrent weight's gradient is
  * then one GEMM of the d_hh blocks with the h_prev blocks, whatever the lengths and direction.
  *   LLTM  [input, output, candidate, tanh(c'), h_prev]           d_ih = d_hh = 0
  *   LSTM  [i, f, g, o, tanh(c'), c, h_prev]                       d_ih = d_hh = 0
@@ -18,14 +21,15 @@
 #include "../fused.h"
 
 typedef struct {
-  int32_t gates, saved, has_c, d_ih, d_hh, h_prev;
+  int32_t gates, saved, has_c, d_ih, d_hh, h_prev, params, outputs;
 } cell_layout;
 
 /* {0} (gates 0) for an unknown cell. */
 static inline cell_layout cell_layout_of(int32_t cell) {
   const fused_cell_def *d = fused_rnn_cell(cell);
-  if (!d) return (cell_layout){0, 0, 0, 0, 0, 0};
-  return (cell_layout){d->gates, d->saved, d->has_c, d->d_ih, d->d_hh, d->h_prev};
+  if (!d) return (cell_layout){0, 0, 0, 0, 0, 0, 0, 0};
+  return (cell_layout){d->gates, d->saved, d->has_c, d->d_ih, d->d_hh, d->h_prev, d->params,
+                       d->outputs > 1 ? d->outputs : 1};
 }
 
 #endif

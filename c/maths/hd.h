@@ -11,7 +11,8 @@
  *   lane_select(mask, a, b)         mask ? a : b per lane, mask a comparison of lanes
  *   lane_splat(x)                   x in every lane
  *   lane_load(p, m) lane_store(p, v, m)    the first m lanes at p (m is 1 under nvcc)
- *   m_abs m_copysign m_exp m_log m_sqrt    of lanes (m_sqrt of scalars too), any argument
+ *   m_abs m_copysign m_exp m_log m_sqrt m_sin m_cos   of lanes (m_sqrt of scalars too), any
+ *                                   argument
  *   m_floor m_ceil m_rint m_trunc   of lanes (m_rint: to nearest, half to even)
  *   m_exp_nonpos m_expm1_nonpos     of lanes, arguments <= 0 only (sigmoid, tanh and ELU need
  *                                   no others, so nothing overflows)
@@ -51,6 +52,8 @@ FUSED_CUDA_MATHS(m_expm1_nonpos, expm1f, expm1)
 FUSED_CUDA_MATHS(m_log, logf, log)
 FUSED_CUDA_MATHS(m_log1p, log1pf, log1p)
 FUSED_CUDA_MATHS(m_sqrt, sqrtf, sqrt)
+FUSED_CUDA_MATHS(m_sin, sinf, sin)
+FUSED_CUDA_MATHS(m_cos, cosf, cos)
 FUSED_CUDA_MATHS(m_abs, fabsf, fabs)
 FUSED_CUDA_MATHS(m_floor, floorf, floor)
 FUSED_CUDA_MATHS(m_ceil, ceilf, ceil)

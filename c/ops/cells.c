@@ -10,7 +10,7 @@
  * no step pointers: the CPU driver compiles their rows for each vector capability
  * (generic/rnn.h). */
 #define BUILT_IN(id, name, gates, saved, has_c, d_ih, d_hh, h_prev) \
-  [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, NULL, NULL, NULL, NULL},
+  [id] = {#name, gates, saved, has_c, d_ih, d_hh, h_prev, 0, 1, NULL, NULL, NULL, NULL},
 static fused_cell_def cells[FUSED_CELLS_MAX] = {FUSED_CELLS(BUILT_IN)};
 #undef BUILT_IN
 static char names[FUSED_CELLS_MAX][FUSED_CELL_NAME_MAX + 1];
@@ -40,11 +40,22 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
   if (def->saved <= def->gates || def->saved > FUSED_CELL_SAVED_MAX)
     return fused_error("%s: field 'saved' expected %d..%d (the gates and h_prev at least), "
                        "got %d", fn, def->gates + 1, FUSED_CELL_SAVED_MAX, def->saved);
-  if (def->has_c != 0 && def->has_c != 1)
-    return fused_error("%s: field 'has_c' expected 0 or 1, got %d", fn, def->has_c);
+  if (def->has_c < 0 || def->has_c > FUSED_CELL_SAVED_MAX)
+    return fused_error("%s: field 'has_c' expected 0..%d (blocks of cell state), got %d", fn,
+                       FUSED_CELL_SAVED_MAX, def->has_c);
+  if (def->outputs < 0 || def->outputs > FUSED_CELL_SAVED_MAX)
+    return fused_error("%s: field 'outputs' expected 0..%d (0 or 1: one), got %d", fn,
+                       FUSED_CELL_SAVED_MAX, def->outputs);
+  if (def->params < 0 || def->params > FUSED_CELL_SAVED_MAX)
+    return fused_error("%s: field 'params' expected 0..%d, got %d", fn, FUSED_CELL_SAVED_MAX,
+                       def->params);
   FUSED_TRY(check_block("h_prev", def->h_prev, 1, def->saved));
   FUSED_TRY(check_block("d_ih", def->d_ih, def->gates, def->saved));
   FUSED_TRY(check_block("d_hh", def->d_hh, def->gates, def->saved));
+  if (def->d_hh + def->gates + def->params > def->saved)
+    return fused_error("%s: field 'params' expected at most %d (their gradients take the blocks "
+                       "after d_hh's %d gates, inside saved = %d), got %d", fn,
+                       def->saved - def->d_hh - def->gates, def->gates, def->saved, def->params);
   if (def->h_prev < def->gates)
     return fused_error("%s: field 'h_prev' expected a block after the %d gate blocks, got %d",
                        fn, def->gates, def->h_prev);

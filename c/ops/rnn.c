@@ -37,7 +37,8 @@ static int check_part(const char *fn, const char *arg, const fused_tensor *t,
   return rows ? check_rows(fn, arg, t) : check_contiguous(fn, arg, t);
 }
 
-/* The cell state's tensors: B×H for a cell with one, NULL for the GRU. */
+/* The cell state's tensors: B×(has_c·H) for a cell with one (B×H: the LSTM's c), NULL for the
+ * GRU. */
 static int check_state_c(const char *fn, const char *arg, const fused_tensor *t,
                          const fused_tensor *xs, const rnn_dims *d, int optional) {
   if (!d->L.has_c) {
@@ -46,7 +47,8 @@ static int check_state_c(const char *fn, const char *arg, const fused_tensor *t,
     return 0;
   }
   if (!t && optional) return 0;
-  return check_part(fn, arg, t, xs, 2, (int64_t[]){d->B, d->H}, 0, "B x H");
+  return check_part(fn, arg, t, xs, 2, (int64_t[]){d->B, d->L.has_c * d->H}, 0,
+                    d->L.has_c == 1 ? "B x H" : "B x (states after h) H");
 }
 
 /* xs (T×B×I), h (B×H, named h_arg) and the cell set the sizes; the weights must fit them. */
@@ -101,14 +103,18 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
   return 0;
 }
 
-/* A bias of G·H: required for the LSTM and GRU, NULL for the LLTM's recurrent one. */
+/* A bias of G·H: required for the LSTM and GRU, NULL for the LLTM's recurrent one; the
+ * recurrent one of a cell with per-unit parameters holds them after its G·H. */
 static int check_bias(const char *fn, const char *arg, const fused_tensor *b,
-                      const fused_tensor *xs, const rnn_dims *d, int lltm_has_none) {
-  if (lltm_has_none && d->cell == FUSED_CELL_LLTM) {
+                      const fused_tensor *xs, const rnn_dims *d, int hh) {
+  if (hh && d->cell == FUSED_CELL_LLTM) {
     if (b) return fused_error("%s: argument '%s' expected NULL (the LLTM has one bias, b_ih)",
                               fn, arg);
     return 0;
   }
+  if (hh && d->L.params)
+    return check_part(fn, arg, b, xs, 1, (int64_t[]){(d->L.gates + d->L.params) * d->H}, 0,
+                      "G H biases then the cell's per-unit parameters, H each");
   return check_part(fn, arg, b, xs, 1, (int64_t[]){d->L.gates * d->H}, 0, "G H");
 }
 
@@ -130,7 +136,8 @@ int fused_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_t
   FUSED_TRY(check_bias(fn, "b_ih", b_ih, xs, &d, 0));
   FUSED_TRY(check_bias(fn, "b_hh", b_hh, xs, &d, 1));
   FUSED_TRY(check_state_c(fn, "c0", c0, xs, &d, 0));
-  FUSED_TRY(check_part(fn, "hs", hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1, "T x B x H"));
+  FUSED_TRY(check_part(fn, "hs", hs, xs, 3, (int64_t[]){d.T, d.B, d.L.outputs * d.H}, 1,
+                       d.L.outputs == 1 ? "T x B x H" : "T x B x (output states) H"));
   FUSED_TRY(check_part(fn, "h_n", h_n, xs, 2, (int64_t[]){d.B, d.H}, 0, "as 'h0'"));
   FUSED_TRY(check_state_c(fn, "c_n", c_n, xs, &d, 0));
   FUSED_TRY(check_saved(fn, saved, xs, &d));
@@ -156,8 +163,9 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
   FUSED_TRY(check_problem(fn, cell, xs, "d_h0", d_h0, w_ih, w_hh, lengths, &d));
   FUSED_TRY(check_compute(fn, compute, xs));
   const int64_t state[2] = {d.B, d.H};
-  if (d_hs) FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.H}, 1,
-                                 "T x B x H"));
+  if (d_hs)
+    FUSED_TRY(check_part(fn, "d_hs", d_hs, xs, 3, (int64_t[]){d.T, d.B, d.L.outputs * d.H}, 1,
+                         d.L.outputs == 1 ? "T x B x H" : "T x B x (output states) H"));
   if (d_hn) FUSED_TRY(check_part(fn, "d_hn", d_hn, xs, 2, state, 0, "B x H"));
   FUSED_TRY(check_state_c(fn, "d_cn", d_cn, xs, &d, 1));
   FUSED_TRY(check_saved(fn, saved, xs, &d));

@@ -338,14 +338,19 @@ int fused_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fus
                        const int64_t *lengths, int32_t reverse, int32_t accumulate,
                        int32_t compute);
 /* A cell of the engine, as the built-in ones are described (docs/extending.md): G gate blocks,
- * S saved blocks per row (cell_layout.h explains d_ih, d_hh and h_prev), a cell state c or
- * not, and its pointwise steps over one batch row of one step in each dtype. forward: s is the
- * row of saved (the input projection, no bias, in blocks 0..G-1, the old h at block h_prev),
- * gh the recurrent projection (G·H, no bias), c the cell state (in and out; NULL without
- * one); it writes what backward needs over s and the new h to h_next and out. backward: dh
- * and dc hold the gradients at the new state (dh without d_out, the step's output gradient,
- * NULL for none); it writes the gate gradients at blocks d_ih and d_hh and replaces dh by the
- * part of the old h's gradient that bypasses w_hh, dc by the old c's. */
+ * S saved blocks per row (cell_layout.h explains d_ih, d_hh and h_prev), has_c blocks of H of
+ * cell state c per row (0: none; 1: the LSTM's c; a cell of several states keeps the ones
+ * after h side by side), params per-unit parameter vectors of H, and its pointwise steps over
+ * one batch row of one step in each dtype. forward: s is the row of saved (the input
+ * projection, no bias, in blocks 0..G-1, the old h at block h_prev), gh the recurrent
+ * projection (G·H, no bias), b_hh the G recurrent biases then the params vectors, c the cell
+ * state (in and out, has_c·H; NULL without one); it writes what backward needs over s and the
+ * new h to h_next and out. backward: dh and dc hold the gradients at the new state (dh without
+ * d_out, the step's output gradient, NULL for none); it writes the gate gradients at blocks
+ * d_ih and d_hh, the params' gradients at the params blocks after d_hh's G, and replaces dh by
+ * the part of the old h's gradient that bypasses w_hh, dc by the old c's. outputs: the blocks
+ * of H a step writes to out (and backward reads at d_out), side by side (0 or 1: one; a
+ * defined cell's several output states). */
 typedef void (*fused_cell_forward_f32)(int64_t H, float *s, const float *gh, const float *b_ih,
                                        const float *b_hh, float *c, float *h_next, float *out);
 typedef void (*fused_cell_forward_f64)(int64_t H, double *s, const double *gh,
@@ -357,7 +362,7 @@ typedef void (*fused_cell_backward_f64)(int64_t H, double *s, const double *d_ou
                                         double *dc);
 typedef struct fused_cell_def {
   const char *name;
-  int32_t gates, saved, has_c, d_ih, d_hh, h_prev;
+  int32_t gates, saved, has_c, d_ih, d_hh, h_prev, params, outputs;
   fused_cell_forward_f32 forward_f32;
   fused_cell_backward_f32 backward_f32;
   fused_cell_forward_f64 forward_f64;
@@ -376,14 +381,14 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def);
 const fused_cell_def *fused_rnn_cell(int32_t cell);
 /* One step of a registered cell on CUDA, over the B rows of one time step (cuda/rnn.cu fills
  * it; fused_cell_cuda.h's launchers read it): the device pointers of fused_cell_def's steps,
- * each a row's base, rows ld (saved), ld_next (h_next), ld_out (out, d_out) or H (gh: G·H;
- * c, dh, dc) apart. lengths (on the device; NULL: every row runs) makes a row at t >= its
- * length a padded one: forward copies its h_prev to h_next and zero to out, backward zeroes
- * its gate gradients. The same struct serves forward (s .. out) and backward (s, d_out, dh,
+ * each a row's base, rows ld (saved), ld_next (h_next), ld_out (out, d_out), H (dh) or
+ * has_c·H (c, dc) apart (gh: G·H). lengths (on the device; NULL: every row runs) makes a row at t >= its
+ * length a padded one: forward copies its h_prev to h_next and zeros to out, backward zeroes
+ * its gate gradients and its params' (the params blocks after d_hh's). The same struct serves forward (s .. out) and backward (s, d_out, dh,
  * dc). */
 typedef struct fused_cell_launch {
   int64_t B, H, ld, t, ld_next, ld_out;
-  int32_t gates, h_prev, d_ih, d_hh;
+  int32_t gates, h_prev, d_ih, d_hh, has_c, params, outputs;
   const int64_t *lengths;
   void *s, *c, *h_next, *out, *dh, *dc;
   const void *gh, *b_ih, *b_hh, *d_out;

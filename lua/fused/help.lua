@@ -267,12 +267,12 @@ M.entries = {
 
   -- fused.ext
   ['fused.ext.load'] = 'fused.ext.load{name=, sources = {...}, cflags=, cuda_cflags=, cdef=, cache_dir=, verbose=}: your C/CUDA sources compiled (cached) and bound',
-  ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc', cuda_sources=, ...}: a recurrent cell from your C steps, for nn.RNN (on CUDA with cuda_sources: the same steps compiled as CUDA)",
+  ['fused.ext.cell'] = "fused.ext.cell{name=, sources=, gates=, state = 'h' | 'hc' | {names}, params = {names}, outputs=, cuda_sources=, ...}: a recurrent cell from your C steps, for nn.RNN (on CUDA with cuda_sources: the same steps compiled as CUDA)",
   ['fused.ext.check'] = "fused.ext.check(status): raises fused's last error unless an extension function returned 0",
   ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
   ['fused.ext.cache_root'] = 'fused.ext.cache_root{cache_dir=}: the build cache folder (cache_dir, $FUSED_EXT_CACHE, $XDG_CACHE_HOME/fused/ext or ~/.cache/fused/ext)',
   -- fused.cell
-  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc', step = function(gx, gh, h[, c]) ... end, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
+  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc' | {'h', 'c', ...}, step = function(gx, gh, h[, c]) ... end (a list: function(gx, gh, s, p) ... return {h =, c =, ...} end), params = {'w_ci', ...}, init = {w_ci = 'zeros' | 'ones' | 'uniform'}, output = name | {names}, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
   ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define, the text compiled for the CPU and for CUDA alike',
   ['fused.cell.sigmoid'] = 'fused.cell.sigmoid(x): 1 / (1 + exp(-x)) in a cell step',
   ['fused.cell.tanh'] = 'fused.cell.tanh(x): tanh in a cell step',
@@ -285,6 +285,16 @@ M.entries = {
   ['fused.cell.sqrt'] = 'fused.cell.sqrt(x): the square root in a cell step',
   ['fused.cell.min'] = 'fused.cell.min(a, b): the smaller, per element, in a cell step (torch.minimum: NaN wins, half the gradient to each at a tie)',
   ['fused.cell.max'] = 'fused.cell.max(a, b): the larger, per element, in a cell step (torch.maximum: NaN wins, half the gradient to each at a tie)',
+  ['fused.cell.logsigmoid'] = 'fused.cell.logsigmoid(x): log(sigmoid(x)), without overflow, in a cell step (torch.nn.functional.logsigmoid)',
+  ['fused.cell.sin'] = 'fused.cell.sin(x): sin in a cell step',
+  ['fused.cell.cos'] = 'fused.cell.cos(x): cos in a cell step',
+  ['fused.cell.stop_gradient'] = 'fused.cell.stop_gradient(x): x, with no gradient reaching x, in a cell step (torch.Tensor.detach)',
+  ['fused.cell.lt'] = 'fused.cell.lt(a, b): a < b, the condition of fused.cell.where in a cell step (no value of its own)',
+  ['fused.cell.le'] = 'fused.cell.le(a, b): a <= b, the condition of fused.cell.where in a cell step (no value of its own)',
+  ['fused.cell.gt'] = 'fused.cell.gt(a, b): a > b, the condition of fused.cell.where in a cell step (no value of its own)',
+  ['fused.cell.ge'] = 'fused.cell.ge(a, b): a >= b, the condition of fused.cell.where in a cell step (no value of its own)',
+  ['fused.cell.eq'] = 'fused.cell.eq(a, b): a == b, the condition of fused.cell.where in a cell step (no value of its own)',
+  ['fused.cell.where'] = 'fused.cell.where(cond, a, b): a where the comparison cond holds, else b, per element, in a cell step (the gradient goes to the chosen branch)',
 
   -- fused.debug
   ['fused.debug.allocations'] = 'fused.debug.allocations(): the storages made since the library loaded',

@@ -123,16 +123,17 @@ static inline void rnn_forward_row(const rnn_step *p, int64_t r, scalar_t *st, c
                                    int64_t ld_out) {
   const int64_t H = p->H;
   scalar_t *s = st + r * p->ld, *hn = h_next + r * ld_next, *o = out + r * ld_out;
-  scalar_t *cr = c ? c + r * H : NULL;
+  scalar_t *cr = c ? c + r * p->L.has_c * H : NULL;
   if (rnn_active(p, r)) {
     rnn_row_forward(p, s, g, b_ih, b_hh, cr, hn, o);
   } else {
     memcpy(hn, s + p->L.h_prev * H, (size_t)H * sizeof(scalar_t));
-    memset(o, 0, (size_t)H * sizeof(scalar_t));
+    memset(o, 0, (size_t)(p->L.outputs * H) * sizeof(scalar_t));
   }
 }
 
-/* Backward over row r: a padded row has zero gate gradients and passes dh and dc on. */
+/* Backward over row r: a padded row has zero gate and parameter gradients and passes dh and
+ * dc on. */
 static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
                                     const scalar_t *d_out, int64_t ld_out, scalar_t *dh,
                                     scalar_t *dc) {
@@ -140,10 +141,10 @@ static inline void rnn_backward_row(const rnn_step *p, int64_t r, scalar_t *st,
   scalar_t *s = st + r * p->ld;
   if (rnn_active(p, r)) {
     rnn_row_backward(p, s, d_out ? d_out + r * ld_out : NULL, dh + r * H,
-                     dc ? dc + r * H : NULL);
+                     dc ? dc + r * p->L.has_c * H : NULL);
   } else {
     memset(s + p->L.d_ih * H, 0, (size_t)GH * sizeof(scalar_t));
-    memset(s + p->L.d_hh * H, 0, (size_t)GH * sizeof(scalar_t));
+    memset(s + p->L.d_hh * H, 0, (size_t)(GH + p->L.params * H) * sizeof(scalar_t));
   }
 }
 
@@ -154,16 +155,17 @@ static inline void rnn_add(scalar_t *d, const scalar_t *q, int64_t n) {
 
 /* The bias gradients are the column sums of the gate gradients over every row and step; each
  * thread adds its rows' into d_b (GH: at d_ih's blocks; GH more at d_hh's where those are
- * apart) while the step's gradients are still in its cache. Summed after the loop, over the
- * whole saved, they took 4% of an LSTM's training step ((16, 32, 128), one thread). */
+ * apart, with the per-unit parameters' after them) while the step's gradients are still in
+ * its cache. Summed after the loop, over the whole saved, they took 4% of an LSTM's training
+ * step ((16, 32, 128), one thread). */
 static void rnn_bias_rows(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
                           bool hh_apart, scalar_t *d_b) {
-  const int64_t H = p->H, GH = p->L.gates * H;
+  const int64_t H = p->H, GH = p->L.gates * H, PH = p->L.params * H;
   for (int64_t r = r0; r < r1; r++) {
     if (!rnn_active(p, r)) continue;
     const scalar_t *row = st + r * p->ld;
     rnn_add(d_b, row + p->L.d_ih * H, GH);
-    if (hh_apart) rnn_add(d_b + GH, row + p->L.d_hh * H, GH);
+    if (hh_apart) rnn_add(d_b + GH, row + p->L.d_hh * H, GH + PH);
   }
 }
 
@@ -355,7 +357,8 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   }
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
-  if (c && c != (scalar_t *)c0->data) memcpy(c, c0->data, (size_t)(B * H) * sizeof(scalar_t));
+  if (c && c != (scalar_t *)c0->data)
+    memcpy(c, c0->data, (size_t)(B * L.has_c * H) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
   {
     rnn_step p = {cell, fused_rnn_cell(cell), L, B, H, ld, lengths, 0, Dh};
@@ -468,19 +471,20 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   const int64_t GH = L.gates * H, ld = L.saved * H, ld_dhs = d_hs ? d_hs->strides[1] : 0;
   const int64_t Dh = w_hh->sizes[1], ldw = w_hh->strides[0];
   const bool heads = Dh < H;
-  const size_t state = (size_t)(B * H) * sizeof(scalar_t);
+  const size_t state = (size_t)(B * H) * sizeof(scalar_t), c_state = state * L.has_c;
   const bool bf = compute == FUSED_COMPUTE_BFLOAT16, native = bf && rnn_bf16_native();
   scalar_t *s = (scalar_t *)saved->data, *dh = (scalar_t *)d_h0->data;
   scalar_t *dc = d_c0 ? (scalar_t *)d_c0->data : NULL;
   if (!d_hn) memset(dh, 0, state);
   else if (dh != (scalar_t *)d_hn->data) memcpy(dh, d_hn->data, state);
-  if (dc && !d_cn) memset(dc, 0, state);
-  else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, state);
+  if (dc && !d_cn) memset(dc, 0, c_state);
+  else if (dc && dc != (scalar_t *)d_cn->data) memcpy(dc, d_cn->data, c_state);
   /* One step's recurrent product runs on BLAS after the loop, on w_hh as it lies. */
   const bool once = T == 1 && !bf && !heads;
   const int threads = once && B * H <= PARALLEL_MIN_ELEMENTS ? 1 : rnn_threads(B);
-  const bool hh_apart = d_b_hh && L.d_hh != L.d_ih, blocks_apart = L.d_hh != L.d_ih;
-  const int64_t sums_n = (hh_apart ? 2 : 1) * GH;
+  /* a cell's per-unit parameters' gradients are summed with its recurrent biases' */
+  const bool hh_apart = d_b_hh && (L.d_hh != L.d_ih || L.params), blocks_apart = L.d_hh != L.d_ih;
+  const int64_t hh_n = GH + L.params * H, sums_n = GH + (hh_apart ? hh_n : 0);
   const int64_t packed = heads ? rnn_heads_packed_size(GH, Dh)
                          : native ? cpu_bf16_packed_size(GH, H) / 2 + 1
                          : once ? 0 : packed_gemm_size(GH, H);
@@ -545,7 +549,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
     cpu_gemm(CblasNoTrans, CblasNoTrans, B, H, GH, d_hh, ld, wh, w_hh->strides[0], 1, dh, H);
   rnn_bias_sum((scalar_t *)d_b_ih->data, sums, threads, GH, sums_n, accumulate);
   if (d_b_hh)
-    rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, GH, sums_n,
+    rnn_bias_sum((scalar_t *)d_b_hh->data, hh_apart ? sums + GH : sums, threads, hh_n, sums_n,
                  accumulate);
   if (native) {
     const int status = rnn_backward_products_bf16(T * B, GH, In, H, Dh, d_gi, d_g, ldg, xs,

@@ -3,17 +3,20 @@
 -- text compiled as CUDA runs one element a thread, c/fused_cell_cuda.h), and the saved layout
 -- that fused.ext.cell registers (c/maths/cell_layout.h).
 --
--- Saved per row: the forward values backward reads (the activations' outputs; a leaf gx, gh or
--- c it reads), then h_prev. Backward recomputes what costs one arithmetic op of values it has
--- rather than save it, writes the recurrent products' gradients at blocks 0.. (d_hh = 0) and
--- the input products' there too when they are the same nodes (a gate of gx[k] + gh[k]), else
--- at the G blocks after (d_ih = G), over values it has already read.
+-- Saved per row: the forward values backward reads (the activations' outputs; a leaf gx, gh,
+-- a state or a parameter it reads), then h_prev. Backward recomputes what costs one arithmetic
+-- op of values it has rather than save it, writes the recurrent products' gradients at blocks
+-- 0.. (d_hh = 0), the per-unit parameters' at the P blocks after them, and the input products'
+-- at the gates' too when they are the same nodes (a gate of gx[k] + gh[k]), else at the G
+-- blocks after the parameters' (d_ih = G + P), over values it has already read. The states
+-- after h are the engine's c, side by side (state k + 1 at c + k H); the parameters follow the
+-- G recurrent biases in b_hh.
 local graph = require 'fused.cell.graph'
 
 local M = {}
 
 -- Arithmetic on values at hand: recomputed in backward rather than saved.
-local cheap = { add = true, sub = true, mul = true, div = true, neg = true, abs = true,
+local cheap = { add = true, sub = true, mul = true, div = true, neg = true, abs = true, stop = true,
                 relu = true, max = true, min = true, select_lt = true, select_le = true,
                 select_eq = true, dsigmoid = true, dtanh = true, delu = true }
 
@@ -38,6 +41,10 @@ local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_' }
 
 local function name_of(n)
   if n.op == 'gx' or n.op == 'gh' then return n.op .. n.index .. '_' end
+  if n.label then -- a state or parameter of a list: by its name
+    return (n.op == 'dh' or n.op == 'dc') and 'g_' .. n.label .. '_'
+      or (n.op == 'p' and 'p_' or 's_') .. n.label .. '_'
+  end
   return leaf_names[n.op] or (n.op:gsub('_%a%a$', '') .. n.id)
 end
 
@@ -52,11 +59,12 @@ local function expression(n)
   if op == 'mul' then return a[1] .. ' * ' .. a[2] end
   if op == 'div' then return a[1] .. ' / ' .. a[2] end
   if op == 'neg' then return '-' .. a[1] end
+  if op == 'stop' then return a[1] end
   if op == 'sigmoid' then return 'sigmoid_of(' .. a[1] .. ')' end
   if op == 'tanh' then return 'tanh_of(' .. a[1] .. ')' end
   if op == 'elu' then return 'elu_of(' .. a[1] .. ', (scalar_t)1)' end
   if op == 'abs' then return 'vabs(' .. a[1] .. ')' end
-  if op == 'exp' or op == 'log' or op == 'sqrt' then
+  if op == 'exp' or op == 'log' or op == 'sqrt' or op == 'sin' or op == 'cos' then
     return 'FUSED_LANEWISE(' .. op .. ', ' .. a[1] .. ')'
   end
   if op == 'softplus' then return 'FUSED_SOFTPLUS(' .. a[1] .. ')' end
@@ -113,9 +121,13 @@ local function load_leaf(n, L)
     local at = block(n.index - 1)
     return string.format('vload(gh + %s, m) + vload(b_hh + %s, m)', at, at)
   elseif n.op == 'h' then return 'vload(s + ' .. block(L.h_prev) .. ', m)'
-  elseif n.op == 'c' then return 'vload(c + j, m)'
-  elseif n.op == 'dh' then return 'vload(dh + j, m) + (d_out ? vload(d_out + j, m) : vsplat(0))'
-  elseif n.op == 'dc' then return 'vload(dc + j, m)' end
+  elseif n.op == 'c' then return 'vload(c + ' .. block(n.index - 1) .. ', m)'
+  elseif n.op == 'p' then return 'vload(b_hh + ' .. block(L.gates + n.index - 1) .. ', m)' end
+  -- a seed: the gradient at a new state, and the step's output gradient at the output state's
+  local at = n.op == 'dh' and 'dh + j' or 'dc + ' .. block(n.index - 1)
+  local k = L.output_of[n.op == 'dh' and 1 or n.index + 1]
+  if not k then return 'vload(' .. at .. ', m)' end
+  return 'vload(' .. at .. ', m) + (d_out ? vload(d_out + ' .. block(k - 1) .. ', m) : vsplat(0))'
 end
 
 local function is_leaf(n) return #n.args == 0 and n.op ~= 'const' end
@@ -153,17 +165,18 @@ local function plan(boundary)
   return saved, recompute
 end
 
--- d: {name, gates, has_c, outputs = {h'[, c']}, grads = {gx = {}, gh = {}, h =, c =}}.
--- Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
+-- d: {name, step, gates, state (the option, for the header), new = {the new states, h's first},
+-- outputs (the indexes of the states the step outputs, side by side), params (P), grads =
+-- {gx = {}, gh = {}, states = {}, p = {}}}. Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
 function M.generate(d)
-  local G = d.gates
+  local G, P = d.gates, d.params
   local d_outputs = {}
   for k = 1, G do
     d_outputs[#d_outputs + 1] = d.grads.gx[k]
     d_outputs[#d_outputs + 1] = d.grads.gh[k]
   end
-  d_outputs[#d_outputs + 1] = d.grads.h
-  if d.has_c then d_outputs[#d_outputs + 1] = d.grads.c end
+  for _, v in ipairs(d.grads.states) do d_outputs[#d_outputs + 1] = v end
+  for _, v in ipairs(d.grads.p) do d_outputs[#d_outputs + 1] = v end
   local shared = true
   for k = 1, G do shared = shared and rawequal(d.grads.gx[k], d.grads.gh[k]) end
 
@@ -175,10 +188,12 @@ function M.generate(d)
   end
   local saved, recompute = plan(boundary)
 
-  local blocks = math.max(#saved, shared and G or 2 * G)
-  local L = { saved = blocks + 1, h_prev = blocks, d_hh = 0, d_ih = shared and 0 or G }
+  local blocks = math.max(#saved, (shared and G or 2 * G) + P)
+  local L = { saved = blocks + 1, h_prev = blocks, d_hh = 0, d_ih = shared and 0 or G + P,
+              gates = G, output_of = {} }
+  for k, i in ipairs(d.outputs) do L.output_of[i] = k end
 
-  local roots = { unpack(d.outputs) }
+  local roots = { unpack(d.new) }
   for _, n in ipairs(saved) do roots[#roots + 1] = n end
   local fwd_list = graph.reachable(roots)
   local out = {
@@ -190,8 +205,9 @@ function M.generate(d)
       names[#names + 1] = 'h_prev'
       return table.concat(names, ', ')
     end)() .. ']',
-    ' * Register with gates = ' .. G .. ", state = '" .. (d.has_c and 'hc' or 'h') .. "', saved = "
-      .. L.saved .. ', d_ih = ' .. L.d_ih .. '.',
+    ' * Register with gates = ' .. G .. ', state = ' .. d.state .. ', saved = ' .. L.saved
+      .. ', d_ih = ' .. L.d_ih .. (P > 0 and ', params = ' .. P or '')
+      .. (#d.outputs > 1 and ', outputs = ' .. #d.outputs or '') .. '.',
     ' * The same text builds the CPU steps (as C, over vectors) and the CUDA ones (as CUDA, one',
     ' * element a thread: fused_cell_cuda.h). */',
     '#include <fused_ext.h>',
@@ -206,9 +222,13 @@ function M.generate(d)
   for i, n in ipairs(saved) do
     out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(i - 1), name_of(n))
   end
-  out[#out + 1] = '    vstore(h_next + j, ' .. value(d.outputs[1]) .. ', m);'
-  out[#out + 1] = '    vstore(out + j, ' .. value(d.outputs[1]) .. ', m);'
-  if d.has_c then out[#out + 1] = '    vstore(c + j, ' .. value(d.outputs[2]) .. ', m);' end
+  out[#out + 1] = '    vstore(h_next + j, ' .. value(d.new[1]) .. ', m);'
+  for k, i in ipairs(d.outputs) do
+    out[#out + 1] = '    vstore(out + ' .. block(k - 1) .. ', ' .. value(d.new[i]) .. ', m);'
+  end
+  for k = 2, #d.new do
+    out[#out + 1] = '    vstore(c + ' .. block(k - 2) .. ', ' .. value(d.new[k]) .. ', m);'
+  end
   out[#out + 1] = '  })'
   out[#out + 1] = '})'
   out[#out + 1] = ''
@@ -236,14 +256,20 @@ function M.generate(d)
     out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_hh + k - 1),
                                   value(d.grads.gh[k]))
   end
+  for k = 1, P do
+    out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_hh + G + k - 1),
+                                  value(d.grads.p[k]))
+  end
   if not shared then
     for k = 1, G do
       out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_ih + k - 1),
                                     value(d.grads.gx[k]))
     end
   end
-  out[#out + 1] = '    vstore(dh + j, ' .. value(d.grads.h) .. ', m);'
-  if d.has_c then out[#out + 1] = '    vstore(dc + j, ' .. value(d.grads.c) .. ', m);' end
+  out[#out + 1] = '    vstore(dh + j, ' .. value(d.grads.states[1]) .. ', m);'
+  for k = 2, #d.grads.states do
+    out[#out + 1] = '    vstore(dc + ' .. block(k - 2) .. ', ' .. value(d.grads.states[k]) .. ', m);'
+  end
   out[#out + 1] = '  })'
   out[#out + 1] = '})'
   if #out > LARGE_LINES then

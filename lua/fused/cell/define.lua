@@ -1,4 +1,5 @@
--- fused.cell.define{name, gates, state, step}: a cell of the engine from its equations. step
+-- fused.cell.define{name, gates, state, step[, params, init, output]}: a cell of the engine
+-- from its equations. step
 -- runs once, on symbols (graph.lua); its graph is differentiated (grad.lua), turned into C
 -- (codegen.lua) and built and registered by fused.ext.cell, which caches the build: as C for
 -- the CPU, and the same text as CUDA on the cell's first CUDA run.
@@ -12,8 +13,19 @@ local lib = require 'fused.lib'
 local clock = require 'fused.train.progress'
 
 local FN = 'fused.cell.define'
-local OPTIONS = { 'name', 'gates', 'state', 'step', 'cache_dir', 'verbose' }
+local OPTIONS = { 'name', 'gates', 'state', 'step', 'params', 'init', 'output', 'cache_dir',
+                  'verbose' }
 local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
+local INITS = { zeros = true, ones = true, uniform = true }
+-- C's keywords (C11, and C++'s, which the CUDA source is read as): no state, parameter or cell
+-- may take one as its name.
+local KEYWORDS = {}
+for w in ([[auto break case char const continue default do double else enum extern float for
+  goto if inline int long register restrict return short signed sizeof static struct switch
+  typedef union unsigned void volatile while _Bool _Complex _Imaginary _Alignas _Alignof _Atomic
+  _Generic _Noreturn _Static_assert _Thread_local bool class delete false friend mutable
+  namespace new operator private protected public template this throw true try typename using
+  virtual]]):gmatch('%S+') do KEYWORDS[w] = true end
 
 local function message(name, f, ...) return string.format('%s: %s: ' .. f, FN, name, ...) end
 
@@ -59,6 +71,88 @@ local function states(g, name, state, results, n)
   return results
 end
 
+-- A list form's results: a table of the new states by name, in the states' order.
+local function named_states(g, name, names, results, n)
+  local inputs = 'gx, gh, s, p'
+  local t = results[1]
+  if n ~= 1 or type(t) ~= 'table' or graph.is_node(t) then
+    error(message(name, 'step returned %s; a step of state {%s} returns a table of the new '
+                  .. 'states by name', n == 0 and 'nothing' or n .. ' result' .. (n == 1 and
+                  ' (a ' .. (graph.is_node(t) and 'symbol' or type(t)) .. ')' or 's'),
+                  "'" .. table.concat(names, "', '") .. "'"), 3)
+  end
+  local known, new = {}, {}
+  for i, s in ipairs(names) do
+    known[s] = true
+    local v = t[s]
+    if v == nil then
+      error(message(name, "the step returned no state '%s' (it must return every state: %s)", s,
+                    table.concat(names, ', ')), 3)
+    elseif graph.is_node(v) and v.graph ~= g then
+      error(message(name, "state '%s' is a symbol of cell '%s'; a state must be an expression of "
+                    .. '%s', s, v.graph.name, inputs), 3)
+    elseif type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
+      error(message(name, "state '%s' is the number %s; a state must be an expression of %s", s,
+                    tostring(type(v) == 'number' and v or v.value), inputs), 3)
+    elseif not graph.is_node(v) then
+      error(message(name, "state '%s' is a %s; expected an expression of %s", s,
+                    graph.is_condition(v) and 'comparison' or type(v), inputs), 3)
+    end
+    new[i] = v
+  end
+  for k in pairs(t) do
+    if not known[k] then
+      error(message(name, "the step returned '%s', which is no state (state = {%s})",
+                    tostring(k), table.concat(names, ', ')), 3)
+    end
+  end
+  return new
+end
+
+-- A list of distinct C names (what: 'state' or 'params'), none a C keyword nor in taken.
+local function names_option(name, what, list, taken, level)
+  if type(list) ~= 'table' or #list == 0 then
+    error(message(name, "option '%s' expected a list of names, got %s", what, type(list)), level + 1)
+  end
+  local seen = {}
+  for i, v in ipairs(list) do
+    if type(v) ~= 'string' or not v:match('^[%a_][%w_]*$') or #v > 32 then
+      error(message(name, "option '%s' expected C names (letters, digits, _; at most 32), got %s "
+                    .. 'at %d', what, type(v) == 'string' and string.format('%q', v) or type(v),
+                    i), level + 1)
+    end
+    if KEYWORDS[v] then
+      error(message(name, "option '%s': '%s' is a C keyword (the generated C names its "
+                    .. 'variables after the %s)', what, v, what), level + 1)
+    end
+    if seen[v] or taken[v] then
+      error(message(name, "option '%s': the name '%s' is taken (%s)", what, v,
+                    seen[v] and 'twice in the list' or taken[v]), level + 1)
+    end
+    seen[v] = 'a state'
+  end
+  for k in pairs(list) do
+    if type(k) ~= 'number' or k > #list then
+      error(message(name, "option '%s' expected a list, got the key %s", what, tostring(k)), level + 1)
+    end
+  end
+  return seen
+end
+
+-- The step's names by name (s.c, p.w_ci): an error at the reading line for another, no new ones.
+local function by_name(what, list)
+  return setmetatable(list, {
+    __index = function(_, k)
+      error(string.format("%s.%s: no such %s (%s)", what, tostring(k),
+                          what == 's' and 'state' or 'parameter', table.concat(list.names, ', ')), 2)
+    end,
+    __newindex = function(_, k)
+      error(string.format("%s.%s: the step's %s are read-only", what, tostring(k),
+                          what == 's' and 'states' or 'parameters'), 2)
+    end,
+  })
+end
+
 -- The generated source's file in the cache, named by its text: written once. Returns its path
 -- and whether it was new.
 local function write_source(dir, name, text, ext)
@@ -68,10 +162,11 @@ local function write_source(dir, name, text, ext)
   return path, true
 end
 
--- Runs the step on the graph's symbols; returns its results and their count.
-local function run_step(g, spec, gates, h, c)
+-- Runs the step on the graph's symbols (after gx and gh: h[, c], or the states and parameters
+-- by name); returns its results and their count.
+local function run_step(g, spec, gates, a, b)
   local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
-                          products(g, 'gh', gates), h, c) }
+                          products(g, 'gh', gates), a, b) }
   if not results[1] then error(message(spec.name, '%s', tostring(results[2])), 3) end
   return { unpack(results, 2, table.maxn(results)) }, table.maxn(results) - 1
 end
@@ -97,58 +192,145 @@ return function(spec)
   if type(gates) ~= 'number' or gates ~= math.floor(gates) or gates < 1 or gates > 64 then
     error(message(name, "option 'gates' expected an integer in 1..64, got %s", tostring(gates)), 2)
   end
-  if not STATES[spec.state] then
-    error(message(name, "option 'state' expected 'h' or 'hc', got %s", tostring(spec.state)), 2)
+  if KEYWORDS[name] then
+    error(string.format("%s: option 'name' expected a C name, got the C keyword '%s'", FN, name), 2)
+  end
+  -- the states: 'h' or 'hc' (the step takes h[, c] and returns them), or a list of names (the
+  -- step takes s and p by name and returns a table); the first is the one the recurrent
+  -- product reads
+  local list = type(spec.state) == 'table'
+  if not list and not STATES[spec.state] then
+    error(message(name, "option 'state' expected 'h', 'hc' or a list of names ({'h', 'c', "
+                  .. "'n', 'm'}), got %s", tostring(spec.state)), 2)
   end
   if type(spec.step) ~= 'function' then
     error(message(name, "option 'step' expected a function, got %s", type(spec.step)), 2)
   end
-  local has_c = spec.state == 'hc'
+  local names = list and spec.state or (spec.state == 'hc' and { 'h', 'c' } or { 'h' })
+  local taken = list and names_option(name, 'state', names, {}, 2) or {}
+  local params = {}
+  if spec.params ~= nil then
+    if not list then
+      error(message(name, "option 'params' takes a state given as a list of names (state = "
+                    .. "{'h', 'c'}), got state '%s'", spec.state), 2)
+    end
+    names_option(name, 'params', spec.params, taken, 2)
+    params = spec.params
+  end
+  local init = {}
+  if spec.init ~= nil then
+    if type(spec.init) ~= 'table' then
+      error(message(name, "option 'init' expected a table {param = 'zeros' | 'ones' | "
+                    .. "'uniform'}, got %s", type(spec.init)), 2)
+    end
+    local known = {}
+    for _, v in ipairs(params) do known[v] = true end
+    for k, v in pairs(spec.init) do
+      if not known[k] then
+        error(message(name, "option 'init': '%s' is no parameter (params = {%s})", tostring(k),
+                      table.concat(params, ', ')), 2)
+      end
+      if not INITS[v] then
+        error(message(name, "option 'init': %s expected 'zeros', 'ones' or 'uniform', got %s", k,
+                      tostring(v)), 2)
+      end
+      init[k] = v
+    end
+  end
+  -- the states the layer outputs, side by side (default: the first)
+  local outputs, output_names = { 1 }, { names[1] }
+  if spec.output ~= nil then
+    output_names = type(spec.output) == 'table' and spec.output or { spec.output }
+    outputs = {}
+    local index, seen = {}, {}
+    for i, s in ipairs(names) do index[s] = i end
+    for k, s in ipairs(output_names) do
+      if not index[s] or seen[s] then
+        error(message(name, "option 'output' expected a state's name or a list of distinct ones "
+                      .. '(%s), got %s', table.concat(names, ', '),
+                      seen[s] and "'" .. s .. "' twice" or tostring(s)), 2)
+      end
+      seen[s], outputs[k] = true, index[s]
+    end
+    if #outputs == 0 then
+      error(message(name, "option 'output' expected a state's name or a list of distinct ones "
+                    .. '(%s), got an empty list', table.concat(names, ', ')), 2)
+    end
+  end
 
   local g = graph.new(name)
-  local h, c = graph.leaf(g, 'h'), has_c and graph.leaf(g, 'c') or nil
-  local results, n = run_step(g, spec, gates, h, c)
-  local outputs = states(g, name, spec.state, results, n)
+  local h = graph.leaf(g, 'h', nil, list and names[1] or nil)
+  local leaves, p_leaves = { h }, {}
+  for k = 2, #names do leaves[k] = graph.leaf(g, 'c', k - 1, list and names[k] or nil) end
+  for k, v in ipairs(params) do p_leaves[k] = graph.leaf(g, 'p', k, v) end
+  local function args()
+    if not list then return leaves[1], leaves[2] end
+    local s, p = { names = names }, { names = params }
+    for k, v in ipairs(names) do rawset(s, v, leaves[k]) end
+    for k, v in ipairs(params) do rawset(p, v, p_leaves[k]) end
+    return by_name('s', s), by_name('p', p)
+  end
+  local function run()
+    local results, n = run_step(g, spec, gates, args())
+    if list then return named_states(g, name, names, results, n), 1 end
+    return states(g, name, spec.state, results, n), n
+  end
+  local new, n = run()
+  n = #new
   -- A step that reads anything but its arguments (math.random, a counter) would be frozen at
   -- one value unseen: a second run must give the same nodes.
-  local again = run_step(g, spec, gates, h, c)
+  local again = run()
   for i = 1, n do
-    if not rawequal(again[i], outputs[i]) then
+    if not rawequal(again[i], new[i]) then
       error(message(name, 'the step gave other equations when run again (result %d); it must '
-                    .. 'compute from gx, gh, h and c alone, not from a random number, a clock or '
+                    .. 'compute from its arguments alone, not from a random number, a clock or '
                     .. 'a counter', i), 2)
     end
   end
 
-  local _, reaches = graph.reachable(outputs)
+  local _, reaches = graph.reachable(new)
   for k = 1, gates do
     if not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
                                     .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
     end
   end
+  for k, v in ipairs(params) do
+    if not reaches[p_leaves[k]] then
+      io.stderr:write(string.format("%s: %s: warning: parameter '%s' is never read (p.%s reaches "
+                                    .. 'no new state)\n', FN, name, v, v))
+    end
+  end
 
-  local seeds = { { outputs[1], graph.leaf(g, 'dh') } }
-  if has_c then seeds[2] = { outputs[2], graph.leaf(g, 'dc') } end
+  local seeds = { { new[1], graph.leaf(g, 'dh', nil, list and names[1] or nil) } }
+  for k = 2, n do seeds[k] = { new[k], graph.leaf(g, 'dc', k - 1, list and names[k] or nil) } end
   local ok, adj = pcall(grad.backward, g, seeds) -- its nodes count to the bound too
   if not ok then error(message(name, '%s', tostring(adj)), 2) end
   local zero = graph.const(g, 0)
-  local grads = { gx = {}, gh = {}, h = adj[h] or zero, c = c and (adj[c] or zero) }
+  local grads = { gx = {}, gh = {}, states = {}, p = {} }
   for k = 1, gates do
     grads.gx[k] = adj[graph.leaf(g, 'gx', k)] or zero
     grads.gh[k] = adj[graph.leaf(g, 'gh', k)] or zero
   end
+  for k = 1, n do grads.states[k] = adj[leaves[k]] or zero end
+  for k = 1, #params do grads.p[k] = adj[p_leaves[k]] or zero end
   local step = 'cell_' .. name
-  local source, L = codegen.generate { name = name, step = step, gates = gates, has_c = has_c,
-                                       outputs = outputs, grads = grads }
+  local source, L = codegen.generate {
+    name = name, step = step, gates = gates, new = new, outputs = outputs, params = #params,
+    grads = grads, state = list and "{'" .. table.concat(names, "', '") .. "'}"
+      or "'" .. spec.state .. "'" }
   if L.saved > lib.C.FUSED_CELL_SAVED_MAX then
     error(message(name, 'backward reads %d values of the step per element (its activations), '
                   .. 'more than the %d a cell may save (%d blocks, h_prev among them)',
                   L.saved - 1, lib.C.FUSED_CELL_SAVED_MAX - 1, lib.C.FUSED_CELL_SAVED_MAX), 2)
   end
-  if defined[source] then
+  -- the parameters' initialisations are the module's, not the C's: a cell of its own
+  local inits = {}
+  for _, v in ipairs(params) do inits[#inits + 1] = v .. '=' .. (init[v] or 'uniform') end
+  local key = source .. '\0' .. table.concat(inits, ',')
+  if defined[key] then
     if spec.verbose then print(FN .. ' ' .. name .. ': reusing the cell registered before') end
-    return defined[source]
+    return defined[key]
   end
 
   local ext = require 'fused.ext'
@@ -164,13 +346,16 @@ return function(spec)
   end
   local cell = ext.cell { name = name, sources = { c_path },
                           cuda_sources = { (write_source(dir, name, source, 'cu')) }, step = step,
-                          gates = gates, state = spec.state, saved = L.saved, h_prev = L.h_prev,
+                          gates = gates, state = list and names or spec.state,
+                          params = list and params or nil, outputs = #outputs,
+                          saved = L.saved, h_prev = L.h_prev,
                           d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
                           verbose = spec.verbose }
+  cell.init, cell.output = init, output_names
   if say then
     io.stderr:write(string.format('%s: %s: compiled in %.1f s\n', FN, name, clock.now() - started))
   end
   cell.source = source
-  defined[source] = cell
+  defined[key] = cell
   return cell
 end

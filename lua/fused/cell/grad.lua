@@ -6,6 +6,12 @@ local graph = require 'fused.cell.graph'
 
 local M = {}
 
+-- A select's gradients at its two branches: dy where it chose the branch, else 0.
+local function chosen(g, y, dy)
+  local a, b = y.args[1], y.args[2]
+  return graph.op(g, y.op, a, b, dy, 0), graph.op(g, y.op, a, b, 0, dy)
+end
+
 -- For each op: the terms its args receive from dy, the gradient at its output y.
 local rules = {
   add = function(g, y, dy) return dy, dy end,
@@ -24,6 +30,11 @@ local rules = {
   exp = function(g, y, dy) return graph.op(g, 'mul', dy, y) end,
   log = function(g, y, dy) return graph.op(g, 'div', dy, y.args[1]) end,
   sqrt = function(g, y, dy) return graph.op(g, 'div', dy, graph.op(g, 'mul', 2, y)) end,
+  sin = function(g, y, dy) return graph.op(g, 'mul', dy, graph.op(g, 'cos', y.args[1])) end,
+  cos = function(g, y, dy)
+    return graph.op(g, 'neg', graph.op(g, 'mul', dy, graph.op(g, 'sin', y.args[1])))
+  end,
+  stop = function() end, -- F.stop_gradient: no gradient reaches its argument
   softplus = function(g, y, dy)
     return graph.op(g, 'mul', dy, graph.op(g, 'sigmoid', y.args[1]))
   end,
@@ -43,6 +54,11 @@ local rules = {
     local share = graph.op(g, 'select_eq', a, b, graph.op(g, 'div', dy, 2), dy)
     return graph.op(g, 'select_lt', a, b, 0, share), graph.op(g, 'select_lt', b, a, 0, share)
   end,
+  -- F.where(cond, p, q) is a select_* over the condition's two sides: the gradient goes to
+  -- the chosen branch and none to the sides (a comparison has no derivative)
+  select_lt = function(g, y, dy) return nil, nil, chosen(g, y, dy) end,
+  select_le = function(g, y, dy) return nil, nil, chosen(g, y, dy) end,
+  select_eq = function(g, y, dy) return nil, nil, chosen(g, y, dy) end,
   min = function(g, y, dy)
     local a, b = y.args[1], y.args[2]
     local share = graph.op(g, 'select_eq', a, b, graph.op(g, 'div', dy, 2), dy)

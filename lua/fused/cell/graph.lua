@@ -6,8 +6,10 @@
 --
 -- A node: op, args (nodes), id (creation order: args come before their users), fwd (true
 -- unless it depends on a backward seed), graph, and value (op 'const') or index (leaves gx,
--- gh). Leaves: gx, gh (gate k's products, biases included), h, c (the state the step starts
--- from), dh, dc (the backward's seeds: the gradients at the new h and c).
+-- gh, c, p, dc) and label (a state's or parameter's name). Leaves: gx, gh (gate k's products,
+-- biases included), h, c (the states the step starts from: h, the one the recurrent product
+-- reads, and the others, index k), p (per-unit parameter k), dh, dc (the backward's seeds: the
+-- gradients at the new states).
 local M = {}
 
 -- A cell's graph, forward and backward together, has at most this many nodes: each is about a
@@ -46,6 +48,9 @@ M.eval = {
   exp = math.exp,
   log = math.log,
   sqrt = math.sqrt,
+  sin = math.sin,
+  cos = math.cos,
+  stop = function(x) return x end,
   abs = math.abs,
   softplus = function(x) return math.max(x, 0) + math.log(1 + math.exp(-math.abs(x))) end,
   elu = function(x) return x > 0 and x or math.exp(x) - 1 end,
@@ -71,7 +76,7 @@ local function constant_key(v)
   return 'const ' .. string.format('%.17g', v)
 end
 
-local function make(g, op, args, extra)
+local function make(g, op, args, extra, label)
   local key = op == 'const' and constant_key(extra) or (extra and op .. ' ' .. extra or op)
   local ids = {}
   for i, a in ipairs(args) do ids[i] = a.id end
@@ -88,7 +93,7 @@ local function make(g, op, args, extra)
   local fwd = op ~= 'dh' and op ~= 'dc'
   for _, a in ipairs(args) do fwd = fwd and a.fwd end
   local n = { op = op, args = args, id = #g.nodes + 1, fwd = fwd, graph = g }
-  if op == 'const' then n.value = extra else n.index = extra end
+  if op == 'const' then n.value = extra else n.index, n.label = extra, label or false end
   setmetatable(n, Node)
   g.nodes[n.id] = n
   g.by_key[key] = n
@@ -96,7 +101,7 @@ local function make(g, op, args, extra)
 end
 
 function M.const(g, v) return make(g, 'const', {}, v) end
-function M.leaf(g, op, index) return make(g, op, {}, index) end
+function M.leaf(g, op, index, label) return make(g, op, {}, index, label) end
 
 local function is_const(n, v) return n.op == 'const' and (v == nil or n.value == v) end
 local function is_neg_zero(n) return n.op == 'const' and n.value == 0 and 1 / n.value < 0 end
@@ -175,9 +180,18 @@ function M.graph_of(v, level)
   return current
 end
 
+-- A comparison (F.lt, ...): F.where's condition, and nothing else.
+local Condition = {}
+M.Condition = Condition
+local function is_condition(v) return getmetatable(v) == Condition end
+M.is_condition = is_condition
+M.NOT_A_VALUE = 'a comparison (F.lt, F.le, F.gt, F.ge, F.eq) is no value: it is the condition '
+                .. 'of F.where(cond, a, b)'
+
 local function operand(v)
   if is_node(v) then M.graph_of(v, 3); return v end
   if type(v) == 'number' then return v end
+  if is_condition(v) or type(v) == 'boolean' then error(M.NOT_A_VALUE, 3) end
   error(string.format("a cell's expression takes symbols and numbers, got %s", type(v)), 3)
 end
 
@@ -200,15 +214,23 @@ Node.__pow = refuse('^ (write x * x)')
 Node.__mod = refuse('%')
 Node.__concat = refuse('..')
 -- a branch on a symbol would pick one side for every element and step, silently
-Node.__eq = refuse('== (a symbol is no value while the step runs: F.min and F.max choose)')
-Node.__lt = refuse('< (a symbol is no value while the step runs: F.min and F.max choose)')
-Node.__le = refuse('<= (a symbol is no value while the step runs: F.min and F.max choose)')
+local NO_VALUE = 'a symbol is no value while the step runs: F.min, F.max and '
+                 .. 'F.where(F.lt(a, b), ...) choose'
+Node.__eq = refuse('== (' .. NO_VALUE .. ')')
+Node.__lt = refuse('< (' .. NO_VALUE .. ')')
+Node.__le = refuse('<= (' .. NO_VALUE .. ')')
 Node.__call = refuse('call')
 Node.__index = function(_, k)
   error(string.format("a cell's symbol has no field '%s' (symbols take + - * / and "
                       .. "fused.cell's functions)", tostring(k)), 2)
 end
 Node.__newindex = function() error("a cell's symbol is read-only", 2) end
+for _, k in ipairs({ '__add', '__sub', '__mul', '__div', '__unm', '__pow', '__mod', '__concat',
+                     '__lt', '__le', '__call' }) do
+  Condition[k] = function() error(M.NOT_A_VALUE, 2) end
+end
+Condition.__index = function() error(M.NOT_A_VALUE, 2) end
+Condition.__tostring = function(c) return 'fused.cell comparison (' .. c.op .. ')' end
 
 -- The nodes reachable from roots, args first (in id order: a node is made after its args),
 -- and the set of them; without recursion, so that a deep graph does not overflow the stack.

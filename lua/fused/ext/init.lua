@@ -184,7 +184,7 @@ int %s_cuda_backward_f64(const fused_cell_launch *step);
 ]]
 
 local CELL_OPTIONS = { 'name', 'sources', 'cflags', 'cache_dir', 'verbose', 'gates', 'state',
-                       'saved', 'h_prev', 'd_ih', 'd_hh', 'step', 'cuda_sources', 'cuda_cflags' }
+                       'params', 'outputs', 'saved', 'h_prev', 'd_ih', 'd_hh', 'step', 'cuda_sources', 'cuda_cflags' }
 local registered = {} -- library path and step -> cell id: one registration per build
 local registered_cuda = {} -- cell id -> true once its CUDA steps are given
 
@@ -217,7 +217,9 @@ local function cuda_steps(fn, opts, step, id, cuda_sources)
 end
 
 -- A cell of the engine from C steps (FUSED_CELL_FORWARD/BACKWARD in fused_ext.h): gates G,
--- state 'h' or 'hc', its saved row layout (saved blocks, h_prev, d_ih, d_hh: cell_layout.h;
+-- state 'h', 'hc' or a list of names (those after the first in c, side by side), params the
+-- names of its per-unit parameters (after the G recurrent biases in b_hh), outputs the blocks
+-- of H its step writes to out (1), its saved row layout (saved blocks, h_prev, d_ih, d_hh: cell_layout.h;
 -- defaults G + 1 blocks with h_prev last and d_ih = d_hh = 0) and step, the name its steps
 -- were defined under (default: name). Returns the spec that functional.rnn_forward and
 -- fused.nn.RNN take as their cell.
@@ -238,8 +240,16 @@ function M.cell(opts)
   end
   local gates = int('gates', nil, 1)
   local saved = int('saved', gates + 1, gates + 1)
-  if opts.state ~= 'h' and opts.state ~= 'hc' then
-    error(string.format("%s: option 'state' expected 'h' or 'hc', got %s", fn, tostring(opts.state)), 2)
+  -- 'h', 'hc', or a list of the states' names (h's first; the others are c's blocks)
+  local states = opts.state == 'h' and { 'h' } or opts.state == 'hc' and { 'h', 'c' } or opts.state
+  if type(states) ~= 'table' or #states < 1 then
+    error(string.format("%s: option 'state' expected 'h', 'hc' or a list of names, got %s", fn,
+                        tostring(opts.state)), 2)
+  end
+  local params = opts.params or {}
+  if type(params) ~= 'table' then
+    error(string.format("%s: option 'params' expected a list of names, got %s", fn,
+                        type(params)), 2)
   end
   local namespace, so = load(fn, { name = opts.name, sources = opts.sources, cflags = opts.cflags,
     cache_dir = opts.cache_dir, verbose = opts.verbose, cdef = STEP_CDEF:gsub('%%s', step) })
@@ -247,7 +257,8 @@ function M.cell(opts)
   local key = so .. '\0' .. step
   if not registered[key] then
     local def = ffi.new('fused_cell_def', {
-      name = opts.name, gates = gates, saved = saved, has_c = opts.state == 'hc' and 1 or 0,
+      name = opts.name, gates = gates, saved = saved, has_c = #states - 1, params = #params,
+      outputs = int('outputs', 1, 1),
       h_prev = int('h_prev', saved - 1, 0), d_ih = int('d_ih', 0, 0), d_hh = int('d_hh', 0, 0) })
     for _, f in ipairs({ 'forward_f32', 'backward_f32', 'forward_f64', 'backward_f64' }) do
       local ok, sym = pcall(function() return namespace[step .. '_' .. f] end)
@@ -261,7 +272,8 @@ function M.cell(opts)
     if id < 0 then error(fn .. ': ' .. ffi.string(lib.C.fused_last_error()), 2) end
     registered[key] = id
   end
-  local spec = { name = opts.name, id = registered[key], gates = gates, has_c = opts.state == 'hc' }
+  local spec = { name = opts.name, id = registered[key], gates = gates, has_c = #states > 1,
+                 states = states, params = params, outputs = int('outputs', 1, 1) }
   if opts.cuda_sources ~= nil then
     local cuda_sources = expect_list(fn, 'cuda_sources', opts.cuda_sources)
     expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)

@@ -8,8 +8,10 @@
 --   local d_xs, d_w_ih, d_w_hh, d_b_ih, d_b_hh, d_h0, d_c0 =
 --     fused.functional.rnn_backward(ctx, d_hs, d_hn, d_cn)
 --
--- xs T×B×I; h0 (and c0, for the LSTM and LLTM; nil for the GRU) B×H; w_ih G·H×I, w_hh G·H×H,
--- b_ih and b_hh G·H (the LLTM: b_hh nil) in PyTorch's gate order. hs T×B×H is zero at the
+-- xs T×B×I; h0 B×H (and c0, for the LSTM and LLTM, B×H; nil for the GRU; a defined cell of
+-- K states after h takes them side by side, B×K·H); w_ih G·H×I, w_hh G·H×H, b_ih and b_hh G·H
+-- (the LLTM: b_hh nil; a cell with P per-unit parameters: b_hh (G + P)·H, the parameters
+-- after the biases, and d_b_hh their gradients) in PyTorch's gate order. hs T×B×H is zero at the
 -- padded steps of a ragged batch; h_n and c_n are each sequence's state after its own last
 -- step. lengths: a list of B step counts; reverse: steps from T down to 1; compute: nil or
 -- 'bfloat16' (the products on bfloat16-rounded operands, float32 accumulation; backward takes
@@ -75,10 +77,11 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
   -- a custom cell's CUDA steps are built on its first CUDA run (fused.ext.cell)
   if device == C.FUSED_CUDA and type(cell) == 'table' and cell.build_cuda then cell.build_cuda() end
   local T, B = tonumber(xs.sizes[0]), tonumber(xs.sizes[1])
-  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], h0.sizes[1]
+  local outputs = type(cell) == 'table' and cell.outputs or 1 -- a defined cell's output states
+  sizes[0], sizes[1], sizes[2] = xs.sizes[0], xs.sizes[1], outputs * h0.sizes[1]
   local hs = result(fn, o[1], 3, sizes, dtype, device)
   local h_n = like(fn, o[2], h0)
-  local c_n = c0 ~= nil and like(fn, o[3], h0) or nil
+  local c_n = c0 ~= nil and like(fn, o[3], c0) or nil
   local ctx = args.out_ctx(o[4], fn, 4)
   sizes[2] = C.fused_rnn_saved_blocks(id) * h0.sizes[1]
   ctx.saved = result(fn, ctx.saved, 3, sizes, dtype, device)
@@ -88,7 +91,7 @@ function M.rnn_forward(cell, xs, w_ih, w_hh, b_ih, b_hh, h0, c0, opts, ...)
                             ctx.lengths, ctx.reverse, compute), fn)
   ctx.compute = compute
   ctx.cell, ctx.xs, ctx.h0, ctx.w_ih, ctx.w_hh, ctx.b_hh = id, xs, h0, w_ih, w_hh, b_hh
-  ctx.has_c, ctx.consumed, ctx.kind = c0 ~= nil, false, fn
+  ctx.c0, ctx.consumed, ctx.kind = c0, false, fn
   return hs, h_n, c_n, ctx
 end
 
@@ -99,7 +102,7 @@ local function backward(fn, ctx, d_hs, d_hn, d_cn, grads, accumulate, o_xs, o_h0
   end
   optional(d_hs, fn, 'd_hs'); optional(d_hn, fn, 'd_hn'); optional(d_cn, fn, 'd_cn')
   local d_xs, d_h0 = like(fn, o_xs, ctx.xs), like(fn, o_h0, ctx.h0)
-  local d_c0 = ctx.has_c and like(fn, o_c0, ctx.h0) or nil
+  local d_c0 = ctx.c0 ~= nil and like(fn, o_c0, ctx.c0) or nil
   check(C.fused_rnn_backward(ctx.cell, d_xs, d_h0, d_c0, grads[1], grads[2], grads[3], grads[4],
                              d_hs, d_hn, d_cn, ctx.saved, ctx.xs, ctx.w_ih, ctx.w_hh, ctx.lengths,
                              ctx.reverse, accumulate, ctx.compute), fn, names)
@@ -117,7 +120,7 @@ function M.rnn_backward(ctx, d_hs, d_hn, d_cn, opts, ...)
     sizes[0] = ctx.w_ih.sizes[0]
     local dtype, device = ctx.w_ih.scalar_type, ctx.w_ih.device_type
     grads[3] = result(fn, o[4], 1, sizes, dtype, device)
-    if ctx.b_hh ~= nil then grads[4] = result(fn, o[5], 1, sizes, dtype, device) end
+    if ctx.b_hh ~= nil then grads[4] = like(fn, o[5], ctx.b_hh) end
   end
   local d_xs, d_h0, d_c0 = backward(fn, ctx, d_hs, d_hn, d_cn, grads, 0, o[1], o[6], o[7])
   return d_xs, grads[1], grads[2], grads[3], grads[4], d_h0, d_c0

@@ -6,9 +6,11 @@
 --   local hs, h_n, c_n = rnn:forward(xs, h0, c0, {lengths = lengths}) -- cells with state 'hc'
 --   local hs, h_n = rnn:forward(xs, h0, {lengths = lengths})          -- cells with state 'h'
 --   local d_xs, d_h0, d_c0 = rnn:backward(d_hs, d_hn, d_cn)
+--   local hs, h_n, c_n, n_n, m_n = rnn:forward(xs, h0, c0, n0, m0)    -- state {'h', 'c', 'n', 'm'}
 --
 -- Parameters weight_ih_l0 (G·H×I), weight_hh_l0 (G·H×H; with heads = NH its blocks,
--- G·H×H/NH), bias_ih_l0, bias_hh_l0 (G·H), ...
+-- G·H×H/NH), bias_ih_l0, bias_hh_l0 (G·H), then a defined cell's per-unit parameters
+-- (w_ci_l0: H), ...
 local RNNBase = require 'fused.nn.RNNBase'
 local gated = require 'fused.nn.gated_layer'
 local inputs = require 'fused.nn.inputs'
@@ -27,6 +29,8 @@ function RNN:__init(input_size, hidden_size, opts, ...)
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
+  if spec.states and #spec.states > 2 then self.state_names = spec.states end
+  self.outputs = spec.outputs
   RNNBase.__init(self, input_size, hidden_size, rest)
 end
 

@@ -7,7 +7,8 @@
 --   hs, h_n[, c_n] = m:forward(xs, h0[, c0], {lengths = ...})
 --   d_xs, d_h0[, d_c0] = m:backward(d_hs, d_hn[, d_cn])
 --
--- A subclass sets `cell` and `has_c`, and defines add_layer(l, suffix, in_size, opts) (its
+-- A subclass sets `cell` and `has_c` (and, for a cell of several states, state_names: h's
+-- first, the others are the engine's c side by side, recurrent_args.lua), and defines add_layer(l, suffix, in_size, opts) (its
 -- parameters, declared with Module:parameter in PyTorch's order), run_layer(k, x, h0, c0,
 -- lengths, reverse, out) and back_layer(k, ctx, d_hs, d_hn, d_cn, out) for layer-direction k
 -- (1-based, PyTorch's order).
@@ -63,10 +64,12 @@ function RNNBase:__init(input_size, hidden_size, opts, ...)
   self.bidirectional = opts.bidirectional or false
   self.batch_first, self.dropout, self.has_bias = opts.batch_first or false, p, opts.bias ~= false
   self.directions = self.bidirectional and 2 or 1
+  -- a layer's output per direction: outputs states of H (one but for a defined cell's)
+  self.outputs = self.outputs or 1
   for l = 0, num_layers - 1 do
     for d = 1, self.directions do
       self:add_layer(l, '_l' .. l .. (d == 2 and '_reverse' or ''),
-                     l == 0 and input_size or self.directions * hidden_size, topts)
+                     l == 0 and input_size or self.directions * self.outputs * hidden_size, topts)
     end
   end
 end
@@ -117,20 +120,49 @@ function RNNBase:initial_state(t, arg, xs, B, fn)
   return self:unshared(t)
 end
 
--- hs, h_n (and c_n when the cell has one): recurrent_args' convention.
+-- The engine's c, K·H wide, as the K states after h (views), or itself for K = 1.
+local function split(self, c)
+  local K, H = #recurrent_args.names(self) - 1, self.hidden_size
+  if K == 1 then return c end
+  local parts = {}
+  for k = 1, K do parts[k] = c:narrow(c.ndim, (k - 1) * H + 1, H) end
+  return unpack(parts)
+end
+
+-- The states after h, or their gradients (list: a tensor or nil each, checked by check(t, k)),
+-- as the engine's c: the one itself (nil: zeros), or K side by side in the buffer name
+-- (shape: the states' shape, K·H wide).
+local function join(self, name, list, shape, like, check)
+  local K, H = #recurrent_args.names(self) - 1, self.hidden_size
+  if K == 1 then return check(list[1], 2) end
+  local wide = { unpack(shape) }
+  wide[#wide] = K * H
+  local joined = self:buffer_shaped(name, wide, like)
+  for k = 1, K do
+    local t, part = check(list[k], k + 1), joined:narrow(#wide, (k - 1) * H + 1, H)
+    if t == nil then part:zero_()
+    elseif t.ndim == part.ndim then part:copy_(t)
+    else -- a B×H state for every layer and direction
+      for i = 1, shape[1] do part:select(1, i):copy_(t) end
+    end
+  end
+  return joined
+end
+
+-- hs, h_n (and the other states, c_n, ...): recurrent_args' convention.
 function RNNBase:forward(xs, ...)
   local fn = self.__name .. ':forward'
-  local h0, c0, opts = recurrent_args.forward(self, fn, ...)
-  local hs, h_n, c_n = self:run(xs, h0, c0, opts.lengths)
-  if self.has_c then return hs, h_n, c_n end
+  local states, opts = recurrent_args.forward(self, fn, ...)
+  local hs, h_n, c_n = self:run(xs, states[1], { unpack(states, 2) }, opts.lengths)
+  if self.has_c then return hs, h_n, split(self, c_n) end
   return hs, h_n
 end
 
--- d_xs, d_h0 (and d_c0) from the gradients at forward's results (d_hn, d_cn nil: zeros).
-function RNNBase:backward(...)
-  recurrent_args.backward(self, self.__name .. ':backward', ...)
-  local d_xs, d_h0, d_c0 = self:run_backward(...)
-  if self.has_c then return d_xs, d_h0, d_c0 end
+-- d_xs, d_h0 (and d_c0, ...) from the gradients at forward's results (d_hn, d_cn nil: zeros).
+function RNNBase:backward(d_hs, d_hn, ...)
+  recurrent_args.backward(self, self.__name .. ':backward', d_hs, d_hn, ...)
+  local d_xs, d_h0, d_c0 = self:run_backward(d_hs, d_hn, { ... })
+  if self.has_c then return d_xs, d_h0, split(self, d_c0) end
   return d_xs, d_h0
 end
 
@@ -141,8 +173,9 @@ function RNNBase:swap_batch_time(name, t)
   return self:buffer_shaped(name, s, t):copy_(t:transpose(1, 2))
 end
 
--- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1.
-function RNNBase:run(xs, h0, c0, lengths)
+-- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1; cs the
+-- initial states after h (c_n K·H wide for K of them).
+function RNNBase:run(xs, h0, cs, lengths)
   local fn = self.__name .. ':forward'
   local w = self[self.parameter_names[1]]
   inputs.floating(xs, fn, 'xs', w)
@@ -158,10 +191,18 @@ function RNNBase:run(xs, h0, c0, lengths)
   local LD = self.num_layers * D
   lengths_.check(lengths, T, B, fn)
   h0 = self:initial_state(h0, 'h0', xs, B, fn)
-  if self.has_c then c0 = self:initial_state(c0, 'c0', xs, B, fn) end
+  local names = recurrent_args.names(self)
+  local c0 = nil
+  if self.has_c then
+    c0 = join(self, 'c0_joined', cs, { LD, B, H }, xs, function(t, k)
+      return self:initial_state(t, names[k] .. '0', xs, B, fn)
+    end)
+  end
   local state = (self.squeeze_state and LD == 1) and { B, H } or { LD, B, H }
   local h_n = self:buffer_shaped('h_n', state, xs)
-  local c_n = self.has_c and self:buffer_shaped('c_n', state, xs) or nil
+  local c_state = { unpack(state) }
+  c_state[#c_state] = (#names - 1) * H
+  local c_n = self.has_c and self:buffer_shaped('c_n', c_state, xs) or nil
   local saved = self.saved or { ctxs = {} } -- a free slot's: its contexts are reused
   saved.lengths = lengths
   local x = xs
@@ -171,10 +212,11 @@ function RNNBase:run(xs, h0, c0, lengths)
       drop.training = self.training
       x = drop:forward(x)
     end
-    local out = self:buffer_shaped('out' .. l, { T, B, D * H }, xs)
+    local OH = self.outputs * H
+    local out = self:buffer_shaped('out' .. l, { T, B, D * OH }, xs)
     for d = 1, D do
       local k = l * D + d
-      local hs = D == 1 and out or out:narrow(3, (d - 1) * H + 1, H)
+      local hs = D == 1 and out or out:narrow(3, (d - 1) * OH + 1, OH)
       saved.ctxs[k] = self:run_layer(k, x, h0.ndim == 2 and h0 or h0:select(1, k),
         c0 and (c0.ndim == 2 and c0 or c0:select(1, k)), lengths, d == 2,
         { hs, self:state_view(h_n, k), self:state_view(c_n, k), saved.ctxs[k] })
@@ -187,42 +229,53 @@ function RNNBase:run(xs, h0, c0, lengths)
   return x, h_n, c_n
 end
 
--- backward's gradients: d_hs of forward's hs, d_hn and d_cn (nil: zeros) of its h_n (or B×H
--- when that is (1, B, H)); xs is forward's, time-major.
-function RNNBase:expect_gradients(fn, xs, d_hs, d_hn, d_cn)
+-- backward's gradients: d_hs of forward's hs, d_hn (nil: zeros) of its h_n (or B×H when that
+-- is (1, B, H)); xs is forward's, time-major. Returns the check of a final state's gradient
+-- (arg, t): t, or an error.
+function RNNBase:expect_gradients(fn, xs, d_hs, d_hn)
   local T, B, H = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size
-  local DH = self.directions * H
+  local DH = self.directions * self.outputs * H
   inputs.shaped(d_hs, fn, 'd_hs', xs, self.batch_first and { B, T, DH } or { T, B, DH },
                 "forward's hs")
   local state = self.buffers.h_n:shape()
-  for _, g in ipairs({ { 'd_hn', d_hn }, { 'd_cn', d_cn } }) do
-    local t = g[2]
+  local function expect(arg, t)
     if t ~= nil then
-      inputs.floating(t, fn, g[1], xs)
+      inputs.floating(t, fn, arg, xs)
       local squeezed = #state == 3 and state[1] == 1 and t.ndim == 2
-      inputs.shaped(t, fn, g[1], xs, squeezed and { B, H } or state, "forward's " .. g[1]:sub(3))
+      inputs.shaped(t, fn, arg, xs, squeezed and { B, H } or state, "forward's " .. arg:sub(3))
     end
+    return t
   end
+  expect('d_hn', d_hn)
+  return expect
 end
 
--- d_xs, d_h0 (and d_c0); parameter gradients accumulate.
-function RNNBase:run_backward(d_hs, d_hn, d_cn)
+-- d_xs, d_h0 (and d_c0, K·H wide for K states after h); parameter gradients accumulate.
+-- d_cs: the gradients at the final states after h (nil ones: zeros).
+function RNNBase:run_backward(d_hs, d_hn, d_cs)
   local s = self:expect_saved()
   local fn = self.__name .. ':backward'
-  self:expect_gradients(fn, s.xs, d_hs, d_hn, d_cn)
+  local expect = self:expect_gradients(fn, s.xs, d_hs, d_hn)
+  local names, h_n = recurrent_args.names(self), self.buffers.h_n
+  local d_cn = nil
+  if self.has_c then
+    d_cn = join(self, 'd_cn_joined', d_cs, h_n:shape(), s.xs, function(t, k)
+      return expect('d_' .. names[k] .. 'n', t)
+    end)
+  end
   if self.batch_first then d_hs = self:swap_batch_time('d_hs_time_major', d_hs) end
-  local xs, H, D = s.xs, self.hidden_size, self.directions
-  local h_n = self.buffers.h_n
+  local xs, D = s.xs, self.directions
+  local OH = self.outputs * self.hidden_size -- a layer's output per direction
   local d_h0 = self:buffer_shaped('d_h0', h_n:shape(), xs)
-  local d_c0 = self.has_c and self:buffer_shaped('d_c0', h_n:shape(), xs) or nil
+  local d_c0 = self.has_c and self:buffer_shaped('d_c0', self.buffers.c_n:shape(), xs) or nil
   local d_out = d_hs
   for l = self.num_layers - 1, 0, -1 do
     local d_in
     for d = 1, D do
       local k = l * D + d
-      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * H }
+      local in_shape = l == 0 and xs:shape() or { tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), D * OH }
       local d_x = self:buffer_shaped('d_in' .. k, in_shape, xs)
-      self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * H + 1, H),
+      self:back_layer(k, s.ctxs[k], D == 1 and d_out or d_out:narrow(3, (d - 1) * OH + 1, OH),
         self:state_view(d_hn, k), self:state_view(d_cn, k),
         { d_x, self:state_view(d_h0, k), self:state_view(d_c0, k) })
       if d_in then d_in:add_(d_x) else d_in = d_x end

@@ -18,6 +18,12 @@ function RNNCell:__init(input_size, hidden_size, opts, ...)
     error(string.format("RNNCell: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)
   end
+  if (spec.states and #spec.states > 2) or (spec.params and #spec.params > 0) then
+    error(string.format("RNNCell: option 'cell': the %s cell has %d states and %d per-unit "
+                        .. "parameters; nn.RNNCell takes a cell of state 'h' or 'hc' without "
+                        .. 'parameters (run it as nn.RNN over one step, T = 1)', spec.name,
+                        #spec.states, #spec.params), 3)
+  end
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c

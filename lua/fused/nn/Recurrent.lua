@@ -84,7 +84,8 @@ end
 
 function Recurrent:forward(xs, ...)
   local fn = 'Recurrent:forward'
-  local h0, c0, opts = recurrent_args.forward(self, fn, ...)
+  local states, opts = recurrent_args.forward(self, fn, ...)
+  local h0, c0 = states[1], states[2]
   self:expect_inputs(fn, xs, h0, c0)
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
   local lengths = lengths_.check(opts.lengths, T, B, fn)

@@ -1,9 +1,14 @@
--- The layers of the cells with PyTorch's two weights and two biases (LSTM, GRU), for RNNBase:
--- their parameters and one layer-direction through functional.rnn_forward/backward. Without
--- biases (has_bias false) the engine gets a zero bias and gradient buffers that are thrown away.
+-- The layers of the cells with PyTorch's two weights and two biases (LSTM, GRU, nn.RNN's), for
+-- RNNBase: their parameters and one layer-direction through functional.rnn_forward/backward.
+-- Without biases (has_bias false) the engine gets a zero bias and gradient buffers that are
+-- thrown away. A defined cell's per-unit parameters (cell.params: H each, named as PyTorch
+-- names its tensors, w_ci_l0, w_ci_l0_reverse) follow the biases; the engine takes them after
+-- the recurrent biases in one vector (functional/rnn.lua), copied there for each run.
 local functional = require 'fused.functional'
 
 local M = {}
+
+local function cell_params(self) return self.cell and self.cell.params or {} end
 
 function M.add_layer(self, l, suffix, in_size, opts)
   local GH, H = self.gates * self.hidden_size, self.hidden_size
@@ -16,16 +21,27 @@ function M.add_layer(self, l, suffix, in_size, opts)
   for _, p in ipairs(params) do
     self:parameter(p[1] .. suffix, p[2], opts):uniform(-stdv, stdv)
   end
+  local init = self.cell and self.cell.init or {}
+  for _, name in ipairs(cell_params(self)) do
+    local p = self:parameter(name .. suffix, { H }, opts)
+    local how = init[name] or 'uniform'
+    if how == 'uniform' then p:uniform(-stdv, stdv) elseif how == 'ones' then p:fill_(1) end
+  end
 end
 
 -- The parameters of layer-direction k (and their gradients): from parameter_names, or the zero
--- bias and scratch gradients when there are no biases.
+-- bias and scratch gradients when there are no biases; with per-unit parameters, p[4] and g[4]
+-- are the engine's vector of the recurrent biases and them, and p[5..], g[5..] those parts.
 local function layer(self, k, x)
-  local n, per = self.parameter_names, self.has_bias and 4 or 2
+  local n, P = self.parameter_names, #cell_params(self)
+  local per = (self.has_bias and 4 or 2) + P
   local p, g = {}, {}
   for i = 1, per do
     local name = n[per * (k - 1) + i]
     p[i], g[i] = self[name], self.grad[name]
+  end
+  if P > 0 then -- the parameters after the biases (or none): move them to 5..
+    for i = P, 1, -1 do p[4 + i], g[4 + i] = p[per - P + i], g[per - P + i] end
   end
   if not self.has_bias then
     local GH = { tonumber(p[1].sizes[0]) }
@@ -33,6 +49,14 @@ local function layer(self, k, x)
     p[4] = p[3]
     g[3] = self:buffer_shaped('unused_d_bias_ih', GH, x)
     g[4] = self:buffer_shaped('unused_d_bias_hh', GH, x)
+  end
+  if P > 0 then
+    local GH, H = tonumber(p[1].sizes[0]), self.hidden_size
+    local b = self:buffer_shaped('bias_hh_params' .. k, { GH + P * H }, x)
+    b:narrow(1, 1, GH):copy_(p[4])
+    for i = 1, P do b:narrow(1, GH + (i - 1) * H + 1, H):copy_(p[4 + i]) end
+    p[4] = b
+    g[4] = self:buffer_shaped('d_bias_hh_params', { GH + P * H }, x)
   end
   return p, g
 end
@@ -47,7 +71,16 @@ end
 
 function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   local _, g = layer(self, k, d_hs)
+  local P = #cell_params(self)
+  if P > 0 then g[4]:zero_() end
   functional.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, g, { out = out })
+  if P > 0 then -- the parts of the joint gradient: the recurrent biases' and the parameters'
+    local GH, H = tonumber(g[1].sizes[0]), self.hidden_size
+    if self.has_bias then
+      self.grad[self.parameter_names[(4 + P) * (k - 1) + 4]]:add_(g[4]:narrow(1, 1, GH))
+    end
+    for i = 1, P do g[4 + i]:add_(g[4]:narrow(1, GH + (i - 1) * H + 1, H)) end
+  end
 end
 
 return M
