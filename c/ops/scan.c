@@ -33,7 +33,7 @@ static int check_problem(const char *fn, const char *ref_arg, const fused_tensor
   FUSED_TRY(check_contiguous(fn, ref_arg, ref));
   const int64_t T = ref->sizes[0], B = ref->sizes[1], S = ref->sizes[2], D = ref->sizes[3];
   if (S < 1 || S > FUSED_SCAN_MAX_STATES)
-    return fused_error("%s: argument '%s' expected 1 to %d states (its size 2), got %lld", fn,
+    return fused_error("%s: argument '%s' expected 1 to %d states in dim 2, got %lld", fn,
                        ref_arg, FUSED_SCAN_MAX_STATES, (long long)S);
   FUSED_TRY(check_fits(fn, "A", A, ref_arg, ref, 5, (int64_t[]){T, B, S, S, D},
                        "T x B x S x S x D"));

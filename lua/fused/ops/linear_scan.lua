@@ -96,6 +96,18 @@ local function rows_of(a)
   return T, B, D
 end
 
+-- a (named arg) is a (T, ...) tensor of a floating dtype that computes.
+local function expect_steps(a, fn, arg)
+  expect(a, fn, arg)
+  if a.ndim < 1 then
+    blame(string.format("%s: argument '%s' expected a (T, ...) tensor, got a 0-d tensor", fn, arg))
+  end
+  if not dt.computes_floating[a.scalar_type] then
+    blame(string.format("%s: argument '%s' expected a floating dtype (%s), got %s", fn, arg,
+                        dt.floating_names(), a.dtype))
+  end
+end
+
 -- One step's shape of a (T, ...) tensor.
 local function step_shape(a)
   local s = a:shape()
@@ -110,8 +122,7 @@ end
 
 function M.scan(a, b, h0, opts)
   local fn = 'scan'
-  expect(a, fn, 'a')
-  if a.ndim < 1 then blame(fn .. ": argument 'a' expected a (T, ...) tensor, got a 0-d tensor") end
+  expect_steps(a, fn, 'a')
   expect_like(b, fn, 'b', a, 'a', a:shape(), "a's")
   expect_h0(h0, fn, a)
   local T, B, D = rows_of(a)
@@ -125,8 +136,7 @@ end
 
 function M.scan_backward(d_h, a, h, h0, opts)
   local fn = 'scan_backward'
-  expect(a, fn, 'a')
-  if a.ndim < 1 then blame(fn .. ": argument 'a' expected a (T, ...) tensor, got a 0-d tensor") end
+  expect_steps(a, fn, 'a')
   expect_like(d_h, fn, 'd_h', a, 'a', a:shape(), "a's")
   expect_like(h, fn, 'h', a, 'a', a:shape(), "a's")
   expect_h0(h0, fn, a)
