@@ -306,3 +306,44 @@ describe('the linear scan on the GPU', function()
                         .. "step 3 of row 1, whose length is 2")
   end)
 end)
+
+describe('fused.nn.Scan and the tape', function()
+  it('the module runs fused.scan forward and scan_backward backward, reverse its option', function()
+    fused.manual_seed(11)
+    local a, b, h0 = fused.rand(6, 2, 3):double(), fused.randn(6, 2, 3):double(),
+                     fused.randn(2, 3):double()
+    local m = fused.nn.Scan({ reverse = true })
+    local resets = resets_of({ { false, false }, { false, true }, { false, false },
+                               { true, false }, { false, false }, { false, false } })
+    local opts = { lengths = { 6, 4 }, resets = resets, reverse = true }
+    local h = m:forward(a, b, h0, { lengths = { 6, 4 }, resets = resets })
+    close(h, fused.scan(a, b, h0, opts), 0, 'h')
+    local d_h = fused.randn(6, 2, 3):double()
+    local got, want = { m:backward(d_h) }, { fused.scan_backward(d_h, a, h, h0, opts) }
+    for k = 1, 3 do close(got[k], want[k], 0, 'gradient ' .. k) end
+    helper.assert_error(function() m:forward(a, b:float()) end,
+                        "Scan:forward: argument 'b' expected float64 on cpu (the module's), got float32")
+    helper.assert_error(function() fused.nn.Scan({ dim = 1 }) end, "Scan: unknown option 'dim'")
+  end)
+
+  it('fused.grad goes through fused.scan and fused.linear_scan (their backwards)', function()
+    fused.manual_seed(12)
+    local a, b, h0 = fused.rand(5, 2, 3):double(), fused.randn(5, 2, 3):double(),
+                     fused.randn(2, 3):double()
+    local w = fused.randn(5, 2, 3):double()
+    local opts = { lengths = { 5, 2 } }
+    local df = fused.grad(function(p) return fused.scan(p.a, p.b, p.h0, opts):mul(w):sum() end)
+    local grads = df({ a = a, b = b, h0 = h0 })
+    local h = fused.scan(a, b, h0, opts)
+    local d_a, d_b, d_h0 = fused.scan_backward(w, a, h, h0, opts)
+    close(grads.a, d_a, 1e-14, 'd_a')
+    close(grads.b, d_b, 1e-14, 'd_b')
+    close(grads.h0, d_h0, 1e-14, 'd_h0')
+    local A, bs = problem(4, 2, 2, 3, 'float64')
+    local w2 = fused.randn(4, 2, 2, 3):double()
+    local g2 = fused.grad(function(p) return fused.linear_scan(p.A, p.b):mul(w2):sum() end)({ A = A, b = bs })
+    local d_A, d_bs = fused.linear_scan_backward(w2, A, fused.linear_scan(A, bs), nil)
+    close(g2.A, d_A, 1e-14, 'd_A')
+    close(g2.b, d_bs, 1e-14, 'd_b')
+  end)
+end)
