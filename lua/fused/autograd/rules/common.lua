@@ -59,4 +59,8 @@ function M.out(node, key, shape, like)
 end
 
 M.same_shape = same_shape
+
+-- The rule of an explicit backward function: refused on a recorded tensor.
+M.BACKWARD = { refused = 'a backward function: its own gradient (a second derivative) is not derived; '
+               .. 'call it outside the recorded forward' }
 return M

@@ -60,12 +60,10 @@ R[P .. 'rnn_forward'] = {
   end,
 }
 
-local BACKWARD = { refused = 'a backward function: its own gradient (a second derivative) is not derived; '
-                   .. 'call it outside the recorded forward' }
 for _, name in ipairs({ 'embedding_backward_accumulate', 'cross_entropy_backward', 'nll_loss_backward',
                         'lltm_backward', 'lltm_backward_accumulate', 'lltm_seq_backward',
                         'lltm_seq_backward_accumulate', 'rnn_backward', 'rnn_backward_accumulate' }) do
-  R[P .. name] = BACKWARD
+  R[P .. name] = common.BACKWARD
 end
 local UPDATE = { refused = "an optimizer's update, in place: it is no part of a forward to derive; call it "
                  .. 'after backward' }

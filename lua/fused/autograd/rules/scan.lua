@@ -1,5 +1,7 @@
 -- The linear scans (ops/linear_scan.lua): their gradients are their explicit backwards, run on
 -- the forward's output h and its options.
+local common = require 'fused.autograd.rules.common'
+
 local R = {}
 
 -- The gradients of (coefficients, b, h0) from the backward op named backward.
@@ -14,4 +16,5 @@ end
 
 R.scan = { backward = by('scan_backward') }
 R.linear_scan = { backward = by('linear_scan_backward') }
+R.scan_backward, R.linear_scan_backward = common.BACKWARD, common.BACKWARD
 return R
