@@ -218,12 +218,19 @@ function Tensor.to(t, a, b) return convert(t, a, b, 'to') end
 function M.to_in_place(t, a, b)
   local out = t:to(a, b)
   if out == t then return t end
-  -- A swap of the two structs: out's __gc then releases t's old storage reference.
+  return M.replace(t, out)
+end
+
+-- Makes the Lua object t hold other's storage, sizes, strides, dtype and device (Torch7's
+-- t:set(other), t:resize(...)): a swap of the two structs, so that other's __gc then releases
+-- t's old storage reference. other must be a tensor no one else holds.
+function M.replace(t, other)
   local size = ffi.sizeof(tensor_t)
   local old = ffi.new('uint8_t[?]', size)
   ffi.copy(old, t, size)
-  ffi.copy(t, out, size)
-  ffi.copy(out, old, size)
+  ffi.copy(t, other, size)
+  ffi.copy(other, old, size)
+  views[t] = views[other] -- t now shares whatever storage other shared
   return t
 end
 
