@@ -186,7 +186,7 @@ end
 -- number in its range): C refuses the rest, in words that name copy, not the conversion the
 -- user called. PyTorch truncates toward zero; here that is written out.
 local function expect_whole(t, fn)
-  local bad = t:ne(t:trunc()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
+  local bad = t:ne(t:clone():trunc_()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
   if bad:sum() == 0 then return end
   local at = bad:reshape(-1):argmax()
   blame(string.format("%s: expected whole numbers in int64's range, got %s at position %d "

@@ -334,6 +334,12 @@ forms.map = function(self, other, f)
   return self:copy_(fused.tensor(a, { dtype = self.dtype }):view(self:shape()))
 end
 
+-- The forms that take fused's calls of the same name as fused does and add Torch7's (x:sum(d)
+-- is both; y:sum(x, d) Torch7's): the library's own code may call these. Every other form that
+-- fused also has means something else there (spec/th_library_forms_spec.lua).
+M.extends = { sum = true, prod = true, mean = true, cumsum = true, cumprod = true, max = true,
+              min = true, mv = true, nElement = true }
+
 -- The forms in place of fused's while installed; fused's kept to put back.
 local saved
 
