@@ -429,11 +429,16 @@ function M.install()
     end
   end
   ffi.metatype('fused_tensor', M.metatable)
-  -- t.storage is the struct's field, so Torch7's t:storage() would call the C pointer.
+  -- t.storage is the struct's field, so Torch7's t:storage() calls the C pointer: with the
+  -- tensor, it runs the storage method where one is installed (fused th's), else says why not.
   ffi.metatype('fused_storage', {
-    __call = unsupported('t:storage() is not supported (a storage is internal, shared by views); '
-                         .. 'use t:contiguous() for a tensor with memory of its own, t.data for '
-                         .. 'the address of its first element'),
+    __call = function(_, t, ...)
+      local storage = rawget(Tensor, 'storage')
+      if storage and ffi.istype(tensor_t, t) then return storage(t, ...) end
+      error('fused.Tensor: t:storage() is not supported (a storage is internal, shared by views); '
+            .. 'use t:contiguous() for a tensor with memory of its own, t.data for the address of '
+            .. 'its first element', 2)
+    end,
   })
 end
 
