@@ -163,6 +163,13 @@ print(x:type(), x[2])]], '-n', '3')
     assert.truthy(out:find('rc=1', 1, true))
   end)
 
+  it('with no script starts the REPL in Torch7 mode', function()
+    local p = io.popen([[printf 'x = torch.Tensor({1, 2})\nx:add(1)\nprint(x:type(), x[2])\n' | ]]
+                       .. [[FUSED_NO_READLINE=1 LUA_PATH="lua/?.lua;lua/?/init.lua;;" bin/fused th 2>&1]])
+    local out = p:read('*a'); p:close()
+    assert.truthy(out:find('torch.DoubleTensor\t3', 1, true), out)
+  end)
+
   it('gives a clear error for require cutorch without a device', function()
     local out = run_th('FUSED_NO_CUDA=1', "local ok, e = pcall(require, 'cutorch'); print(ok, e)")
     assert.truthy(out:find('false\tcutorch: no CUDA device: ', 1, true), out)
