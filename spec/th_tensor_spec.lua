@@ -200,6 +200,65 @@ describe('Torch7 mode (fused th)', function()
     assert.are.equal(6, s:size(1))
   end)
 
+  it('#x is the sizes; copy takes as many elements in another shape, row by row', function()
+    local x = T(A)
+    assert.are.same({ 2, 3 }, { (#x)[1], (#x)[2] })
+    local flat = T({ 0, 0, 0, 0, 0, 0 })
+    flat:copy(x)
+    close({ 0.5, -1.25, 2, 3.5, -0.75, 0.125 }, flat)
+    assert.has_error(function() flat:copy(T({ 1, 2 })) end)
+  end)
+
+  it('set(storage, offset, sizes, strides) views one flat storage, as a flattening of parameters does', function()
+    -- Two parameters moved onto one flat vector, as char-rnn's model_utils and Torch7's
+    -- getParameters do: then writing the flat vector moves the parameters.
+    local w, b = T({ { 1, 2 }, { 3, 4 } }), T({ 5, 6 })
+    local params, total, at = { w, b }, 0, {}
+    for i, p in ipairs(params) do
+      local s = p:storage()
+      at[i] = total
+      total = total + s:size()
+    end
+    assert.are.equal(6, total)
+    local flat = w.new(total):fill(0)
+    local storage = flat:storage()
+    for i, p in ipairs(params) do
+      local old = p:clone()
+      p:set(storage, at[i] + p:storageOffset(), p:size(), p:stride())
+      p:copy(old)
+    end
+    close({ 1, 2, 3, 4, 5, 6 }, flat)
+    flat:mul(10)
+    close({ { 10, 20 }, { 30, 40 } }, w); close({ 50, 60 }, b)
+    assert.are.equal(5, b:storageOffset())
+    assert.are.equal(torch.pointer(storage), torch.pointer(b:storage()))
+    assert.has_error(function() b:set(storage, 6, { 2 }) end)
+  end)
+
+  it('long and the integer conversions truncate toward zero; random, bernoulli draw in place', function()
+    assert.are.same({ 1, -1, 2 }, T({ 1.7, -1.7, 2 }):long():totable())
+    assert.are.same({ 0, 3 }, T({ 0.5, 3.9 }):byte():totable())
+    fused.manual_seed(3)
+    local r = fused.tensor({ 0, 0, 0, 0, 0, 0, 0, 0 }, { dtype = 'int64' })
+    r:random(2, 4)
+    for _, v in ipairs(r:totable()) do assert.is_true(v >= 2 and v <= 4) end
+    local b = T({ 9, 9, 9, 9, 9, 9 }):bernoulli(0.5)
+    for _, v in ipairs(b:totable()) do assert.is_true(v == 0 or v == 1) end
+    assert.are.same({ 1, 1, 1 }, T({ 0, 0, 0 }):bernoulli(1):totable())
+  end)
+
+  it('dist, dot, indexCopy, indexFill, all, any', function()
+    close(math.sqrt(1 + 4), T({ 1, 2 }):dist(T({ 0, 0 })))
+    close(3, T({ 1, 2 }):dist(T({ 0, 0 }), 1))
+    close(11, T({ 1, 2 }):dot(T({ 3, 4 })))
+    local x = T({ { 0, 0 }, { 0, 0 }, { 0, 0 } })
+    x:indexCopy(1, fused.tensor({ 3, 1 }, { dtype = 'int64' }), T({ { 1, 2 }, { 3, 4 } }))
+    close({ { 3, 4 }, { 0, 0 }, { 1, 2 } }, x)
+    x:indexFill(2, fused.tensor({ 2 }, { dtype = 'int64' }), 7)
+    close({ { 3, 7 }, { 0, 7 }, { 1, 7 } }, x)
+    assert.is_false(x:all()); assert.is_true(x:any()); assert.is_true(T({ 1, 2 }):all())
+  end)
+
   it('index, maskedFill and maskedSelect with a ByteTensor mask (0 and 1)', function()
     local x = T(A)
     close({ { 3.5, -0.75, 0.125 } }, x:index(1, fused.tensor({ 2 }, { dtype = 'int64' })))
@@ -234,6 +293,7 @@ describe('outside Torch7 mode', function()
     close({ 4 }, v)
     assert.are.equal('fused.DoubleTensor', x:type())
     assert.has_error(function() return x:storage() end)
+    assert.has_error(function() return #x end, 'fused.Tensor: #t is not supported; use t:size(1) or t:numel()')
     assert.is_nil(rawget(_G, 'torch'))
   end)
 end)

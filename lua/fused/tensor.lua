@@ -403,7 +403,12 @@ M.metatable = {
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
   __call = unsupported('a tensor is not callable'),
-  __len = unsupported('#t is not supported; use t:size(1) or t:numel()'),
+  -- #t: Torch7's (its sizes) where fused th has installed it, else an error.
+  __len = function(t)
+    local len = rawget(Tensor, '__len')
+    if len then return len(t) end
+    error('fused.Tensor: #t is not supported; use t:size(1) or t:numel()', 2)
+  end,
   __mod = unsupported('% is not supported (there is no remainder op)'),
   -- Lua makes the result of < a boolean, so comparisons are methods giving bool tensors.
   __lt = unsupported('< is not supported; use a:lt(b) or a:gt(b), which give bool tensors'),
@@ -428,6 +433,8 @@ function M.install()
       return f(t, ...)
     end
   end
+  -- The first copy's table is the one the metatype reads, for the process's life.
+  shared.methods = shared.methods or Tensor
   ffi.metatype('fused_tensor', M.metatable)
   -- t.storage is the struct's field, so Torch7's t:storage() calls the C pointer: with the
   -- tensor, it runs the storage method where one is installed (fused th's), else says why not.
@@ -441,5 +448,9 @@ function M.install()
     end,
   })
 end
+
+-- The method table that tensors' t:name() reads (a reloaded copy of this module has its own
+-- Tensor table, which the metatype does not see): fused th swaps Torch7's methods in there.
+function M.methods() return shared.methods end
 
 return M

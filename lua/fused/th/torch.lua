@@ -23,7 +23,7 @@ torch.CmdLine = require 'fused.th.torch.cmdline'
 
 -- The tensor classes: torch.FloatTensor(2, 3), torch.LongTensor({1, 2}), ...; torch.Tensor
 -- makes the default type. Each is also the table of the tensor methods (torch.Tensor.add).
-local methods = fused.Tensor
+local methods = require('fused.tensor').methods()
 local function class_table(make)
   return setmetatable({}, { __call = function(_, ...) return make(...) end, __index = methods })
 end

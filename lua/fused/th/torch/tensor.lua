@@ -10,10 +10,22 @@ local tensor = require 'fused.tensor'
 local types = require 'fused.th.torch.types'
 
 local M = {}
-local Tensor = tensor.Tensor
+local Tensor = tensor.methods() -- the table tensors read their methods from
 local tensor_t = ffi.typeof('fused_tensor')
 
 local function is_tensor(x) return ffi.istype(tensor_t, x) end
+
+-- What fused's tensors lack of Torch7's storages (see x:storage() below): the 1-D views that
+-- are storages, and the storage and offset each tensor was set onto.
+local storages = setmetatable({}, { __mode = 'k' })
+local placed = setmetatable({}, { __mode = 'k' })
+
+-- self takes other's storage, sizes and strides (tensor.replace), and leaves any storage it
+-- was set onto.
+local function rebind(self, other)
+  placed[self] = nil
+  return tensor.replace(self, other)
+end
 
 local function kinds(...)
   local n, k = select('#', ...), {}
@@ -37,7 +49,7 @@ local function into(self, value)
     if same then return self:copy_(value) end
   end
   if value.scalar_type ~= self.scalar_type then value = value:to(self.dtype) end
-  return tensor.replace(self, value)
+  return rebind(self, value)
 end
 
 local forms = {}
@@ -287,32 +299,168 @@ forms.resize = function(self, ...)
   local n = 1
   for _, s in ipairs(sizes) do n = n * s end
   if n == self:numel() and self:is_contiguous() then
-    return tensor.replace(self, self:view(sizes))
+    return rebind(self, self:view(sizes))
   end
-  return tensor.replace(self, fused.zeros(sizes, { dtype = self.dtype, device = self.device }))
+  return rebind(self, fused.zeros(sizes, { dtype = self.dtype, device = self.device }))
 end
 forms.resizeAs = function(self, other) return forms.resize(self, other:shape()) end
 
--- x:set(y): x views y's elements (the same storage, sizes, strides); x:set() empties x.
-forms.set = function(self, other, ...)
-  if select('#', ...) > 0 then error("set: only x:set(y) and x:set() are supported (fused has no storages)", 2) end
-  if other == nil then return tensor.replace(self, fused.zeros({ 0 }, { dtype = self.dtype, device = self.device })) end
-  if not is_tensor(other) then bad_args('set', 'x:set(y) and x:set()', other) end
-  return tensor.replace(self, other:narrow(1, 1, other:size(1)))
+-- x:new(...): a tensor of x's type, as the class's constructor makes it; x.new(...) (no x:
+-- Torch7's class constructor got from an instance) makes the default type.
+forms.new = function(self, ...)
+  if is_tensor(self) then return types.constructor_of(self)(...) end
+  return types.default_constructor(self, ...)
 end
 
--- x:new(...): a tensor of x's type, as the class's constructor makes it.
-forms.new = function(self, ...) return types.constructor_of(self)(...) end
+-- Storages. fused has no storage objects: x:storage() is a 1-D view of the elements x owns
+-- (x contiguous), or the storage x was set onto; s:size() of one is its length, a number.
+-- x:set(s, offset, sizes[, strides]) makes x view s from offset (1-based), and
+-- x:storageOffset() gives that offset (1 for a tensor on its own elements). Enough for the
+-- Torch7 programs that flatten parameters (char-rnn's model_utils).
 
--- x:storage(): a tensor that owns its elements (contiguous, from its first element) is its own
--- storage here, as a 1-D view; fused has no storage objects beyond that.
 forms.storage = function(self)
+  local at = placed[self]
+  if at then return at[1] end
   if not self:is_contiguous() then
-    error("storage: fused has no storages; for a contiguous tensor x:storage() is a 1-D view of its elements, "
-          .. "and this one is not contiguous (x:contiguous():storage())", 2)
+    error("storage: fused has no storages; x:storage() is a contiguous x's elements as a 1-D view, "
+          .. "and x is not contiguous (x:contiguous():storage())", 2)
   end
-  return self:view(self:numel())
+  local s = self:view(self:numel())
+  storages[s] = true
+  return s
 end
+
+forms.storageOffset = function(self)
+  local at = placed[self]
+  return at and at[2] or 1
+end
+
+local native_size = Tensor.size
+forms.size = function(self, ...)
+  if storages[self] and select('#', ...) == 0 then return self:numel() end
+  return native_size(self, ...)
+end
+
+-- #x: its sizes (a fused.Size), as Torch7's; a storage's length.
+forms.__len = function(self)
+  if storages[self] then return self:numel() end
+  return native_size(self)
+end
+
+local function int64s(list)
+  local a = ffi.new('int64_t[?]', math.max(#list, 1))
+  for i, v in ipairs(list) do a[i - 1] = v end
+  return a
+end
+
+local function as_list(what, x)
+  if type(x) == 'number' then return { x } end
+  if type(x) == 'table' then
+    local ok = true
+    for i = 1, #x do ok = ok and type(x[i]) == 'number' end
+    if ok then return x end
+  end
+  error(string.format("set: argument '%s' expected sizes (numbers: a table or x:size()), got %s", what,
+                      type(x)), 3)
+end
+
+-- A view of src at offset (in elements from src's first) with sizes and strides, or set's error.
+local function view_of(src, offset, sizes, strides)
+  local ok, view = pcall(tensor.make_view, src, #sizes, int64s(sizes), int64s(strides), offset)
+  if not ok then error('set: ' .. tostring(view):gsub('^.-tensor_view: ', ''), 3) end
+  return view
+end
+
+-- x:set(y): x views y's elements (y's sizes and strides); x:set(): empty;
+-- x:set(s, offset[, sizes[, strides]]): x views s (a storage: a 1-D tensor) from offset
+-- (1-based) with sizes (the rest of s without) and strides (contiguous without).
+forms.set = function(self, src, offset, sizes, strides, ...)
+  local usage = 'x:set(y), x:set() and x:set(storage, offset[, sizes[, strides]])'
+  if select('#', ...) > 0 or (src ~= nil and not is_tensor(src)) then bad_args('set', usage, src, offset, sizes, strides, ...) end
+  if src == nil then
+    return rebind(self, fused.zeros({ 0 }, { dtype = self.dtype, device = self.device }))
+  end
+  if offset == nil then
+    rebind(self, view_of(src, 0, src:shape(), src:stride()))
+    placed[self] = placed[src]
+    return self
+  end
+  if src.ndim ~= 1 then error("set: argument 'storage' expected a storage (x:storage(), 1-D), got " .. src.ndim .. ' dims', 2) end
+  if type(offset) ~= 'number' or offset < 1 or offset ~= math.floor(offset) then
+    error("set: argument 'offset' expected a whole number >= 1, got " .. tostring(offset), 2)
+  end
+  sizes = sizes == nil and { src:numel() - offset + 1 } or as_list('sizes', sizes)
+  if strides == nil then
+    strides = {}
+    local step = 1
+    for d = #sizes, 1, -1 do strides[d] = step; step = step * sizes[d] end
+  else
+    strides = as_list('strides', strides)
+  end
+  rebind(self, view_of(src, offset - 1, sizes, strides))
+  placed[self] = { src, offset }
+  return self
+end
+
+-- x:copy(y): y's elements in row-major order where the shapes differ but the counts do not
+-- (Torch7's), else fused's copy (y broadcast to x's shape).
+local native_copy = Tensor.copy_
+forms.copy = function(self, src, ...)
+  if is_tensor(src) and select('#', ...) == 0 and src:numel() == self:numel() and src.ndim ~= 0
+      and not (src:size() == self:size()) then
+    return native_copy(self, src:contiguous():view(self:shape()))
+  end
+  return native_copy(self, src, ...)
+end
+
+-- x:long() and the integer classes' conversions truncate toward zero, as Torch7's (fused's
+-- long() refuses a fraction): byte, char, short and int give int64 (types.lua).
+for _, name in ipairs({ 'long', 'byte', 'char', 'short', 'int' }) do
+  forms[name] = function(self)
+    if self.dtype == 'int64' then return self end
+    if self.dtype == 'bool' then return self:to('int64') end
+    return self:to('float64'):trunc_():to('int64')
+  end
+end
+
+-- x:random([a,] b): whole numbers drawn uniformly from a..b (1..b), in place.
+forms.random = function(self, a, b)
+  if b == nil then a, b = 1, a end
+  if type(a) ~= 'number' or type(b) ~= 'number' or a > b then
+    bad_args('random', 'x:random(b) (1..b) and x:random(a, b), a <= b', a, b)
+  end
+  local u = fused.rand(self:shape(), { dtype = 'float64', device = self.device })
+  return self:copy_(u:mul_(b - a + 1):floor_():add_(a))
+end
+
+-- x:bernoulli([p]): 1 with probability p (0.5), else 0, in place.
+forms.bernoulli = function(self, p)
+  p = p == nil and 0.5 or p
+  if type(p) ~= 'number' or p < 0 or p > 1 then bad_args('bernoulli', 'x:bernoulli([p]), p in [0, 1]', p) end
+  local u = fused.rand(self:shape(), { dtype = 'float64', device = self.device })
+  return self:copy_(u:lt(p))
+end
+
+-- x:dist(y[, p]): the p-norm (2) of x - y, a number; x:dot(y): the sum of the products.
+forms.dist = function(self, other, p) return fused.norm(fused.sub(self, other), p or 2) end
+forms.dot = function(self, other) return fused.mul(self, other):sum() end
+
+-- x:indexCopy(dim, idx, src) and x:indexFill(dim, idx, v): the slices idx names along dim
+-- (1-based) set from src or to v, in place.
+forms.indexCopy = function(self, dim, idx, src)
+  if type(idx) == 'table' then idx = fused.tensor(idx, { dtype = 'int64' }) end
+  for i, at in ipairs(idx:totable()) do self:select(dim, at):copy_(src:select(dim, i)) end
+  return self
+end
+forms.indexFill = function(self, dim, idx, v)
+  if type(idx) == 'table' then idx = fused.tensor(idx, { dtype = 'int64' }) end
+  for _, at in ipairs(idx:totable()) do self:select(dim, at):fill_(v) end
+  return self
+end
+
+-- x:all(), x:any() of a mask (nonzero is true), booleans.
+forms.all = function(self) return self:ne(0):long():sum() == self:numel() end
+forms.any = function(self) return self:ne(0):long():sum() > 0 end
 
 -- x:apply(f): each element replaced by f(element) where f returns a value; x:map(y, f) by
 -- f(x's, y's). On the host, as Torch7's.
@@ -338,7 +486,7 @@ end
 -- is both; y:sum(x, d) Torch7's): the library's own code may call these. Every other form that
 -- fused also has means something else there (spec/th_library_forms_spec.lua).
 M.extends = { sum = true, prod = true, mean = true, cumsum = true, cumprod = true, max = true,
-              min = true, mv = true, nElement = true }
+              min = true, mv = true, nElement = true, size = true, copy = true, long = true }
 
 -- The forms in place of fused's while installed; fused's kept to put back.
 local saved

@@ -2,11 +2,14 @@
 -- was made or reset, not counting while stopped; stop(), resume(), reset().
 local ffi = require 'ffi'
 
-pcall(ffi.cdef, [[
-typedef struct { long tv_sec; long tv_nsec; } fused_th_timespec;
-int clock_gettime(int clk_id, fused_th_timespec *tp);
+-- Declared once per process (a module loaded again must not declare them twice).
+if not pcall(ffi.typeof, 'struct fused_th_timespec') then
+  ffi.cdef([[
+struct fused_th_timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clk_id, struct fused_th_timespec *tp);
 ]])
-local now_t = ffi.new('fused_th_timespec')
+end
+local now_t = ffi.new('struct fused_th_timespec')
 local CLOCK_MONOTONIC = 1
 
 local function wall()
