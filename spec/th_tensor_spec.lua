@@ -207,6 +207,8 @@ describe('Torch7 mode (fused th)', function()
     flat:copy(x)
     close({ 0.5, -1.25, 2, 3.5, -0.75, 0.125 }, flat)
     assert.has_error(function() flat:copy(T({ 1, 2 })) end)
+    assert.are.equal(tostring(fused.Size({ 3, 1 })), tostring(x:stride()))
+    assert.are.equal(1, x:stride(2))
   end)
 
   it('set(storage, offset, sizes, strides) views one flat storage, as a flattening of parameters does', function()

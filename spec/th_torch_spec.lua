@@ -138,8 +138,14 @@ describe('the torch package', function()
     end
     local cutorch = require 'cutorch'
     assert.are.equal(1, cutorch.getDeviceCount())
-    local x = torch.Tensor({ 1, 2 }):float():cuda()
+    local x = torch.Tensor({ 1, 2 }):cuda() -- a CudaTensor (float32) from any type, as cutorch's
     assert.are.equal('torch.CudaTensor', x:type())
+    assert.are.equal('torch.CudaDoubleTensor', torch.Tensor({ 1 }):cudaDouble():type())
+    local y = torch.CudaTensor(2):zero()
+    local d = torch.add(x, y)
+    d:add(x, y)
+    local back = torch.Tensor(2):copy(d)
+    assert.are.same({ 1, 2 }, back:totable())
     x:mul(2)
     assert.are.same({ 2, 4 }, x:float():totable())
     assert.are.equal('torch.FloatTensor', x:type('torch.FloatTensor'):type())

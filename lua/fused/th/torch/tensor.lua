@@ -402,13 +402,16 @@ forms.set = function(self, src, offset, sizes, strides, ...)
   return self
 end
 
--- x:copy(y): y's elements in row-major order where the shapes differ but the counts do not
--- (Torch7's), else fused's copy (y broadcast to x's shape).
+-- x:copy(y): y's elements in row-major order where the shapes differ but the counts do not,
+-- converted where the device and the type both differ (Torch7's); else fused's copy (y
+-- broadcast to x's shape).
 local native_copy = Tensor.copy_
 forms.copy = function(self, src, ...)
-  if is_tensor(src) and select('#', ...) == 0 and src:numel() == self:numel() and src.ndim ~= 0
-      and not (src:size() == self:size()) then
-    return native_copy(self, src:contiguous():view(self:shape()))
+  if is_tensor(src) and select('#', ...) == 0 then
+    if src.device ~= self.device and src.dtype ~= self.dtype then src = src:to(self.dtype) end
+    if src:numel() == self:numel() and src.ndim ~= 0 and not (src:size() == self:size()) then
+      src = src:contiguous():view(self:shape())
+    end
   end
   return native_copy(self, src, ...)
 end
@@ -462,6 +465,20 @@ end
 forms.all = function(self) return self:ne(0):long():sum() == self:numel() end
 forms.any = function(self) return self:ne(0):long():sum() > 0 end
 
+-- x:cuda(): a torch.CudaTensor, float32 on the CUDA device, whatever x's type (cutorch's);
+-- cudaDouble(), cudaLong() keep those types.
+forms.cuda = function(self) return self:to('float32', 'cuda') end
+forms.cudaDouble = function(self) return self:to('float64', 'cuda') end
+forms.cudaLong = function(self) return self:to('int64', 'cuda') end
+
+-- x:stride(): the strides as a fused.Size (Torch7's LongStorage, which prints); x:stride(d) a
+-- number, as fused's.
+local native_stride = Tensor.stride
+forms.stride = function(self, ...)
+  if select('#', ...) == 0 then return fused.Size(native_stride(self)) end
+  return native_stride(self, ...)
+end
+
 -- x:apply(f): each element replaced by f(element) where f returns a value; x:map(y, f) by
 -- f(x's, y's). On the host, as Torch7's.
 forms.apply = function(self, f)
@@ -486,7 +503,8 @@ end
 -- is both; y:sum(x, d) Torch7's): the library's own code may call these. Every other form that
 -- fused also has means something else there (spec/th_library_forms_spec.lua).
 M.extends = { sum = true, prod = true, mean = true, cumsum = true, cumprod = true, max = true,
-              min = true, mv = true, nElement = true, size = true, copy = true, long = true }
+              min = true, mv = true, nElement = true, size = true, copy = true, long = true,
+              stride = true }
 
 -- The forms in place of fused's while installed; fused's kept to put back.
 local saved
