@@ -270,6 +270,13 @@ describe('Torch7 mode (fused th)', function()
     close({ { 0, -1.25, 0 }, { 3.5, -0.75, 0 } }, x)
   end)
 
+  it('refuses an argument a form does not take, and a call on something else than a tensor', function()
+    local idx = fused.tensor({ 1 }, { dtype = 'int64' })
+    assert.has_error(function() T(A):index(1, idx, 5) end, 'index: takes (self, dim, idx), got an extra argument 4: the number 5')
+    assert.has_error(function() T(A):exp(T(A), 1) end)
+    assert.has_error(function() fused.Tensor.add(3, 1) end, 'add: expected a tensor to call it on, got number (call it as x:add(...))')
+  end)
+
   it("fused's own names still work: add_, and fused.add returns a new tensor", function()
     local x = T(A)
     local z = fused.add(x, T(B))

@@ -2,11 +2,12 @@
 -- FUSED_CUDA_EMULATOR=1 and no GPU answers); require fails with the reason where there is none,
 -- so that a program's `pcall(require, 'cutorch')` falls back to the CPU as written.
 local fused = require 'fused'
+local blame = require 'fused.blame'
 local types = require 'fused.th.torch.types'
 
 local cuda = fused.cuda
 if not (cuda.is_available() or cuda.is_emulated()) then
-  error("cutorch: no CUDA device: " .. cuda.why(), 0)
+  blame("cutorch: no CUDA device: " .. cuda.why())
 end
 
 local cutorch = {}
@@ -15,7 +16,7 @@ function cutorch.synchronize() cuda.synchronize() end
 function cutorch.getDeviceCount() return 1 end
 function cutorch.getDevice() return 1 end
 function cutorch.setDevice(i)
-  if i ~= 1 then error(string.format("cutorch.setDevice: fused uses one device, 1; got %s", tostring(i)), 2) end
+  if i ~= 1 then blame(string.format("cutorch.setDevice: fused uses one device, 1; got %s", tostring(i))) end
 end
 function cutorch.manualSeed(seed) fused.manual_seed(seed) end
 function cutorch.manualSeedAll(seed) fused.manual_seed(seed) end

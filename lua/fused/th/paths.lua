@@ -30,7 +30,7 @@ function paths.concat(...)
   local path
   for i = 1, n do
     local part = select(i, ...)
-    if type(part) ~= 'string' then error(string.format("paths.concat: argument %d expected a string, got %s", i, type(part)), 2) end
+    if type(part) ~= 'string' then blame(string.format("paths.concat: argument %d expected a string, got %s", i, type(part))) end
     if path == nil or part:sub(1, 1) == '/' then path = part
     elseif part ~= '' then path = path:gsub('/+$', '') .. '/' .. part end
   end

@@ -4,6 +4,7 @@
 -- programs call. Tensor methods take Torch7's meanings while `fused th` runs
 -- (th/torch/tensor.lua). docs/torch7.md.
 local ffi = require 'ffi'
+local blame = require 'fused.blame'
 local fused = require 'fused'
 local class = require 'fused.th.class'
 local types = require 'fused.th.torch.types'
@@ -42,7 +43,7 @@ local function sizes_of(fn, ...)
   local sizes = type(first) == 'table' and first or { ... }
   for i = 1, #sizes do
     if type(sizes[i]) ~= 'number' then
-      error(string.format("torch.%s: argument %d expected a size (a number), got %s", fn, i, type(sizes[i])), 3)
+      blame(string.format("torch.%s: argument %d expected a size (a number), got %s", fn, i, type(sizes[i])))
     end
   end
   return sizes
@@ -62,10 +63,10 @@ end
 function torch.range(a, b, step)
   step = step or 1
   if type(a) ~= 'number' or type(b) ~= 'number' or type(step) ~= 'number' or step == 0 then
-    error("torch.range: expected (first, last[, step]) numbers, step nonzero", 2)
+    blame("torch.range: expected (first, last[, step]) numbers, step nonzero")
   end
   local n = math.floor((b - a) / step + 1e-9) + 1
-  if n < 1 then error(string.format("torch.range: %s to %s by %s is empty", a, b, step), 2) end
+  if n < 1 then blame(string.format("torch.range: %s to %s by %s is empty", a, b, step)) end
   return fused.arange(n, { dtype = 'float64' }):mul_(step):add_(a):to(default_opts().dtype)
 end
 

@@ -20,16 +20,16 @@ end
 
 function CmdLine:text(txt)
   txt = txt or ''
-  if type(txt) ~= 'string' then error("CmdLine:text: argument 'txt' expected a string, got " .. type(txt), 2) end
+  if type(txt) ~= 'string' then blame("CmdLine:text: argument 'txt' expected a string, got " .. type(txt)) end
   table.insert(self.helplines, txt)
 end
 
 function CmdLine:option(key, default, help, kind)
-  if type(key) ~= 'string' then error("CmdLine:option: argument 'key' expected a string such as '-lr', got " .. type(key), 2) end
-  if default == nil then error(string.format("CmdLine:option: option %s has no default value", key), 2) end
+  if type(key) ~= 'string' then blame("CmdLine:option: argument 'key' expected a string such as '-lr', got " .. type(key)) end
+  if default == nil then blame(string.format("CmdLine:option: option %s has no default value", key)) end
   kind = kind or type(default)
   if type(default) ~= kind then
-    error(string.format("CmdLine:option: option %s's default is a %s, not a %s", key, type(default), kind), 2)
+    blame(string.format("CmdLine:option: option %s's default is a %s, not a %s", key, type(default), kind))
   end
   self.options[key] = { key = key, default = default, help = help, type = kind }
   table.insert(self.helplines, self.options[key])
@@ -44,7 +44,7 @@ function CmdLine:silent() self.silentio = true end
 
 function CmdLine:addTime(name, format)
   format = format or '%Y-%m-%d %H:%M:%S'
-  if type(format) ~= 'string' then error("CmdLine:addTime: argument 'format' expected a string", 2) end
+  if type(format) ~= 'string' then blame("CmdLine:addTime: argument 'format' expected a string") end
   self.dateformat = format .. (name and '[' .. name .. ']: ' or '')
 end
 

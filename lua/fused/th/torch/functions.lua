@@ -3,6 +3,7 @@
 -- (torch.exp(y, x), torch.add(z, x, y)), as TensorMath.lua's functions. The method forms
 -- (th/torch/tensor.lua) compute them.
 local fused = require 'fused'
+local blame = require 'fused.blame'
 local th_tensor = require 'fused.th.torch.tensor'
 local types = require 'fused.th.torch.types'
 
@@ -59,7 +60,7 @@ function M.cat(a, b, dim)
   local list = a
   if is_tensor(a) then list, dim = { a, b }, dim else dim = b end
   if type(list) ~= 'table' or #list == 0 then
-    error("torch.cat: expected two tensors or a list of tensors, then an optional dim", 2)
+    blame("torch.cat: expected two tensors or a list of tensors, then an optional dim")
   end
   return fused.cat(list, dim or list[1].ndim)
 end

@@ -2,6 +2,7 @@
 -- torch.manualSeed, seed, initialSeed, random, uniform, normal, bernoulli, randperm,
 -- multinomial. Draws are fused's uniforms, so a seed gives the same program run twice.
 local fused = require 'fused'
+local blame = require 'fused.blame'
 local types = require 'fused.th.torch.types'
 
 local M = {}
@@ -35,14 +36,14 @@ end
 function M.bernoulli(p) return draw() < (p or 0.5) and 1 or 0 end
 function M.random(a, b)
   if a == nil then a, b = 1, 2 ^ 32 elseif b == nil then a, b = 1, a end
-  if a > b then error(string.format("torch.random: the range %d..%d is empty", a, b), 2) end
+  if a > b then blame(string.format("torch.random: the range %d..%d is empty", a, b)) end
   return a + math.floor(draw() * (b - a + 1))
 end
 
 -- torch.randperm(n): 1..n in a random order, of the default type (Torch7's).
 function M.randperm(n)
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
-    error("torch.randperm: argument 'n' expected a whole number >= 1, got " .. tostring(n), 2)
+    blame("torch.randperm: argument 'n' expected a whole number >= 1, got " .. tostring(n))
   end
   local _, order = fused.rand(n, { dtype = 'float64' }):sort(1)
   return order:to(types.CLASSES[types.default()].dtype)
@@ -52,12 +53,12 @@ end
 -- probabilities p (weights, normalised; 1-D, or 2-D: a row of draws per row), without
 -- replacement unless replacement is true.
 function M.multinomial(p, n, replacement, ...)
-  if select('#', ...) > 0 then error('torch.multinomial: expected (p, n[, replacement])', 2) end
+  if select('#', ...) > 0 then blame('torch.multinomial: expected (p, n[, replacement])') end
   if not types.is_tensor(p) or p.ndim < 1 or p.ndim > 2 then
-    error("torch.multinomial: argument 'p' expected a 1-D or 2-D tensor of weights", 2)
+    blame("torch.multinomial: argument 'p' expected a 1-D or 2-D tensor of weights")
   end
   if type(n) ~= 'number' or n < 1 or n ~= math.floor(n) then
-    error("torch.multinomial: argument 'n' expected a whole number >= 1, got " .. tostring(n), 2)
+    blame("torch.multinomial: argument 'n' expected a whole number >= 1, got " .. tostring(n))
   end
   local rows = p.ndim == 1 and { p:to('float64'):totable() } or p:to('float64'):totable()
   local out = {}
@@ -66,15 +67,15 @@ function M.multinomial(p, n, replacement, ...)
     local positive = 0
     for i = 1, #w do
       if w[i] < 0 or w[i] ~= w[i] or w[i] == math.huge then
-        error(string.format("torch.multinomial: argument 'p' expected finite weights >= 0, got %s at %d",
-                            tostring(w[i]), i), 2)
+        blame(string.format("torch.multinomial: argument 'p' expected finite weights >= 0, got %s at %d",
+                            tostring(w[i]), i))
       end
       if w[i] > 0 then positive = positive + 1 end
     end
     if positive == 0 or (not replacement and n > positive) then
-      error(string.format("torch.multinomial: %d draws%s need %s positive weights in row %d, got %d",
+      blame(string.format("torch.multinomial: %d draws%s need %s positive weights in row %d, got %d",
                           n, replacement and '' or ' without replacement', replacement and 'some' or tostring(n),
-                          r, positive), 2)
+                          r, positive))
     end
     local row = {}
     for k = 1, n do

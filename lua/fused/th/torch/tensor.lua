@@ -5,6 +5,8 @@
 -- gets the source (y:exp(x), z:add(x, y)). Each form here computes with fused's functions
 -- (fused.add, fused.exp_, ...), never with the methods it replaces.
 local ffi = require 'ffi'
+local blame = require 'fused.blame'
+local argcheck = require 'fused.check'
 local fused = require 'fused'
 local tensor = require 'fused.tensor'
 local types = require 'fused.th.torch.types'
@@ -37,7 +39,7 @@ local function kinds(...)
 end
 
 local function bad_args(name, usage, ...)
-  error(string.format("%s: Torch7's forms are %s; got (%s)", name, usage, kinds(...)), 3)
+  blame(string.format("%s: Torch7's forms are %s; got (%s)", name, usage, kinds(...)))
 end
 
 -- Torch7's result argument: self takes the sizes (a new storage where they differ) and the
@@ -243,7 +245,7 @@ forms.sub = function(self, ...)
     if a < 0 then a = a + size + 1 end
     if b < 0 then b = b + size + 1 end
     if a < 1 or b > size or a > b then
-      error(string.format("sub: the range %d..%d of dim %d is outside 1..%d", a, b, d, size), 2)
+      blame(string.format("sub: the range %d..%d of dim %d is outside 1..%d", a, b, d, size))
     end
     v = v:narrow(d, a, b - a + 1)
   end
@@ -322,8 +324,8 @@ forms.storage = function(self)
   local at = placed[self]
   if at then return at[1] end
   if not self:is_contiguous() then
-    error("storage: fused has no storages; x:storage() is a contiguous x's elements as a 1-D view, "
-          .. "and x is not contiguous (x:contiguous():storage())", 2)
+    blame("storage: fused has no storages; x:storage() is a contiguous x's elements as a 1-D view, "
+          .. "and x is not contiguous (x:contiguous():storage())")
   end
   local s = self:view(self:numel())
   storages[s] = true
@@ -360,14 +362,14 @@ local function as_list(what, x)
     for i = 1, #x do ok = ok and type(x[i]) == 'number' end
     if ok then return x end
   end
-  error(string.format("set: argument '%s' expected sizes (numbers: a table or x:size()), got %s", what,
-                      type(x)), 3)
+  blame(string.format("set: argument '%s' expected sizes (numbers: a table or x:size()), got %s", what,
+                      type(x)))
 end
 
 -- A view of src at offset (in elements from src's first) with sizes and strides, or set's error.
 local function view_of(src, offset, sizes, strides)
   local ok, view = pcall(tensor.make_view, src, #sizes, int64s(sizes), int64s(strides), offset)
-  if not ok then error('set: ' .. tostring(view):gsub('^.-tensor_view: ', ''), 3) end
+  if not ok then blame('set: ' .. tostring(view):gsub('^.-tensor_view: ', '')) end
   return view
 end
 
@@ -385,9 +387,9 @@ forms.set = function(self, src, offset, sizes, strides, ...)
     placed[self] = placed[src]
     return self
   end
-  if src.ndim ~= 1 then error("set: argument 'storage' expected a storage (x:storage(), 1-D), got " .. src.ndim .. ' dims', 2) end
+  if src.ndim ~= 1 then blame("set: argument 'storage' expected a storage (x:storage(), 1-D), got " .. src.ndim .. ' dims') end
   if type(offset) ~= 'number' or offset < 1 or offset ~= math.floor(offset) then
-    error("set: argument 'offset' expected a whole number >= 1, got " .. tostring(offset), 2)
+    blame("set: argument 'offset' expected a whole number >= 1, got " .. tostring(offset))
   end
   sizes = sizes == nil and { src:numel() - offset + 1 } or as_list('sizes', sizes)
   if strides == nil then
@@ -497,6 +499,19 @@ forms.map = function(self, other, f)
     if v ~= nil then a[i] = v end
   end
   return self:copy_(fused.tensor(a, { dtype = self.dtype }):view(self:shape()))
+end
+
+-- Each form refuses an argument it does not take (check.no_extra) and, but x.new(...), being
+-- called on something other than a tensor, as fused's methods do.
+for name, f in pairs(forms) do
+  local checked = argcheck.no_extra(name, f)
+  forms[name] = name == 'new' and checked or function(self, ...)
+    if not is_tensor(self) then
+      blame(string.format("%s: expected a tensor to call it on, got %s (call it as x:%s(...))", name,
+                          argcheck.type_name(self), name))
+    end
+    return checked(self, ...)
+  end
 end
 
 -- The forms that take fused's calls of the same name as fused does and add Torch7's (x:sum(d)

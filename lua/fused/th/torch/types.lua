@@ -6,6 +6,7 @@
 -- range when made from a table, and bool (what comparisons give, Torch7's ByteTensor masks)
 -- says 'torch.ByteTensor'. docs/torch7.md, "Tensor types".
 local ffi = require 'ffi'
+local blame = require 'fused.blame'
 local fused = require 'fused'
 local argcheck = require 'fused.check'
 
@@ -43,9 +44,9 @@ function M.parse(name, fn)
     local known = {}
     for n in pairs(CLASSES) do known[#known + 1] = n end
     table.sort(known)
-    error(string.format("%s: argument 'type' expected a tensor type (%s), got %s", fn,
+    blame(string.format("%s: argument 'type' expected a tensor type (%s), got %s", fn,
                         table.concat(known, ', '), type(name) == 'string' and "'" .. name .. "'"
-                          or argcheck.type_name(name)), 3)
+                          or argcheck.type_name(name)))
   end
   return class.dtype, class.device
 end
@@ -55,8 +56,8 @@ function M.default() return default end
 function M.set_default(name)
   local class = CLASSES[name]
   if not class or class.device ~= 'cpu' or (class.dtype ~= 'float32' and class.dtype ~= 'float64') then
-    error(string.format("torch.setdefaulttensortype: argument 'type' expected 'torch.FloatTensor' or "
-                        .. "'torch.DoubleTensor', got %s", tostring(name)), 3)
+    blame(string.format("torch.setdefaulttensortype: argument 'type' expected 'torch.FloatTensor' or "
+                        .. "'torch.DoubleTensor', got %s", tostring(name)))
   end
   default = name
 end
@@ -67,7 +68,7 @@ local function check_range(name, class, values)
     if type(v) == 'table' then
       for _, x in ipairs(v) do walk(x) end
     elseif type(v) == 'number' and (v < lo or v > hi or v ~= math.floor(v)) then
-      error(string.format("%s: expected whole numbers in %d..%d, got %s", name, lo, hi, tostring(v)), 4)
+      blame(string.format("%s: expected whole numbers in %d..%d, got %s", name, lo, hi, tostring(v)))
     end
   end
   walk(values)
@@ -83,8 +84,8 @@ local function make(name, ...)
   if M.is_tensor(first) and n == 1 then return first:view(first:shape()) end
   if type(first) == 'table' and n == 1 and getmetatable(first) == nil and type(first[1]) ~= 'number' and #first > 0
       and type(first[1]) ~= 'table' then
-    error(string.format("%s: argument 1 expected sizes, a table of values or a tensor, got a table of %s",
-                        name, type(first[1])), 3)
+    blame(string.format("%s: argument 1 expected sizes, a table of values or a tensor, got a table of %s",
+                        name, type(first[1])))
   end
   if type(first) == 'table' and n == 1 and getmetatable(first) == nil then
     if class.range then check_range(name, class, first) end
@@ -93,8 +94,8 @@ local function make(name, ...)
   local sizes = type(first) == 'table' and first or { ... }
   for i = 1, #sizes do
     if type(sizes[i]) ~= 'number' then
-      error(string.format("%s: argument %d expected a size (a number), got %s", name, i,
-                          argcheck.type_name(sizes[i])), 3)
+      blame(string.format("%s: argument %d expected a size (a number), got %s", name, i,
+                          argcheck.type_name(sizes[i])))
     end
   end
   return fused.zeros(sizes, opts)
