@@ -40,6 +40,13 @@ describe('the torch package', function()
     assert.are.same({ -5 }, torch.IntTensor({ -5 }):totable())
   end)
 
+  it('dist, data, include', function()
+    assert.are.equal(5, torch.dist(torch.Tensor({ 3, 4 }), torch.Tensor({ 0, 0 })))
+    local x = torch.Tensor({ 7, 8 })
+    assert.are.equal(8, torch.data(x)[1])
+    assert.has_error(function() torch.include('nopackage', 'Nothing.lua') end)
+  end)
+
   it('isTensor, type, typename, isTypeOf, pointer', function()
     local x = torch.Tensor(2)
     assert.is_true(torch.isTensor(x)); assert.is_false(torch.isTensor({}))
@@ -161,6 +168,25 @@ local opt = cmd:parse(arg)
 local x = torch.Tensor({1, 2}); x:mul(opt.n)
 print(x:type(), x[2])]], '-n', '3')
     assert.are.equal('torch.DoubleTensor\t6\nrc=0\n', out)
+  end)
+
+  it('runs torch.Tester suites: a summary, and status 1 when an assertion fails', function()
+    local script = [[
+local tests = torch.TestSuite()
+local tester = torch.Tester()
+function tests.sums() tester:asserteq(torch.Tensor({1, 2}):sum(), 3, 'sum') end
+function tests.tensors() tester:assertTensorEq(torch.Tensor({1, 2}), torch.Tensor({1, 2 + 1e-12}), 1e-10) end
+function tests.tables() tester:assertTableEq({a = {1, 2}}, {a = {1, 2}}) end
+function tests.errors() tester:assertError(function() error('x') end) end
+%s
+tester:add(tests)
+tester:run()]]
+    local out = run_th('', string.format(script, ''))
+    assert.are.equal('Completed 4 tests with 0 failures and 0 errors\nrc=0\n', out)
+    out = run_th('', string.format(script, "function tests.wrong() tester:assertlt(2, 1, 'order') end"))
+    assert.truthy(out:find('wrong: order: 2 < 1 violated', 1, true), out)
+    assert.truthy(out:find('Completed 5 tests with 1 failures and 0 errors', 1, true), out)
+    assert.truthy(out:find('rc=1', 1, true), out)
   end)
 
   it('exits 1 with the usage on a bad option', function()

@@ -18,6 +18,11 @@ function cutorch.getDevice() return 1 end
 function cutorch.setDevice(i)
   if i ~= 1 then blame(string.format("cutorch.setDevice: fused uses one device, 1; got %s", tostring(i))) end
 end
+-- cutorch.withDevice(device, f): f() on that device (fused's one).
+function cutorch.withDevice(device, f)
+  cutorch.setDevice(device)
+  return f()
+end
 function cutorch.manualSeed(seed) fused.manual_seed(seed) end
 function cutorch.manualSeedAll(seed) fused.manual_seed(seed) end
 function cutorch.getMemoryUsage()

@@ -21,6 +21,8 @@ for name, f in pairs(functions) do torch[name] = f end
 for name, f in pairs(random) do torch[name] = f end
 torch.Timer = require 'fused.th.torch.timer'
 torch.CmdLine = require 'fused.th.torch.cmdline'
+local tester = require 'fused.th.torch.tester'
+torch.Tester, torch.TestSuite = tester.Tester, tester.TestSuite
 
 -- The tensor classes: torch.FloatTensor(2, 3), torch.LongTensor({1, 2}), ...; torch.Tensor
 -- makes the default type. Each is also the table of the tensor methods (torch.Tensor.add).
@@ -103,6 +105,20 @@ end
 
 function torch.setnumthreads(n) fused.set_num_threads(n) end
 function torch.getnumthreads() return fused.get_num_threads() end
+
+-- torch.data(x): the address of x's first element as a typed pointer (for FFI code).
+function torch.data(x)
+  if not types.is_tensor(x) then blame('torch.data: expected a tensor, got ' .. type(x)) end
+  return ffi.cast(require('fused.dtype').ctypes[x.scalar_type], x.data)
+end
+
+-- torch.include(package, file): runs file from the package's folder on package.path, as a
+-- Torch7 package's init.lua does.
+function torch.include(package_name, file)
+  local path = package.searchpath(package_name .. '.' .. file:gsub('%.lua$', ''), package.path)
+  if not path then blame(string.format("torch.include: no file %s in package %s on package.path", file, package_name)) end
+  return dofile(path)
+end
 
 -- torch.LongStorage(n | {sizes}): sizes, as x:size() gives them (a fused.Size).
 function torch.LongStorage(n)

@@ -53,7 +53,8 @@ for _, name in ipairs({ 'sort', 'std', 'var', 'norm', 'squeeze', 'unsqueeze', 't
                         'log_softmax', 'softmax', 'numel' }) do
   M[name] = function(t, ...) return t[name](t, ...) end
 end
-M.index, M.maskedSelect = forms.index, forms.maskedSelect
+M.index, M.maskedSelect, M.dist, M.totable = forms.index, forms.maskedSelect, forms.dist, fused.Tensor.totable
+M.all, M.any = forms.all, forms.any
 
 -- torch.cat(a, b[, dim]) and torch.cat({a, b, ...}[, dim]): the last dim unless told, as Torch7.
 function M.cat(a, b, dim)
