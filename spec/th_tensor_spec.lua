@@ -274,7 +274,7 @@ describe('Torch7 mode (fused th)', function()
     local idx = fused.tensor({ 1 }, { dtype = 'int64' })
     assert.has_error(function() T(A):index(1, idx, 5) end, 'index: takes (self, dim, idx), got an extra argument 4: the number 5')
     assert.has_error(function() T(A):exp(T(A), 1) end)
-    assert.has_error(function() fused.Tensor.add(3, 1) end, 'add: expected a tensor to call it on, got number (call it as x:add(...))')
+    assert.has_error(function() torch.Tensor.add(3, 1) end, 'add: expected a tensor to call it on, got number (call it as x:add(...))')
   end)
 
   it("fused's own names still work: add_, and fused.add returns a new tensor", function()

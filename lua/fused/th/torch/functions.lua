@@ -8,17 +8,8 @@ local th_tensor = require 'fused.th.torch.tensor'
 local types = require 'fused.th.torch.types'
 
 local M = {}
-local forms, into_kinds = th_tensor.forms, th_tensor.into_kinds
+local forms, into_kinds, kinds = th_tensor.forms, th_tensor.into_kinds, th_tensor.kinds
 local is_tensor = types.is_tensor
-
-local function kinds(...)
-  local k = {}
-  for i = 1, select('#', ...) do
-    local a = select(i, ...)
-    k[i] = is_tensor(a) and 'T' or type(a) == 'number' and 'n' or type(a)
-  end
-  return table.concat(k, ',')
-end
 
 -- An empty result of the first tensor argument's dtype and device.
 local function fresh(...)
@@ -38,13 +29,9 @@ for name, accepted in pairs(into_kinds) do
 end
 
 -- Reductions: torch.sum(x[, d]) as x:sum(d); torch.sum(y, x, d) into y.
-for _, name in ipairs({ 'sum', 'prod', 'mean', 'cumsum', 'cumprod', 'max', 'min' }) do
-  local form = forms[name]
-  M[name] = function(first, ...)
-    return form(first, ...)
-  end
+for _, name in ipairs({ 'sum', 'prod', 'mean', 'cumsum', 'cumprod', 'max', 'min', 'topk' }) do
+  M[name] = forms[name]
 end
-M.topk = forms.topk
 
 -- The ops that mean the same in both (torch.sort(x), torch.std(x, 2), ...).
 for _, name in ipairs({ 'sort', 'std', 'var', 'norm', 'squeeze', 'unsqueeze', 'transpose', 'view',

@@ -29,6 +29,8 @@ local function rebind(self, other)
   return tensor.replace(self, other)
 end
 
+-- The kinds of the arguments, 'T,n,...' ('T' a tensor, 'n' a number, else Lua's type): what
+-- picks a form.
 local function kinds(...)
   local n, k = select('#', ...), {}
   for i = 1, n do
@@ -37,6 +39,8 @@ local function kinds(...)
   end
   return table.concat(k, ',')
 end
+
+M.kinds = kinds
 
 local function bad_args(name, usage, ...)
   blame(string.format("%s: Torch7's forms are %s; got (%s)", name, usage, kinds(...)))
@@ -271,6 +275,7 @@ forms.cmin = function(self, a, b)
   if b == nil then return fused.minimum_(self, a) end
   return into(self, fused.minimum(a, b))
 end
+into_kinds.cmax, into_kinds.cmin = { ['T,T'] = true }, { ['T,T'] = true }
 
 -- Type strings: 'torch.FloatTensor' (types.lua); x:type(name) converts.
 forms.type = function(self, name)
