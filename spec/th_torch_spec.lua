@@ -40,6 +40,12 @@ describe('the torch package', function()
     assert.are.same({ -5 }, torch.IntTensor({ -5 }):totable())
   end)
 
+  it('takes a method added to a tensor class, for every tensor', function()
+    torch.Tensor.twice = function(self) return self * 2 end
+    assert.are.same({ 2, 4 }, torch.FloatTensor({ 1, 2 }):twice():totable())
+    torch.Tensor.twice = nil
+  end)
+
   it('dist, data, include', function()
     assert.are.equal(5, torch.dist(torch.Tensor({ 3, 4 }), torch.Tensor({ 0, 0 })))
     local x = torch.Tensor({ 7, 8 })

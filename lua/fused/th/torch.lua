@@ -25,10 +25,12 @@ local tester = require 'fused.th.torch.tester'
 torch.Tester, torch.TestSuite = tester.Tester, tester.TestSuite
 
 -- The tensor classes: torch.FloatTensor(2, 3), torch.LongTensor({1, 2}), ...; torch.Tensor
--- makes the default type. Each is also the table of the tensor methods (torch.Tensor.add).
+-- makes the default type. Each is also the table of the tensor methods (torch.Tensor.add), one
+-- for every class: a method added to one (torch.Tensor.double_it = f) is every tensor's.
 local methods = require('fused.tensor').methods()
 local function class_table(make)
-  return setmetatable({}, { __call = function(_, ...) return make(...) end, __index = methods })
+  return setmetatable({}, { __call = function(_, ...) return make(...) end, __index = methods,
+                            __newindex = methods })
 end
 for name in pairs(types.CLASSES) do
   torch[name:match('^torch%.(.*)$')] = class_table(types.constructor(name))
