@@ -277,6 +277,9 @@ forms.cmin = function(self, a, b)
 end
 into_kinds.cmax, into_kinds.cmin = { ['T,T'] = true }, { ['T,T'] = true }
 
+-- print(x)'s last line, as Torch7's: [torch.DoubleTensor of size 2x3] (fused/print.lua).
+forms.__footer = function(self, size) return '[' .. types.name_of(self) .. ' of size ' .. size .. ']' end
+
 -- Type strings: 'torch.FloatTensor' (types.lua); x:type(name) converts.
 forms.type = function(self, name)
   if name == nil then return types.name_of(self) end
