@@ -29,6 +29,20 @@ describe('the torch package', function()
     assert.has_error(function() torch.setdefaulttensortype('torch.IntTensor') end)
   end)
 
+  it('makes the factories\' tensors of the default type; result first into the tensor given', function()
+    for _, t in ipairs({ torch.zeros(2), torch.ones(2, 2), torch.rand(2), torch.randn(2), torch.eye(2),
+                         torch.eye(2, 3), torch.linspace(0, 1, 3), torch.logspace(0, 2, 3), torch.range(1, 3),
+                         torch.randperm(3), torch.ones(torch.LongStorage({ 2, 2 })) }) do
+      assert.are.equal('torch.DoubleTensor', t:type())
+    end
+    assert.are.same({ { 1, 0, 0 }, { 0, 1, 0 } }, torch.eye(2, 3):totable())
+    assert.are.same({ 1, 10, 100 }, torch.logspace(0, 2, 3):totable())
+    local res = torch.FloatTensor()
+    assert.are.equal(res, torch.ones(res, 2, 3))
+    assert.are.same({ { 1, 1, 1 }, { 1, 1, 1 } }, res:totable())
+    assert.are.equal('torch.FloatTensor', res:type())
+  end)
+
   it('constructs each class from sizes, a size, a table or nothing', function()
     assert.are.equal('torch.FloatTensor', torch.FloatTensor(2):type())
     assert.are.same({ 1, 3, 2 }, torch.LongTensor({ 1, 3, 2 }):totable())
