@@ -222,7 +222,9 @@ describe('Torch7 mode (fused th)', function()
       total = total + s:size()
     end
     assert.are.equal(6, total)
-    local flat = w.new(total):fill(0)
+    local Tensor = w.new -- Torch7's class constructor, got from an instance
+    assert.are.same({ 0 }, Tensor():shape())
+    local flat = Tensor(total):fill(0)
     local storage = flat:storage()
     for i, p in ipairs(params) do
       local old = p:clone()

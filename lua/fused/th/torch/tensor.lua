@@ -319,6 +319,7 @@ forms.resizeAs = function(self, other) return forms.resize(self, other:shape()) 
 -- Torch7's class constructor got from an instance) makes the default type.
 forms.new = function(self, ...)
   if is_tensor(self) then return types.constructor_of(self)(...) end
+  if self == nil then return types.default_constructor(...) end
   return types.default_constructor(self, ...)
 end
 
