@@ -530,21 +530,35 @@ M.extends = { sum = true, prod = true, mean = true, cumsum = true, cumprod = tru
               min = true, mv = true, nElement = true, size = true, copy = true, long = true,
               stride = true }
 
+-- x:size() is a fused.Size; Torch7's was a LongStorage, with s:size() its length and
+-- s:totable(). The Size class's methods while installed.
+local Size = getmetatable(fused.Size({}))
+M.size_forms = {
+  size = function(s) return #s end,
+  totable = function(s) return { unpack(s) } end,
+}
+
 -- The forms in place of fused's while installed; fused's kept to put back.
 local saved
 
+local function swap(into, entries, keep)
+  for name, f in pairs(entries) do
+    keep[name] = rawget(into, name) or false
+    into[name] = f
+  end
+end
+
 function M.install()
   if saved then return end
-  saved = {}
-  for name, f in pairs(forms) do
-    saved[name] = rawget(Tensor, name) or false
-    Tensor[name] = f
-  end
+  saved = { tensor = {}, size = {} }
+  swap(Tensor, forms, saved.tensor)
+  swap(Size, M.size_forms, saved.size)
 end
 
 function M.uninstall()
   if not saved then return end
-  for name, f in pairs(saved) do Tensor[name] = f or nil end
+  for name, f in pairs(saved.tensor) do Tensor[name] = f or nil end
+  for name, f in pairs(saved.size) do Size[name] = f or nil end
   saved = nil
 end
 
