@@ -1,21 +1,7 @@
 -- torch.Timer(): Torch7's stopwatch. time() gives {real =, user =, sys =} in seconds since it
 -- was made or reset, not counting while stopped; stop(), resume(), reset().
-local ffi = require 'ffi'
-
--- Declared once per process (a module loaded again must not declare them twice).
-if not pcall(ffi.typeof, 'struct fused_th_timespec') then
-  ffi.cdef([[
-struct fused_th_timespec { long tv_sec; long tv_nsec; };
-int clock_gettime(int clk_id, struct fused_th_timespec *tp);
-]])
-end
-local now_t = ffi.new('struct fused_th_timespec')
-local CLOCK_MONOTONIC = 1
-
-local function wall()
-  ffi.C.clock_gettime(CLOCK_MONOTONIC, now_t)
-  return tonumber(now_t.tv_sec) + tonumber(now_t.tv_nsec) * 1e-9
-end
+-- Wall time: the monotonic clock that training's progress reads.
+local wall = require('fused.train.progress').now
 
 local Timer = {}
 Timer.__index = Timer
