@@ -9,8 +9,8 @@ local th = require 'fused.th'
 local nn, o = fused.nn, { dtype = 'float64' }
 
 -- Every number the workload computes, in order: written with the forms that mean the same in
--- both modes (fused.*, operators, the _ methods), as library code and a program moving to
--- fused's forms write them.
+-- both modes (fused.*, the _ methods, + and -; not a * b of two tensors, Torch7's matrix
+-- product under fused th), as a program moving to fused's forms writes them.
 local function workload()
   fused.manual_seed(11)
   local out = {}
@@ -46,7 +46,7 @@ local function workload()
   local Gate = nn.Module:extend('SameGate')
   function Gate:__init() self:parameter('weight', { 3, 3 }, o) end
   function Gate:forward(v)
-    return fused.sigmoid(fused.matmul(v, self.weight)) * fused.tanh(v) + fused.exp(v * 0.1)
+    return fused.mul(fused.sigmoid(fused.matmul(v, self.weight)), fused.tanh(v)) + fused.exp(v * 0.1)
   end
   local gate = Gate()
   local v = fused.randn({ 2, 3 }, o)
@@ -58,10 +58,10 @@ local function workload()
   -- fused.grad through the rules of many ops.
   local df = fused.grad(function(p, u)
     local a = fused.log(fused.exp(p.w) + 1) / (fused.clamp(p.w, -0.5, 0.5) + 2)
-    local b = fused.softmax(a, 2) * fused.log_softmax(a, 1) + fused.maximum(a, p.w) - fused.pow(fused.abs(a), 1.5)
-    local c = fused.cumsum(b, 2) * fused.cumprod(fused.sigmoid(b), 1) + fused.sqrt(fused.abs(b) + 1)
+    local b = fused.mul(fused.softmax(a, 2), fused.log_softmax(a, 1)) + fused.maximum(a, p.w) - fused.pow(fused.abs(a), 1.5)
+    local c = fused.mul(fused.cumsum(b, 2), fused.cumprod(fused.sigmoid(b), 1)) + fused.sqrt(fused.abs(b) + 1)
     return fused.norm(c) + fused.var(c) + fused.std(c, 1):sum() + fused.prod(fused.tanh(c) + 2)
-      + fused.max(c) + fused.logsumexp(c, 2):sum() + fused.mean(-c * u)
+      + fused.max(c) + fused.logsumexp(c, 2):sum() + fused.mean(fused.mul(-c, u))
   end)
   local g, value = df({ w = fused.randn({ 3, 4 }, o) }, fused.randn({ 3, 4 }, o))
   keep(g.w)

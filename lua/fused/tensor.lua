@@ -449,6 +449,21 @@ function M.install()
   })
 end
 
+-- The metamethod for an operator whose meaning Torch7 mode changes (a * b: fused's elementwise
+-- product, Torch7's matrix product): f, fused's, unless a form of that name is installed and
+-- the code applying the operator is not the library's own (which means fused's everywhere).
+local LIBRARY = debug.getinfo(1, 'S').source:match('^(@.*/)')
+function M.operator(name, f)
+  return function(a, b)
+    local form = shared.methods and rawget(shared.methods, name)
+    if form then
+      local caller = debug.getinfo(2, 'S').source
+      if caller:sub(1, #LIBRARY) ~= LIBRARY then return form(a, b) end
+    end
+    return f(a, b)
+  end
+end
+
 -- The method table that tensors' t:name() reads (a reloaded copy of this module has its own
 -- Tensor table, which the metatype does not see): fused th swaps Torch7's methods in there.
 function M.methods() return shared.methods end

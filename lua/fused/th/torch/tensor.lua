@@ -510,8 +510,20 @@ forms.map = function(self, other, f)
   return self:copy_(fused.tensor(a, { dtype = self.dtype }):view(self:shape()))
 end
 
+-- a * b in a program (the library's own * stays elementwise: tensor.operator): Torch7's
+-- products of two tensors, 1-D by 1-D a number (dot), 2-D by 1-D mv, 2-D by 2-D mm; with a
+-- number, the elementwise product as in both.
+local function product(a, b)
+  if not (is_tensor(a) and is_tensor(b)) then return fused.mul(a, b) end
+  if a.ndim == 1 and b.ndim == 1 then return fused.mul(a, b):sum() end
+  if a.ndim == 2 and b.ndim == 1 then return fused.mv(a, b) end
+  if a.ndim == 2 and b.ndim == 2 then return fused.matmul(a, b) end
+  blame(string.format("*: Torch7's product of two tensors takes 1-D or 2-D ones (dot, mv, mm), got %d-D and %d-D "
+                      .. "(fused.mul(a, b) for the elementwise product)", a.ndim, b.ndim))
+end
+
 -- Each form refuses an argument it does not take (check.no_extra) and, but x.new(...), being
--- called on something other than a tensor, as fused's methods do.
+-- called on something other than a tensor, as fused's methods do; a * b is product's.
 for name, f in pairs(forms) do
   local checked = argcheck.no_extra(name, f)
   forms[name] = name == 'new' and checked or function(self, ...)
@@ -522,6 +534,8 @@ for name, f in pairs(forms) do
     return checked(self, ...)
   end
 end
+
+forms.__mul = product
 
 -- The forms that take fused's calls of the same name as fused does and add Torch7's (x:sum(d)
 -- is both; y:sum(x, d) Torch7's): the library's own code may call these. Every other form that
