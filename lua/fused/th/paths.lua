@@ -1,6 +1,10 @@
 -- Torch7's `paths` package inside `fused th`: file names and folders (dirname, basename,
--- concat, filep, dirp, mkdir, rmdir, cwd, home, files, dir, thisfile, dofile, require,
--- tmpname), over Lua's io and os and the shell's mkdir/ls where Lua has none.
+-- extname, concat, filep, dirp, mkdir, rmdir, rmall, cwd, home, dir, files, iterdirs,
+-- iterfiles, thisfile, dofile, require, tmpname, uname), over Lua's io and os, getcwd, and
+-- the shell's mkdir and ls where Lua has none.
+local ffi = require 'ffi'
+local blame = require 'fused.blame'
+
 local paths = {}
 
 local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
@@ -22,19 +26,24 @@ function paths.basename(path, ext)
 end
 function paths.extname(path) return path:match('%.([^./]+)$') end
 
--- paths.concat(a, b, ...): the parts joined by '/', an absolute part restarting; with no
--- argument the current folder.
+-- paths.concat(a, b, ...): the full name of a relative to the current folder, then of each
+-- next part relative to the last ('.' and '..' resolved, an absolute part restarting), as
+-- Torch7's; with no argument the current folder.
 function paths.concat(...)
-  local n = select('#', ...)
-  if n == 0 then return paths.cwd() end
-  local path
-  for i = 1, n do
+  local parts = {}
+  local function walk(name)
+    if name:sub(1, 1) == '/' then parts = {} end
+    for part in name:gmatch('[^/]+') do
+      if part == '..' then parts[#parts] = nil elseif part ~= '.' then parts[#parts + 1] = part end
+    end
+  end
+  walk(paths.cwd())
+  for i = 1, select('#', ...) do
     local part = select(i, ...)
     if type(part) ~= 'string' then blame(string.format("paths.concat: argument %d expected a string, got %s", i, type(part))) end
-    if path == nil or part:sub(1, 1) == '/' then path = part
-    elseif part ~= '' then path = path:gsub('/+$', '') .. '/' .. part end
+    walk(part)
   end
-  return path
+  return '/' .. table.concat(parts, '/')
 end
 
 local function exists(path, what)
@@ -48,9 +57,15 @@ end
 function paths.filep(path) return type(path) == 'string' and exists(path, 'file') end
 function paths.dirp(path) return type(path) == 'string' and exists(path, 'dir') end
 
-function paths.cwd() return os.getenv('PWD') or io.popen('pwd'):read('*l') end
-function paths.home() return os.getenv('HOME') end
+pcall(ffi.cdef, 'char *getcwd(char *buf, size_t size);') -- declared elsewhere too
+local cwd_buffer = ffi.new('char[4096]')
+function paths.cwd() return ffi.C.getcwd(cwd_buffer, 4096) ~= nil and ffi.string(cwd_buffer) or '.' end
+paths.home = os.getenv('HOME') or '.'
 function paths.tmpname() return os.tmpname() end
+function paths.uname() return 'Linux' end
+function paths.is_win() return false end
+function paths.is_mac() return false end
+function paths.execdir() return nil end
 
 -- paths.mkdir(path): true once the folder exists (its parent must); paths.rmdir(path) an empty one.
 function paths.mkdir(path)
@@ -68,20 +83,50 @@ function paths.dir(path)
   ls:close()
   return names
 end
--- paths.files(path[, pattern]): an iterator over the names (matching the Lua pattern).
-function paths.files(path, pattern)
+-- paths.files(path[, f]): an iterator over the names in a folder, those matching f (a Lua
+-- pattern, or a function of the name) when given; iterdirs and iterfiles over its folders and
+-- files ('.' and '..' left out).
+function paths.files(path, f)
+  if type(f) == 'string' then
+    local pattern = f
+    f = function(name) return name:find(pattern) ~= nil end
+  elseif f ~= nil and type(f) ~= 'function' then
+    blame("paths.files: argument 2 expected a pattern or a function, got " .. type(f))
+  end
   local names, i = paths.dir(path) or {}, 0
   return function()
-    repeat i = i + 1 until names[i] == nil or not pattern or names[i]:find(pattern)
+    repeat i = i + 1 until names[i] == nil or not f or f(names[i])
     return names[i]
   end
+end
+function paths.iterdirs(path)
+  return paths.files(path, function(name)
+    return name ~= '.' and name ~= '..' and paths.dirp(path .. '/' .. name)
+  end)
+end
+function paths.iterfiles(path)
+  return paths.files(path, function(name) return paths.filep(path .. '/' .. name) end)
+end
+
+-- paths.rmall(path, 'yes'): removes a file, or a folder and everything in it.
+function paths.rmall(path, more)
+  if more ~= 'yes' then return nil, "missing second argument ('yes')" end
+  if paths.filep(path) then return os.remove(path) end
+  if not paths.dirp(path) then return nil, 'not a file or directory', path end
+  for name in paths.files(path) do
+    if name ~= '.' and name ~= '..' then
+      local ok, err = paths.rmall(path .. '/' .. name, more)
+      if not ok then return nil, err, path .. '/' .. name end
+    end
+  end
+  return paths.rmdir(path)
 end
 
 -- paths.thisfile([name]): the file of the code that calls it (or name beside it).
 function paths.thisfile(name)
-  local source = debug.getinfo(2, 'S').source
-  local file = source:match('^@(.*)$')
-  if not file then return nil end
+  local file = debug.getinfo(2, 'S').source:match('^@(.*)$')
+  if not file then return name end
+  file = paths.concat(file)
   if name then return paths.concat(paths.dirname(file), name) end
   return file
 end

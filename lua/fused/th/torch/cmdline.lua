@@ -2,6 +2,8 @@
 -- argument, parse(arg) (a table of the options' values; a boolean option given flips its
 -- default), string, log (print also goes to a file), silent, addTime, help. A bad command line
 -- prints the error and the usage, then exits with status 1, as Torch7's did.
+local blame = require 'fused.blame'
+
 local CmdLine = {}
 CmdLine.__index = CmdLine
 

@@ -375,10 +375,14 @@ local function as_list(what, x)
                       type(x)))
 end
 
--- A view of src at offset (in elements from src's first) with sizes and strides, or set's error.
+-- A view of src at offset (in elements from src's first) with sizes and strides, or set's error
+-- (naming the offset as the user counts it, from 1).
 local function view_of(src, offset, sizes, strides)
   local ok, view = pcall(tensor.make_view, src, #sizes, int64s(sizes), int64s(strides), offset)
-  if not ok then blame('set: ' .. tostring(view):gsub('^.-tensor_view: ', '')) end
+  if not ok then
+    blame(string.format("set: the view at offset %d (sizes [%s], strides [%s]) reaches outside the storage's %d elements",
+                        offset + 1, table.concat(sizes, ', '), table.concat(strides, ', '), src:numel()))
+  end
   return view
 end
 
@@ -424,7 +428,9 @@ forms.copy = function(self, src, ...)
       src = src:contiguous():view(self:shape())
     end
   end
-  return native_copy(self, src, ...)
+  local ok, out = pcall(native_copy, self, src, ...)
+  if not ok then blame((tostring(out):gsub('^.-copy_: ', 'copy: '))) end
+  return out
 end
 
 -- x:long() and the integer classes' conversions truncate toward zero, as Torch7's (fused's
