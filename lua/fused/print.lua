@@ -89,8 +89,11 @@ local function render(t)
   return table.concat(lines, '\n')
 end
 
--- A 0-d tensor's size is (), as Python writes its shape; an empty one's has a 0 (0x3).
+-- A 0-d tensor's size is (), as Python writes its shape; an empty one's has a 0 (0x3). Under
+-- fused th the last line is Torch7's ('[torch.DoubleTensor of size 2x3]': its __footer form).
 tensor.metatable.__tostring = function(t)
-  return string.format('%s\n[fused.Tensor %s %s of size %s]', render(t), t.dtype, t.device,
-                       t:dim() == 0 and '()' or table.concat(t:shape(), 'x'))
+  local size = t:dim() == 0 and '()' or table.concat(t:shape(), 'x')
+  local footer = rawget(tensor.methods(), '__footer')
+  if footer then return render(t) .. '\n' .. footer(t, size) end
+  return string.format('%s\n[fused.Tensor %s %s of size %s]', render(t), t.dtype, t.device, size)
 end

@@ -186,7 +186,7 @@ end
 -- number in its range): C refuses the rest, in words that name copy, not the conversion the
 -- user called. PyTorch truncates toward zero; here that is written out.
 local function expect_whole(t, fn)
-  local bad = t:ne(t:trunc()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
+  local bad = t:ne(t:clone():trunc_()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
   if bad:sum() == 0 then return end
   local at = bad:reshape(-1):argmax()
   blame(string.format("%s: expected whole numbers in int64's range, got %s at position %d "
@@ -403,7 +403,12 @@ M.metatable = {
                         type(k) == 'string' and "'" .. k .. "'" or type_name(k)), 2)
   end,
   __call = unsupported('a tensor is not callable'),
-  __len = unsupported('#t is not supported; use t:size(1) or t:numel()'),
+  -- #t: Torch7's (its sizes) where fused th has installed it, else an error.
+  __len = function(t)
+    local len = rawget(Tensor, '__len')
+    if len then return len(t) end
+    error('fused.Tensor: #t is not supported; use t:size(1) or t:numel()', 2)
+  end,
   __mod = unsupported('% is not supported (there is no remainder op)'),
   -- Lua makes the result of < a boolean, so comparisons are methods giving bool tensors.
   __lt = unsupported('< is not supported; use a:lt(b) or a:gt(b), which give bool tensors'),
@@ -428,13 +433,39 @@ function M.install()
       return f(t, ...)
     end
   end
+  -- The first copy's table is the one the metatype reads, for the process's life.
+  shared.methods = shared.methods or Tensor
   ffi.metatype('fused_tensor', M.metatable)
-  -- t.storage is the struct's field, so Torch7's t:storage() would call the C pointer.
+  -- t.storage is the struct's field, so Torch7's t:storage() calls the C pointer: with the
+  -- tensor, it runs the storage method where one is installed (fused th's), else says why not.
   ffi.metatype('fused_storage', {
-    __call = unsupported('t:storage() is not supported (a storage is internal, shared by views); '
-                         .. 'use t:contiguous() for a tensor with memory of its own, t.data for '
-                         .. 'the address of its first element'),
+    __call = function(_, t, ...)
+      local storage = rawget(Tensor, 'storage')
+      if storage and ffi.istype(tensor_t, t) then return storage(t, ...) end
+      error('fused.Tensor: t:storage() is not supported (a storage is internal, shared by views); '
+            .. 'use t:contiguous() for a tensor with memory of its own, t.data for the address of '
+            .. 'its first element', 2)
+    end,
   })
 end
+
+-- The metamethod for an operator whose meaning Torch7 mode changes (a * b: fused's elementwise
+-- product, Torch7's matrix product): f, fused's, unless a form of that name is installed and
+-- the code applying the operator is not the library's own (which means fused's everywhere).
+local LIBRARY = debug.getinfo(1, 'S').source:match('^(@.*/)')
+function M.operator(name, f)
+  return function(a, b)
+    local form = shared.methods and rawget(shared.methods, name)
+    if form then
+      local caller = debug.getinfo(2, 'S').source
+      if caller:sub(1, #LIBRARY) ~= LIBRARY then return form(a, b) end
+    end
+    return f(a, b)
+  end
+end
+
+-- The method table that tensors' t:name() reads (a reloaded copy of this module has its own
+-- Tensor table, which the metatype does not see): fused th swaps Torch7's methods in there.
+function M.methods() return shared.methods end
 
 return M

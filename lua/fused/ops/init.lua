@@ -49,7 +49,8 @@ require 'fused.indexing'
 require('fused.autograd.tape').hook(M, Tensor, tensor.indexing)
 
 local mt = tensor.metatable
-mt.__add, mt.__sub, mt.__mul, mt.__div, mt.__pow = M.add, M.sub, M.mul, M.div, M.pow
+mt.__add, mt.__sub, mt.__div, mt.__pow = M.add, M.sub, M.div, M.pow
+mt.__mul = tensor.operator('__mul', M.mul) -- a matrix product in a program under fused th
 mt.__unm = function(t) return M.neg(t) end -- Lua passes t twice
 
 return M

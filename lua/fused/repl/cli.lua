@@ -11,7 +11,8 @@ usage: fused [options] [script [args...]]
   -i            enter the REPL after the script or the -e code
   --traceback   print each error's full traceback, not only its message
   -h, --help    print this text
-With no script and no -e, fused starts the REPL. `fused` is a global everywhere; a script gets
+With no script and no -e, fused starts the REPL (`fused th`: in Torch7 mode, docs/torch7.md).
+`fused` is a global everywhere (and `torch` under `fused th`); a script gets
 its arguments in `arg` and `...`, as with luajit. FUSED_NO_READLINE=1 turns line editing off.]==]
 
 -- Runs f(...), printing an error as 'fused: where: message' (and its traceback when asked).
