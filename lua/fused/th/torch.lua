@@ -9,4 +9,9 @@ torch.typename = class.typename
 torch.isTypeOf = class.is_type_of
 torch.factory = class.factory
 
+-- .t7 files (lua/fused/th/t7/)
+local t7 = require 'fused.th.t7'
+torch.save, torch.load = t7.save, t7.load
+torch.serialize, torch.deserialize = t7.serialize, t7.deserialize
+
 return torch
