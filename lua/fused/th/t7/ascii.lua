@@ -2,6 +2,7 @@
 -- separated by spaces and ends the line; integers as %d, floats as %.9g, doubles as %.17g;
 -- strings, and Byte and Char storages' data, are their raw bytes, then a newline.
 local ffi = require 'ffi'
+local show = require('fused.th.t7.types').show
 
 local M = {}
 
@@ -17,11 +18,6 @@ end
 local space = { [32] = true, [9] = true, [10] = true, [11] = true, [12] = true, [13] = true }
 local MAX_TOKEN = 64
 
--- A word read, for messages: printable ASCII, shortened.
-local function show(text)
-  text = text:gsub('[^\32-\126]', '?')
-  return #text > 24 and text:sub(1, 24) .. '...' or text
-end
 
 -- The next word (fscanf skips the white space before it).
 function Decoder:token(what)
@@ -116,6 +112,9 @@ function Decoder:raw_ctype(element)
   if element.raw then return element.ctype end
   return element.integer and 'int64_t' or 'double'
 end
+
+-- The fewest bytes an element takes in a file: a byte, or a digit and a space.
+function Decoder:least_bytes(element) return element.raw and 1 or 2 end
 
 local ranges = { Short = 2 ^ 15, Int = 2 ^ 31 }
 

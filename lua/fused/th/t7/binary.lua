@@ -46,6 +46,9 @@ function Decoder:raw_ctype(element)
   return element.ctype == 'int64_t' and self.long_size == 4 and 'int32_t' or element.ctype
 end
 
+-- The fewest bytes an element takes in a file.
+function Decoder:least_bytes(element) return ffi.sizeof(self:raw_ctype(element)) end
+
 -- Reads n elements of the element type into pointer (of raw_ctype).
 function Decoder:array(pointer, element, n, what)
   local bytes = n * ffi.sizeof(self:raw_ctype(element))

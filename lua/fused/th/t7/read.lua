@@ -58,8 +58,7 @@ end
 function Reader:storage(index, element)
   local n = self.d:long("a storage's size")
   local raw = self.d:raw_ctype(element)
-  local bytes = n * ffi.sizeof(raw)
-  if n < 0 or bytes > self.d.stream:remaining() then
+  if n < 0 or n * self.d:least_bytes(element) > self.d.stream:remaining() then
     self.fail("a storage of %d elements does not fit in the %d bytes left", n, self.d.stream:remaining())
   end
   local hint = self.hint
@@ -167,7 +166,7 @@ function Reader:torch_object(index)
   local make = class.factory(name)
   if not make then
     self.fail("unknown class '%s': no torch.class of that name (require the package that defines it first)",
-              #name > 60 and name:sub(1, 60) .. '...' or name)
+              types.show(name))
   end
   local object = make()
   self:keep(index, object)

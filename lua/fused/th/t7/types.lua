@@ -52,4 +52,10 @@ function M.parse_class(name)
   if M.elements[element] then return element, kind end
 end
 
+-- Text read from a file, for messages: printable ASCII, shortened.
+function M.show(text)
+  text = text:gsub('[^\32-\126]', '?')
+  return #text > 40 and text:sub(1, 40) .. '...' or text
+end
+
 return M
