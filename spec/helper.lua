@@ -239,4 +239,32 @@ function helper.nn_module_names()
   return names
 end
 
+-- A line of Lua without its comment and its strings (one-line ones: '...' and "..."), for the
+-- specs that read the library's sources (layers_spec, th_library_forms_spec).
+function helper.code_only(line)
+  local out, quote, i = {}, nil, 1
+  while i <= #line do
+    local c = line:sub(i, i)
+    if quote then
+      if c == '\\' then i = i + 1 elseif c == quote then quote = nil end
+    elseif c == "'" or c == '"' then
+      quote = c
+    elseif line:sub(i, i + 1) == '--' then
+      break
+    else
+      out[#out + 1] = c
+    end
+    i = i + 1
+  end
+  return table.concat(out)
+end
+
+-- The .lua files under lua/fused/ (paths relative to it), sorted.
+function helper.lua_files()
+  local files, ls = {}, io.popen("cd lua/fused/ && find . -name '*.lua' | sort")
+  for f in ls:lines() do files[#files + 1] = f:gsub('^%./', '') end
+  ls:close()
+  return files
+end
+
 return helper

@@ -3,6 +3,8 @@
 -- code (comments and strings aside) names a C symbol, `x.fused_name` or `x.FUSED_NAME`, or
 -- indexes `C[...]`; it reaches C where it requires fused.lib (which loads the libraries and
 -- finds the others). Either must be allowed here.
+local helper = require 'spec.helper'
+local code_only, lua_files = helper.code_only, helper.lua_files
 local LUA = 'lua/fused/'
 
 -- A folder (ending in /) or a file, relative to lua/fused/: ANY for an op layer, else the
@@ -46,25 +48,6 @@ local function allowed(patterns, name)
   return false
 end
 
--- line without its comment and its strings (one-line ones: '...' and "...").
-local function code_only(line)
-  local out, quote, i = {}, nil, 1
-  while i <= #line do
-    local c = line:sub(i, i)
-    if quote then
-      if c == '\\' then i = i + 1 elseif c == quote then quote = nil end
-    elseif c == "'" or c == '"' then
-      quote = c
-    elseif line:sub(i, i + 1) == '--' then
-      break
-    else
-      out[#out + 1] = c
-    end
-    i = i + 1
-  end
-  return table.concat(out)
-end
-
 -- 'path:line: what' for each C use in the lines of path (its file's, by default) that its
 -- rule does not allow.
 local function violations(path, lines)
@@ -89,13 +72,6 @@ local function violations(path, lines)
     end
   end
   return found
-end
-
-local function lua_files()
-  local files, ls = {}, io.popen("cd " .. LUA .. " && find . -name '*.lua' | sort")
-  for f in ls:lines() do files[#files + 1] = f:gsub('^%./', '') end
-  ls:close()
-  return files
 end
 
 describe('the layers', function()

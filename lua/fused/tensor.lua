@@ -186,7 +186,7 @@ end
 -- number in its range): C refuses the rest, in words that name copy, not the conversion the
 -- user called. PyTorch truncates toward zero; here that is written out.
 local function expect_whole(t, fn)
-  local bad = t:ne(t:trunc()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
+  local bad = t:ne(t:clone():trunc_()):long():add_(t:ge(2 ^ 63)):add_(t:lt(-2 ^ 63))
   if bad:sum() == 0 then return end
   local at = bad:reshape(-1):argmax()
   blame(string.format("%s: expected whole numbers in int64's range, got %s at position %d "
@@ -218,12 +218,19 @@ function Tensor.to(t, a, b) return convert(t, a, b, 'to') end
 function M.to_in_place(t, a, b)
   local out = t:to(a, b)
   if out == t then return t end
-  -- A swap of the two structs: out's __gc then releases t's old storage reference.
+  return M.replace(t, out)
+end
+
+-- Makes the Lua object t hold other's storage, sizes, strides, dtype and device (Torch7's
+-- t:set(other), t:resize(...)): a swap of the two structs, so that other's __gc then releases
+-- t's old storage reference. other must be a tensor no one else holds.
+function M.replace(t, other)
   local size = ffi.sizeof(tensor_t)
   local old = ffi.new('uint8_t[?]', size)
   ffi.copy(old, t, size)
-  ffi.copy(t, out, size)
-  ffi.copy(out, old, size)
+  ffi.copy(t, other, size)
+  ffi.copy(other, old, size)
+  views[t] = views[other] -- t now shares whatever storage other shared
   return t
 end
 
@@ -422,11 +429,16 @@ function M.install()
     end
   end
   ffi.metatype('fused_tensor', M.metatable)
-  -- t.storage is the struct's field, so Torch7's t:storage() would call the C pointer.
+  -- t.storage is the struct's field, so Torch7's t:storage() calls the C pointer: with the
+  -- tensor, it runs the storage method where one is installed (fused th's), else says why not.
   ffi.metatype('fused_storage', {
-    __call = unsupported('t:storage() is not supported (a storage is internal, shared by views); '
-                         .. 'use t:contiguous() for a tensor with memory of its own, t.data for '
-                         .. 'the address of its first element'),
+    __call = function(_, t, ...)
+      local storage = rawget(Tensor, 'storage')
+      if storage and ffi.istype(tensor_t, t) then return storage(t, ...) end
+      error('fused.Tensor: t:storage() is not supported (a storage is internal, shared by views); '
+            .. 'use t:contiguous() for a tensor with memory of its own, t.data for the address of '
+            .. 'its first element', 2)
+    end,
   })
 end
 

@@ -16,7 +16,7 @@ local gradients = require 'fused.nn.gradients'
 local rules = require 'fused.autograd.rules'
 local common = require 'fused.autograd.rules.common'
 
-local is_tensor = argcheck.is_tensor
+local is_tensor, ops = argcheck.is_tensor, common.ops
 local M = {}
 
 -- The tape being recorded (state.recording, or nil), shared by every loaded copy of this
@@ -192,7 +192,7 @@ function Tape:accumulate(grads, owned, t, g)
         if rawequal(o, t) then into = common.out(made, i, t:shape(), t) end -- keyed by the result's place
       end
     end
-    grads[t], owned[t] = old:add(g, into), true
+    grads[t], owned[t] = ops.add(old, g, into), true
   end
 end
 

@@ -17,6 +17,11 @@ end
 
 function M.zeros_like(t) return tensor.empty_like(t):zero_() end
 
+-- The op layer's functions (ops.exp(t), ...), found when a rule first runs (the op layer loads
+-- the rules). The rules call these and the operators, never the methods whose meaning
+-- Torch7 mode changes (t:exp() is in place there: spec/th_library_forms_spec.lua).
+M.ops = setmetatable({}, { __index = function(_, name) return require('fused.ops')[name] end })
+
 -- dim of a tensor of ndim dims (nil: default) as a positive 1-based dim.
 function M.dim(dim, ndim, default)
   dim = dim or default or 1

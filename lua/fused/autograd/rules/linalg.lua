@@ -49,7 +49,7 @@ R.matmul = {
 -- beta g summed down to bias's shape; for a bias vector (Linear's), g's column sums in the
 -- node's buffer, added into into where there is one.
 local function d_bias(node, bias, g, beta, into)
-  if bias.ndim ~= 1 or g.ndim ~= 2 then return common.to_operand(beta == 1 and g or g:mul(beta), bias) end
+  if bias.ndim ~= 1 or g.ndim ~= 2 then return common.to_operand(beta == 1 and g or g * beta, bias) end
   local sums = g:sum(1, common.out(node, 'bias', { 1, g:size(2) }, g)):view(g:size(2))
   if beta ~= 1 then sums:mul_(beta) end
   if into == nil then return sums end

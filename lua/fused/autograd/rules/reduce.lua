@@ -4,6 +4,7 @@
 local common = require 'fused.autograd.rules.common'
 
 local R = {}
+local ops = common.ops
 
 -- The whole reduction as a 0-dim tensor: f along the one dim of t flattened.
 local function whole(f, t, dim, ...)
@@ -27,7 +28,7 @@ R.mean = {
   backward = function(node, g)
     local t, dim = node.args[1], node.args[2]
     local count = dim == nil and t:numel() or t:size(dim)
-    return { spread(g, t):div(count) }
+    return { spread(g, t) / count }
   end,
 }
 R.logsumexp = {
@@ -43,12 +44,12 @@ R.cumsum = { backward = function(node, g) return { g:d_cumsum(node.args[2]) } en
 R.cumprod = {
   backward = function(node, g)
     local t, dim = node.args[1], common.dim(node.args[2], node.args[1].ndim)
-    if t:eq(0):sum() == 0 then return { g:mul(node.outs[1]):d_cumsum(dim):div(t) } end
+    if t:eq(0):sum() == 0 then return { (g * node.outs[1]):d_cumsum(dim) / t } end
     local d, n = common.zeros_like(t), t:size(dim)
     for i = 1, n do
       local others = t:clone()
       others:narrow(dim, i, 1):fill_(1)
-      local from_i = g:mul(others:cumprod(dim)):narrow(dim, i, n - i + 1)
+      local from_i = (g * others:cumprod(dim)):narrow(dim, i, n - i + 1)
       d:narrow(dim, i, 1):copy_(from_i:sum(dim))
     end
     return { d }
@@ -66,8 +67,8 @@ R.sum_to_size = {
 
 -- The deviations from the mean along dim (of all, dim nil) and the count of elements reduced.
 local function deviations(t, dim)
-  if dim == nil then return t:sub(t:reshape(-1):mean(1):view({})), t:numel() end
-  return t:sub(t:mean(dim)), t:size(dim)
+  if dim == nil then return t - t:reshape(-1):mean(1):view({}), t:numel() end
+  return t - t:mean(dim), t:size(dim)
 end
 
 -- var and std: unbiased (n - 1).
@@ -76,7 +77,7 @@ R.var = {
   backward = function(node, g)
     local t = node.args[1]
     local d, n = deviations(t, node.args[2])
-    return { spread(g, t):mul(d):mul(2 / (n - 1)) }
+    return { spread(g, t) * d * (2 / (n - 1)) }
   end,
 }
 R.std = {
@@ -84,7 +85,7 @@ R.std = {
   backward = function(node, g)
     local t = node.args[1]
     local d, n = deviations(t, node.args[2])
-    return { spread(g, t):mul(d):div(spread(node.outs[1], t)):div(n - 1) }
+    return { spread(g, t) * d / spread(node.outs[1], t) / (n - 1) }
   end,
 }
 -- norm(t, p, dim): sign(t) |t|^(p-1) / norm^(p-1); the max norm (p = inf): sign(t) shared
@@ -98,12 +99,12 @@ R.norm = {
     local t, p = node.args[1], node.args[2] or 2
     local y = spread(node.outs[1], t)
     if p == math.huge then
-      local at = t:abs():eq(y):to(t.dtype)
-      local share = at:div(node.args[3] == nil and at:sum() or at:sum(node.args[3]))
-      return { spread(g, t):mul(t:sign()):mul(share) }
+      local at = ops.abs(t):eq(y):to(t.dtype)
+      local share = at / (node.args[3] == nil and at:sum() or at:sum(node.args[3]))
+      return { spread(g, t) * ops.sign(t) * share }
     end
-    if p == 2 then return { spread(g, t):mul(t):div(y) } end
-    return { spread(g, t):mul(t:sign()):mul(t:abs():pow(p - 1)):div(y:pow(p - 1)) }
+    if p == 2 then return { spread(g, t) * t / y } end
+    return { spread(g, t) * ops.sign(t) * ops.abs(t) ^ (p - 1) / y ^ (p - 1) }
   end,
 }
 -- prod(t, dim): the product of the others along dim; where t has zeros (without dividing by
@@ -118,14 +119,14 @@ R.prod = {
     local zeros = zero:to(t.dtype):sum(dim)
     local nonzero = fused.where(zero, 1, t)
     local rest = nonzero:prod(dim)
-    local others = fused.where(zero, fused.where(zeros:eq(1), rest, 0), fused.where(zeros:eq(0), rest, 0):div(nonzero))
-    return { spread(g, t):mul(others):view(node.args[1]:shape()) }
+    local others = fused.where(zero, fused.where(zeros:eq(1), rest, 0), fused.where(zeros:eq(0), rest, 0) / nonzero)
+    return { (spread(g, t) * others):view(node.args[1]:shape()) }
   end,
 }
 -- sum_squares(t): a number unrecorded, a 0-dim tensor recorded.
 R.sum_squares = {
-  forward = function(_, t) return t:mul(t):reshape(-1):sum(1):view({}) end,
-  backward = function(node, g) return { spread(g, node.args[1]):mul(node.args[1]):mul(2) } end,
+  forward = function(_, t) return (t * t):reshape(-1):sum(1):view({}) end,
+  backward = function(node, g) return { spread(g, node.args[1]) * node.args[1] * 2 } end,
 }
 -- max and min along dim: the gradient goes to the element its index names; of all of t (a
 -- 0-dim tensor recorded), shared among the elements equal to it, as PyTorch's.
@@ -140,7 +141,7 @@ local function extremum()
       local t, dim = node.args[1], node.args[2]
       if dim == nil then
         local at = t:eq(spread(node.outs[1], t)):to(t.dtype)
-        return { at:mul(spread(g[1], t)):div(at:sum()) }
+        return { at * spread(g[1], t) / at:sum() }
       end
       local fused = require 'fused'
       local shape = {}
@@ -148,7 +149,7 @@ local function extremum()
       shape[dim] = t:size(dim)
       local positions = fused.arange(1, t:size(dim) + 1, { device = t.device }):view(shape)
       local at = positions:eq(spread(node.outs[2], t)):to(t.dtype)
-      return { at:mul(spread(g[1], t)) }
+      return { at * spread(g[1], t) }
     end,
   }
 end

@@ -14,7 +14,7 @@ R.log_softmax = {
 R.softmax_backward = {
   backward = function(node, u)
     local d, y, dim = node.args[1], node.args[2], node.args[3]
-    local d_y = u:mul(d:sub(d:mul(y):sum(dim))):sub(d:mul(u:mul(y):sum(dim)))
+    local d_y = u * (d - (d * y):sum(dim)) - d * (u * y):sum(dim)
     return { u:softmax_backward(y, dim), d_y }
   end,
 }
@@ -23,8 +23,8 @@ R.softmax_backward = {
 R.log_softmax_backward = {
   backward = function(node, u)
     local d, y, dim = node.args[1], node.args[2], node.args[3]
-    local e = y:exp()
-    return { u:sub(u:mul(e):sum(dim)), u:mul(e):mul(d:sum(dim)):neg() }
+    local e = (require 'fused.autograd.rules.common').ops.exp(y)
+    return { u - (u * e):sum(dim), -(u * e * d:sum(dim)) }
   end,
 }
 -- logsumexp_backward(d, t, y, dim, keepdim) = d exp(t - y) (d and y with dim kept): of t,
@@ -34,9 +34,9 @@ R.logsumexp_backward = {
     local d, t, y, dim = node.args[1], node.args[2], node.args[3], node.args[4]
     local kept = t:shape()
     kept[(require 'fused.autograd.rules.common').dim(dim, t.ndim)] = 1
-    local e = t:sub(y:contiguous():view(kept)):exp()
-    local d_t = u:mul(node.outs[1])
-    return { u:mul(e):sum(dim):view(d:shape()), d_t, d_t:sum(dim):neg():view(y:shape()) }
+    local e = (require 'fused.autograd.rules.common').ops.exp(t - y:contiguous():view(kept))
+    local d_t = u * node.outs[1]
+    return { (u * e):sum(dim):view(d:shape()), d_t, (-d_t:sum(dim)):view(y:shape()) }
   end,
 }
 return R
