@@ -215,6 +215,15 @@ function Tensor.to(t, a, b) return convert(t, a, b, 'to') end
 -- t converted as t:to(a, b) does, in place: the same Lua object now holds the converted
 -- storage, dtype and device, so that whoever holds t (an optimizer) sees the move, as
 -- PyTorch's module.to() keeps its parameters' identity. Views of t keep the old storage.
+-- A swap of the two structs: b's __gc then releases a's old storage reference.
+local function swap(a, b)
+  local size = ffi.sizeof(tensor_t)
+  local old = ffi.new('uint8_t[?]', size)
+  ffi.copy(old, a, size)
+  ffi.copy(a, b, size)
+  ffi.copy(b, old, size)
+end
+
 function M.to_in_place(t, a, b)
   local out = t:to(a, b)
   if out == t then return t end
@@ -225,12 +234,19 @@ end
 -- t:set(other), t:resize(...)): a swap of the two structs, so that other's __gc then releases
 -- t's old storage reference. other must be a tensor no one else holds.
 function M.replace(t, other)
-  local size = ffi.sizeof(tensor_t)
-  local old = ffi.new('uint8_t[?]', size)
-  ffi.copy(old, t, size)
-  ffi.copy(t, other, size)
-  ffi.copy(other, old, size)
+  swap(t, other)
   views[t] = views[other] -- t now shares whatever storage other shared
+  return t
+end
+
+-- Makes t a view of all of src (Torch7's t:set(src)), in place: the same Lua object now
+-- shares src's storage, with its dtype, device, shape and strides, so that whoever holds t (a
+-- module, an optimizer) sees the new memory: the way getParameters() points every parameter
+-- into one flat tensor.
+function M.set(t, src)
+  local v = view(src, src.ndim, src.sizes, src.strides, 0)
+  swap(t, v)
+  views[t] = true
   return t
 end
 

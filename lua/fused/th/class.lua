@@ -7,6 +7,12 @@ local M = {}
 
 local classes, parents = {}, {}
 
+-- Whether v is an object of a Torch7 plain class (its metatable registered by name).
+local function class_object(v)
+  local mt = type(v) == 'table' and getmetatable(v)
+  return type(mt) == 'table' and classes[rawget(mt, '__typename')] == mt
+end
+
 local function fail(fn, message, ...) error(string.format(fn .. ': ' .. message, ...), 3) end
 
 -- The table that holds a dotted name's constructor: _G.nn for 'nn.Linear', _G for 'Foo'.
@@ -29,6 +35,39 @@ function M.register(name, class, parent_name)
   return class
 end
 
+-- Torch7's metamethods by method name: a class (or its parent) defining __tostring__,
+-- __call__, __unm__, __sub__, __add__, __mul__, __div__, __concat__ gives its objects tostring(obj), obj(...), -obj, a - b
+-- (nngraph's module(node) and node - module). Lua looks metamethods up in the metatable
+-- itself, so each class holds these, which find the method through the parents.
+local function unsupported(event, what)
+  return function(a, b)
+    local obj = class_object(a) and a or b
+    error(string.format('attempt to %s a %s value (its class defines no %s__)', what,
+                        M.typename(obj) or type(obj), event), 2)
+  end
+end
+
+local METAMETHODS = {}
+for event, what in pairs({ __call = 'call', __unm = 'negate', __sub = 'subtract', __add = 'add',
+                           __mul = 'multiply', __div = 'divide', __concat = 'concatenate' }) do
+  local method, fallback = event .. '__', unsupported(event, what)
+  METAMETHODS[event] = function(a, ...)
+    local obj = class_object(a) and a or ...
+    local f = obj[method]
+    if f then return f(a, ...) end
+    return fallback(a, ...)
+  end
+end
+METAMETHODS.__tostring = function(obj)
+  local f = obj.__tostring__
+  if f then return f(obj) end
+  local mt = getmetatable(obj)
+  setmetatable(obj, nil) -- Lua's own 'table: 0x...', for the address
+  local address = tostring(obj):match('0x%x+') or '?'
+  setmetatable(obj, mt)
+  return M.typename(obj) .. ': ' .. address
+end
+
 -- torch.class(name[, parent_name][, package]): the new class and its parent's, as Torch7
 -- returned them; the constructor goes in the package (or the name's dotted path).
 function M.class(name, parent_name, package)
@@ -48,6 +87,7 @@ function M.class(name, parent_name, package)
   else
     class = {}
     class.__index = class
+    for event, fn in pairs(METAMETHODS) do class[event] = fn end
     if parent then setmetatable(class, { __index = parent }) end
     constructor = setmetatable({}, {
       __index = class,

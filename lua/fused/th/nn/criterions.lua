@@ -1,0 +1,120 @@
+-- The criterions of Torch7's nn that the public programs use: ClassNLLCriterion,
+-- CrossEntropyCriterion, MSECriterion, BCECriterion; each averages over the batch (or the
+-- elements) when sizeAverage is true, Torch7's default.
+local fused = require 'fused'
+local class = require 'fused.th.class'
+local nn = require 'fused.th.nn.namespace'
+
+local function batched(fn, input, target)
+  local x = input:dim() == 1 and input:view(1, -1) or input
+  if x:dim() ~= 2 then error(string.format('%s: input expected a vector or a matrix (a batch of rows), got %d dims', fn, input:dim()), 4) end
+  local t = target
+  if type(t) == 'number' then t = fused.tensor({ t }) end
+  t = t:to('int64'):reshape(-1)
+  if t:numel() ~= x:size(1) then
+    error(string.format('%s: target expected %d class indices, got %d', fn, x:size(1), t:numel()), 4)
+  end
+  return x, t
+end
+
+-- ClassNLLCriterion(weights, sizeAverage): -sum_i w[t_i] x[i, t_i], divided by sum_i w[t_i]
+-- when averaging (x log-probabilities, t class indices from 1).
+local NLL = class.class('nn.ClassNLLCriterion', 'nn.Criterion', nn)
+
+function NLL:__init(weights, sizeAverage)
+  nn.Criterion.__init(self)
+  self.sizeAverage = sizeAverage == nil and true or sizeAverage
+  self.weights = weights
+end
+
+local function nll_weights(self, x, t)
+  if self.weights then return fused.index_select(self.weights:to(x.dtype), 1, t) end
+  return fused.ones({ t:numel() }, { dtype = x.dtype, device = x.device })
+end
+
+function NLL:updateOutput(input, target)
+  local x, t = batched('nn.ClassNLLCriterion', input, target)
+  local w = nll_weights(self, x, t)
+  local picked = fused.gather(x, 2, t:view(-1, 1)):view(-1)
+  local total = self.sizeAverage and fused.sum(w) or 1
+  self.output = -fused.sum(fused.mul(picked, w)) / total
+  return self.output
+end
+
+function NLL:updateGradInput(input, target)
+  local x, t = batched('nn.ClassNLLCriterion', input, target)
+  local w = nll_weights(self, x, t)
+  local total = self.sizeAverage and fused.sum(w) or 1
+  local g = fused.zeros(x:shape(), { dtype = x.dtype, device = x.device })
+  local cols = t:view(-1, 1)
+  for i = 1, x:size(1) do g[i][cols[i][1]] = -w[i] / total end
+  self.gradInput = g:view(input:shape())
+  return self.gradInput
+end
+
+-- CrossEntropyCriterion(weights): LogSoftMax then ClassNLLCriterion.
+local CE = class.class('nn.CrossEntropyCriterion', 'nn.Criterion', nn)
+
+function CE:__init(weights)
+  nn.Criterion.__init(self)
+  self.lsm = nn.LogSoftMax()
+  self.nll = nn.ClassNLLCriterion(weights)
+end
+
+function CE:updateOutput(input, target)
+  self.output = self.nll:updateOutput(self.lsm:updateOutput(input), target)
+  return self.output
+end
+
+function CE:updateGradInput(input, target)
+  local g = self.nll:updateGradInput(self.lsm.output, target)
+  self.gradInput = self.lsm:updateGradInput(input, g)
+  return self.gradInput
+end
+
+-- MSECriterion(sizeAverage): sum((x - t)^2), divided by the elements when averaging.
+local MSE = class.class('nn.MSECriterion', 'nn.Criterion', nn)
+
+function MSE:__init(sizeAverage)
+  nn.Criterion.__init(self)
+  self.sizeAverage = sizeAverage == nil and true or sizeAverage
+end
+
+function MSE:updateOutput(input, target)
+  local d = fused.sub(input, target)
+  self.output = fused.sum(fused.mul(d, d)) / (self.sizeAverage and input:numel() or 1)
+  return self.output
+end
+
+function MSE:updateGradInput(input, target)
+  self.gradInput = fused.sub(input, target):mul_(2 / (self.sizeAverage and input:numel() or 1))
+  return self.gradInput
+end
+
+-- BCECriterion(weights, sizeAverage): -sum w (t log(x + eps) + (1 - t) log(1 - x + eps)),
+-- eps = 1e-12 as Torch7's, divided by the elements when averaging.
+local BCE = class.class('nn.BCECriterion', 'nn.Criterion', nn)
+local EPS = 1e-12
+
+function BCE:__init(weights, sizeAverage)
+  nn.Criterion.__init(self)
+  self.weights = weights
+  self.sizeAverage = sizeAverage == nil and true or sizeAverage
+end
+
+function BCE:updateOutput(input, target)
+  local pos = fused.mul(target, fused.log(fused.add(input, EPS)))
+  local neg = fused.mul(fused.sub(1, target), fused.log(fused.sub(1 + EPS, input)))
+  local terms = fused.add(pos, neg)
+  if self.weights then terms = fused.mul(terms, self.weights) end
+  self.output = -fused.sum(terms) / (self.sizeAverage and input:numel() or 1)
+  return self.output
+end
+
+function BCE:updateGradInput(input, target)
+  local denom = fused.mul(fused.sub(1 + EPS, input), fused.add(input, EPS))
+  local g = fused.div(fused.sub(input, target), denom)
+  if self.weights then g = fused.mul(g, self.weights) end
+  self.gradInput = g:div_(self.sizeAverage and input:numel() or 1)
+  return self.gradInput
+end
