@@ -153,6 +153,12 @@ describe('torch.load of files made by hand as Torch7 writes them', function()
     assert.same({ { 0, 0 }, { 0, 0 } }, t[1]:totable())
   end)
 
+  it("reads Torch7's empty tensor (no dims, no storage) as an empty tensor", function()
+    local t = torch.deserialize(object(1, 'torch.DoubleTensor') .. i32(0) .. i64(1) .. NIL)
+    assert.equals('float64', t.dtype)
+    assert.same({ 0 }, t:shape())
+  end)
+
   it("reads files from before Torch7's class versions, and 'b32' files (4-byte longs)", function()
     local old = TORCH .. i32(1) .. str('torch.DoubleTensor') .. i32(1) .. longs({ 1 }) .. longs({ 1 }) .. i64(1)
       .. TORCH .. i32(2) .. str('torch.DoubleStorage') .. i64(1) .. f64(2.5)

@@ -109,7 +109,7 @@ function Reader:tensor(index, element, name)
     if strides[i] < 0 then self.fail('a tensor of stride %d at dim %d', strides[i], i) end
   end
   if offset < 0 then self.fail('a tensor at storage offset %d (counted from 1)', offset + 1) end
-  local numel = product(sizes)
+  local numel = ndim == 0 and 0 or product(sizes) -- no dims: Torch7's empty tensor
   local c_sizes = ffi.new('int64_t[?]', math.max(ndim, 1), sizes)
   local contiguous, step = true, 1
   for i = ndim, 1, -1 do
