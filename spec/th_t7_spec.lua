@@ -1,4 +1,5 @@
--- torch.save / torch.load / torch.serialize / torch.deserialize in Torch7's .t7 format
+-- torch.save / torch.load / torch.serialize / torch.deserialize and torch.DiskFile /
+-- torch.MemoryFile in Torch7's .t7 format
 -- (lua/fused/th/t7/): public files Torch7 wrote, files made here byte by byte as torch7's
 -- File.lua and generic/Tensor.c write them, round trips of every type, and corrupt input.
 local ffi = require 'ffi'
@@ -398,6 +399,66 @@ describe('torch.load of corrupt files', function()
   end)
 end)
 
+describe('torch.DiskFile and torch.MemoryFile', function()
+  it("write objects one after another, sharing one object index, and read them back", function()
+    local shared = { 'shared' }
+    local x = fused.randn(3, 4, { dtype = 'float64' })
+    local mem = torch.MemoryFile('w'):binary()
+    mem:writeObject({ shared, x[2] })
+    mem:writeInt(7)
+    mem:writeObject({ shared, x }) -- x reaches past the storage written for x[2]
+    local storage = mem:storage()
+    mem:close()
+    -- char-rnn's clone_many_times: a reader per clone, each with objects of its own.
+    local copies = {}
+    for i = 1, 2 do
+      local reader = torch.MemoryFile(storage, 'r'):binary()
+      local first = reader:readObject()
+      assert.equals(7, reader:readInt())
+      local second = reader:readObject()
+      reader:close()
+      assert.equals(first[1], second[1])
+      assert.same(x[2]:totable(), first[2]:totable())
+      assert.same(x:totable(), second[2]:totable())
+      copies[i] = first
+    end
+    assert.are_not.equal(copies[1][1], copies[2][1])
+  end)
+
+  it("are ascii unless told, as Torch7's, and a DiskFile is written at close, atomically", function()
+    local path = os.tmpname()
+    local f = torch.DiskFile(path, 'w')
+    f:writeObject({ 1.5, 'a' })
+    f:writeDouble(2.25)
+    assert.equals('', read_file(path)) -- nothing until close
+    f:close()
+    assert.equals('3\n1\n2\n1\n1\n1\n1.5\n1\n2\n2\n1\na\n2.25\n', read_file(path))
+    local r = torch.DiskFile(path, 'r')
+    assert.same({ 1.5, 'a' }, r:readObject())
+    assert.equals(2.25, r:readDouble())
+    r:close()
+    os.remove(path)
+  end)
+
+  it('refuse what a file cannot do, naming the class', function()
+    local mem = torch.MemoryFile('w')
+    mem:close()
+    assert.has_error(function() mem:writeObject(1) end, 'torch.MemoryFile.writeObject: the file is closed')
+    assert.has_error(function() torch.MemoryFile('r') end,
+                     "torch.MemoryFile: argument 'mode' expected 'w' without a storage (or 'r' with one)")
+    assert.has_error(function() torch.DiskFile('/tmp/x', 'rw') end,
+                     "torch.DiskFile: argument 'mode' expected 'r' or 'w', got 'rw'")
+    local ok, err = pcall(torch.DiskFile, '/nonexistent/t7spec')
+    assert.is_false(ok)
+    assert.equals('torch.DiskFile: /nonexistent/t7spec: No such file or directory', err)
+    local bad = torch.MemoryFile(torch.MemoryFile('w'):binary():writeObject(1):storage(), 'r'):binary()
+    bad:readObject()
+    ok, err = pcall(bad.readObject, bad)
+    assert.is_false(ok)
+    assert.equals('torch.MemoryFile: at byte 12: truncated: a type tag needs 4 bytes, 0 remain', err)
+  end)
+end)
+
 describe('the torch package', function()
   it('has save, load, serialize and deserialize', function()
     local t7 = require 'fused.th.t7'
@@ -405,5 +466,7 @@ describe('the torch package', function()
     assert.equals(t7.load, torch.load)
     assert.equals(t7.serialize, torch.serialize)
     assert.equals(t7.deserialize, torch.deserialize)
+    assert.equals(t7.DiskFile, torch.DiskFile)
+    assert.equals(t7.MemoryFile, torch.MemoryFile)
   end)
 end)

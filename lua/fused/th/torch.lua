@@ -115,5 +115,6 @@ end
 local t7 = require 'fused.th.t7'
 torch.save, torch.load = t7.save, t7.load
 torch.serialize, torch.deserialize = t7.serialize, t7.deserialize
+torch.DiskFile, torch.MemoryFile = t7.DiskFile, t7.MemoryFile
 
 return torch

@@ -9,7 +9,6 @@ local tensor = require 'fused.tensor'
 local dt = require 'fused.dtype'
 local class = require 'fused.th.class'
 local types = require 'fused.th.t7.types'
-local file_api = require 'fused.th.t7.file_api'
 
 local M = {}
 local Reader = {}
@@ -20,7 +19,8 @@ local MAX_DIMS = 8 -- C's FUSED_MAX_DIMS
 M.MAX_DEPTH = 1000
 
 -- decoder: fused.th.t7.binary's or ascii's; referenced: false reads every object anew, as
--- torch7's File:referenced(false) wrote them.
+-- torch7's File:referenced(false) wrote them. reader.file (fused.th.t7.files) is what a class's
+-- own read method gets.
 function M.new(decoder, referenced)
   return setmetatable({ d = decoder, fail = decoder.fail, referenced = referenced ~= false,
                         objects = {}, count = 0, depth = 0,
@@ -173,7 +173,7 @@ function Reader:torch_object(index)
   local mt = class.metatable(name)
   local ok, read = pcall(function() return mt.__read or mt.read end)
   if ok and type(read) == 'function' then
-    read(object, file_api.reader(self), version)
+    read(object, self.file, version)
   else
     local fields = self:object()
     if type(fields) ~= 'table' then self.fail("a %s's fields are a %s, expected a table", name, type(fields)) end

@@ -8,7 +8,6 @@ local dt = require 'fused.dtype'
 local argcheck = require 'fused.check'
 local class = require 'fused.th.class'
 local types = require 'fused.th.t7.types'
-local file_api = require 'fused.th.t7.file_api'
 local read = require 'fused.th.t7.read'
 
 local M = {}
@@ -32,6 +31,7 @@ local function storage_key(t) return tostring(address(t.storage)) .. ':' .. t.sc
 
 -- e: fused.th.t7.binary's or ascii's encoder; fail(fmt, ...) raises an error naming the
 -- public function; referenced: false writes every table anew, as torch7's File:referenced.
+-- writer.file (fused.th.t7.files) is what a class's own write method gets.
 function M.new(encoder, fail, referenced)
   return setmetatable({ e = encoder, fail = fail, referenced = referenced ~= false, objects = {},
                         count = 0, names = {}, storages = {} }, Writer)
@@ -48,6 +48,8 @@ function Writer:find_storages(value)
       if v.device_type == CPU and v:numel() > 0 then
         local key, first, last = storage_key(v), span(v)
         local s = self.storages[key]
+        -- A storage written by an earlier writeObject to the same file is kept if it holds v.
+        if s and self.objects[s] and (first < s.first or last > s.last) then s = nil end
         if not s then self.storages[key] = { first = first, last = last, owner = v }
         else s.first, s.last = math.min(s.first, first), math.max(s.last, last) end
       end
@@ -151,7 +153,7 @@ function Writer:torch_object(v, name)
   local version, write = class_methods(name)
   self.current = v
   if not self:torch_header(name, version) then return end
-  if write then return write(v, file_api.writer(self)) end
+  if write then return write(v, self.file) end
   local fields = {}
   for k, x in pairs(v) do
     if self:writable(x) then fields[k] = x
