@@ -73,7 +73,7 @@ function torch.linspace(a, b, n) return fused.linspace(a, b, n or 100, default_o
 function torch.logspace(a, b, n)
   return fused.pow(fused.full({ n or 100 }, 10, default_opts()), fused.linspace(a, b, n or 100, default_opts()))
 end
-function torch.eye(n, m) return fused.eye(n, m, default_opts()) end
+function torch.eye(n, m) return fused.eye(n, m or n, default_opts()) end
 
 function torch.isTensor(x) return types.is_tensor(x) end
 function torch.isStorage() return false end
