@@ -381,6 +381,9 @@ describe('torch.load of corrupt files', function()
     assert.equals('a tensor at storage offset 0 (counted from 1)',
                   load_error(tensor_file('torch.FloatTensor', { 1 }, { 1 }, 0, 'torch.FloatStorage', 2, raw)))
     assert.equals('a tensor of 9 dims: fused tensors have 0 to 8', load_error(object(1, 'torch.FloatTensor') .. i32(9)))
+    -- Empty, yet its other sizes multiply past what a tensor can count (found by make fuzz).
+    assert.equals('a tensor of sizes 1125899906842624x1125899906842624x0: too many elements',
+                  load_error(object(1, 'torch.FloatTensor') .. i32(3) .. longs({ 2 ^ 50, 2 ^ 50, 0, 1, 1, 1, 1 }) .. NIL))
     assert.equals('a torch.FloatTensor holds a torch.DoubleStorage, expected a torch.FloatStorage',
                   load_error(tensor_file('torch.FloatTensor', { 1 }, { 1 }, 1, 'torch.DoubleStorage', 1, f64(1))))
     assert.equals('a torch.FloatTensor holds a number, expected a torch.FloatStorage',

@@ -25,8 +25,10 @@ M.readers = {
       return true
     end,
   },
-  -- Any Lua value.
+  -- Any Lua value, from the binary format and from the ascii one.
   t7 = { name = 'torch.load', load = t7.load, returned = function() return true end },
+  ['t7-ascii'] = { name = 'torch.load', load = function(path) return t7.load(path, 'ascii') end,
+                   returned = function() return true end },
 }
 
 -- Lua's own error texts, and a position in a .lua file: signs of an error fused did not mean.

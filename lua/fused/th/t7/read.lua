@@ -109,6 +109,14 @@ function Reader:tensor(index, element, name)
     if strides[i] < 0 then self.fail('a tensor of stride %d at dim %d', strides[i], i) end
   end
   if offset < 0 then self.fail('a tensor at storage offset %d (counted from 1)', offset + 1) end
+  -- Even an empty tensor's other sizes must multiply to a count a tensor can have.
+  local count = 1
+  for i = 1, ndim do count = count * math.max(sizes[i], 1) end
+  if count >= 2 ^ 62 then
+    local shown = {}
+    for i, v in ipairs(sizes) do shown[i] = string.format('%d', v) end
+    self.fail('a tensor of sizes %s: too many elements', table.concat(shown, 'x'))
+  end
   local numel = ndim == 0 and 0 or product(sizes) -- no dims: Torch7's empty tensor
   local c_sizes = ffi.new('int64_t[?]', math.max(ndim, 1), sizes)
   local contiguous, step = true, 1
