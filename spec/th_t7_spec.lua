@@ -92,6 +92,38 @@ describe('torch.load of public files Torch7 wrote', function()
     assert.equals(a, a.a)
   end)
 
+  it("reads nngraph's saved gModule (a = Identity, b = Identity, c = Linear(1, 2)(a), CAddTable{b, c})", function()
+    require 'fused.th.nn'
+    require 'fused.th.nngraph'
+    -- The graph package's classes, which nngraph's graphs are made of (fields only).
+    for _, name in ipairs({ 'graph.Graph', 'graph.Edge' }) do
+      if not class.metatable(name) then class.class(name, {}) end
+    end
+    local g = torch.load(data .. 'gmodule_with_linear_identity.t7')
+    assert.equals('nn.gModule', class.typename(g))
+    local linears = {}
+    for _, m in ipairs(g.modules) do
+      if class.typename(m) == 'nn.Linear' then linears[#linears + 1] = m end
+    end
+    assert.equals(1, #linears)
+    assert.same({ 2, 1 }, linears[1].weight:shape())
+    assert.equals('float64', linears[1].weight.dtype)
+  end)
+
+  it("runs nngraph's saved gModule", function()
+    pending("th-nn's gModule does not run from the fields nngraph saved (forwardnodes, innode, outnode...), "
+            .. "and fused th has no graph package (graph.Graph, graph.Edge)")
+    local g = torch.load(data .. 'gmodule_with_linear_identity.t7')
+    local linear
+    for _, m in ipairs(g.modules) do
+      if class.typename(m) == 'nn.Linear' then linear = m end
+    end
+    local a, b = fused.tensor({ 0.5 }, { dtype = 'float64' }), fused.tensor({ -2 }, { dtype = 'float64' })
+    local want = {}
+    for i = 1, 2 do want[i] = -2 + linear.weight[{ i, 1 }] * 0.5 + linear.bias[i] end
+    assert.same(want, g:forward({ a, b }):totable())
+  end)
+
   it('refuses a function (bytecode) and an unknown class, naming torch.load and the path', function()
     local ok, err = pcall(torch.load, data .. 'function_upvals.t7')
     assert.is_false(ok)
