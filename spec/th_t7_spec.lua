@@ -307,6 +307,17 @@ describe('torch.save then torch.load', function()
     assert.is_false(require('fused.tensor').is_view(torch.deserialize(torch.serialize(t))))
   end)
 
+  it('writes a CUDA tensor through a host copy, as its CPU class (cutorch\'s files load onto the CPU too)', function()
+    if not (fused.cuda.is_available() or fused.cuda.is_emulated()) then return pending('no CUDA device: ' .. fused.cuda.why()) end
+    local x = fused.randn(3, 2):to('cuda')
+    local text = torch.serialize({ x, x })
+    assert.matches('torch.FloatTensor', text, 1, true)
+    local back = torch.deserialize(text)
+    assert.equals(back[1], back[2])
+    assert.equals('cpu', back[1].device)
+    assert.same(x:to('cpu'):totable(), back[1]:totable())
+  end)
+
   it("with referenced = false writes a shared table twice, as Torch7's", function()
     local shared = { 1 }
     local path = os.tmpname()
