@@ -318,6 +318,27 @@ describe('torch.save then torch.load', function()
     assert.same(x:to('cpu'):totable(), back[1]:totable())
   end)
 
+  it('keeps an nn model after getParameters: the same outputs, the flat vector still its parameters', function()
+    local script = os.tmpname()
+    local f = assert(io.open(script, 'w'))
+    f:write([[
+require 'nn'
+local model = nn.Sequential():add(nn.Linear(3, 2)):add(nn.Tanh())
+local params, grads = model:getParameters()
+local x = torch.randn(4, 3)
+local y = model:forward(x):clone()
+local back = torch.deserialize(torch.serialize({ model = model, params = params, grads = grads }))
+print(torch.typename(back.model), (back.model:forward(x) - y):abs():max())
+back.params:fill(0)
+print(back.model.modules[1].weight:sum(), back.model.modules[1].bias:sum(), back.grads:nElement())]])
+    f:close()
+    local p = io.popen('FUSED_NO_READLINE=1 bin/fused th ' .. script .. ' 2>&1')
+    local out = p:read('*a')
+    p:close()
+    os.remove(script)
+    assert.equals('nn.Sequential\t0\n0\t0\t8\n', out)
+  end)
+
   it("with referenced = false writes a shared table twice, as Torch7's", function()
     local shared = { 1 }
     local path = os.tmpname()
