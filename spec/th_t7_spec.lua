@@ -291,6 +291,17 @@ describe('torch.save then torch.load', function()
     end)
   end
 
+  it('reads files longer than its 64 KiB blocks, words and data across their ends, in both formats', function()
+    local obj = { x = fused.randn(30000, { dtype = 'float64' }), s = string.rep('ab', 50000), n = 1 / 3 }
+    for _, format in ipairs({ 'binary', 'ascii' }) do
+      local path = os.tmpname()
+      torch.save(path, obj, format)
+      assert.is_true(#read_file(path) > 3 * 65536)
+      assert.is_true(same(obj, torch.load(path, format)))
+      os.remove(path)
+    end
+  end)
+
   it('writes a bool tensor as a ByteTensor (Torch7 had no bool) and a 0-d tensor as size 1', function()
     local back = torch.deserialize(torch.serialize({ fused.tensor({ true, false, true }), fused.tensor(2.5) }))
     assert.equals('int64', back[1].dtype)

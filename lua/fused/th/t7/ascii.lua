@@ -15,24 +15,14 @@ function M.decoder(stream, fail, long_size)
   return setmetatable({ stream = stream, fail = fail, long_size = 8 }, Decoder)
 end
 
-local space = { [32] = true, [9] = true, [10] = true, [11] = true, [12] = true, [13] = true }
 local MAX_TOKEN = 64
-
 
 -- The next word (fscanf skips the white space before it).
 function Decoder:token(what)
-  local s = self.stream
-  local c = s:take(1)
-  while c and space[c:byte()] do c = s:take(1) end
-  local chars = {}
-  while c and not space[c:byte()] do
-    chars[#chars + 1] = c
-    if #chars > MAX_TOKEN then self.fail('%s is not a number: %s', what, show(table.concat(chars))) end
-    c = s:take(1)
-  end
-  if c then s:untake() end
-  if #chars == 0 then self.fail('truncated: expected %s', what) end
-  return table.concat(chars)
+  local word = self.stream:word(MAX_TOKEN)
+  if word == nil then self.fail('truncated: expected %s', what) end
+  if not word then self.fail('%s is not a number: a word of over %d bytes', what, MAX_TOKEN) end
+  return word
 end
 
 -- After a write's last value, its newline.
@@ -47,7 +37,7 @@ local specials = { inf = math.huge, ['+inf'] = math.huge, ['-inf'] = -math.huge,
 
 local function real(self, what)
   local text = self:token(what)
-  local v = text:match('^[+-]?[%d.]') and tonumber(text) or specials[text:lower()]
+  local v = tonumber(text) or specials[text:lower()] -- as %lg: decimal, hex, inf and nan
   if not v then self.fail('%s is not a number: %s', what, show(text)) end
   return v
 end

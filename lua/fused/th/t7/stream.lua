@@ -28,11 +28,39 @@ function Stream:take(n)
       self.pos = self.pos + n
       return s
     end
-    self.start, at = self.pos, 0
-    self.block = self.reader:read(self.pos, math.min(BLOCK, self.size - self.pos))
+    self:refill()
+    at = 0
   end
   self.pos = self.pos + n
   return self.block:sub(at + 1, at + n)
+end
+
+-- The block from pos on.
+function Stream:refill()
+  self.start = self.pos
+  self.block = self.reader:read(self.pos, math.min(BLOCK, self.size - self.pos))
+end
+
+-- The next word after white space, as fscanf reads a number: a string of at most max bytes
+-- (max < BLOCK), false when it runs longer, nil at the end of the input.
+function Stream:word(max)
+  while true do
+    local ends = self.start + #self.block
+    if self.pos + max + 1 > ends and ends < self.size then self:refill() end
+    local first, last = self.block:find('%S+', self.pos - self.start + 1)
+    if not first then -- white space to the block's end
+      self.pos = self.start + #self.block
+      if self.pos >= self.size then return nil end
+    else
+      self.pos = self.start + first - 1
+      if last - first + 1 > max then return false end
+      if last < #self.block or self.start + last >= self.size then
+        self.pos = self.start + last
+        return self.block:sub(first, last)
+      end
+      self:refill() -- the word may go on past the block
+    end
+  end
 end
 
 -- Gives back the last byte taken (the ascii format looks one byte ahead).
