@@ -350,6 +350,20 @@ print(back.model.modules[1].weight:sum(), back.model.modules[1].bias:sum(), back
     assert.equals('nn.Sequential\t0\n0\t0\t8\n', out)
   end)
 
+  it("leaves out a class object's function field with Torch7's warning", function()
+    local obj = pkg.Point(1, 2)
+    obj.f = print
+    local saved, warning = io.stderr, nil
+    io.stderr = { write = function(_, text) warning = text end }
+    local ok, text = pcall(torch.serialize, { obj })
+    io.stderr = saved
+    assert(ok, text)
+    assert.equals('$ Warning: cannot write object field <f> of <t7spec.Point> object.1\n', warning)
+    local back = torch.deserialize(text)[1]
+    assert.same({ 1, 2 }, { back.x, back.y })
+    assert.is_nil(back.f)
+  end)
+
   it("with referenced = false writes a shared table twice, as Torch7's", function()
     local shared = { 1 }
     local path = os.tmpname()
