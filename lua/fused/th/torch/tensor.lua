@@ -301,8 +301,12 @@ forms.set = function(self, other, ...)
   return tensor.replace(self, other:narrow(1, 1, other:size(1)))
 end
 
--- x:new(...): a tensor of x's type, as the class's constructor makes it.
-forms.new = function(self, ...) return types.constructor_of(self)(...) end
+-- x:new(...): a tensor of x's type, as the class's constructor makes it. x.new(...) (Torch7's
+-- field form, optim's rosenbrock) cannot see x: the default type's constructor.
+forms.new = function(self, ...)
+  if not types.is_tensor(self) then return types.default_constructor(self, ...) end
+  return types.constructor_of(self)(...)
+end
 
 -- x:storage(): a tensor that owns its elements (contiguous, from its first element) is its own
 -- storage here, as a 1-D view; fused has no storage objects beyond that.
