@@ -57,6 +57,10 @@ describe('what the programs need from fused th', function()
     assert.equals('3\t3\t1\t0\n', run("local e = torch.eye(3) print(e:size(1), e:size(2), e[2][2], e[1][2])"))
   end)
 
+  it("x.new(...), Torch7's constructor as a field (optim's rosenbrock): a tensor of the default type", function()
+    assert.equals('3\ttorch.DoubleTensor\t0\n', run("local y = torch.Tensor(2).new(3) print(y:size(1), y:type(), y:nElement() - 3)"))
+  end)
+
   it("nn.MSECriterion compares a [n] target with a [n, 1] output element by element, as Torch7's", function()
     assert.equals('2.5\t-1\t2\n', run([[
 require 'nn'
@@ -87,6 +91,25 @@ describe('public Torch7 programs under fused th', function()
     assert.equals(4, #outputs)
     assert.is_true(outputs[1] < 0 and outputs[2] > 0 and outputs[3] > 0 and outputs[4] < 0, out)
   end)
+
+  -- optim's own test scripts: Rosenbrock's function from x = (0, 0), where it is 1, to its
+  -- minimum 0 at (1, 1); each prints the values it went through after 'fx='.
+  for _, case in ipairs({ { 'test_rmsprop.lua', 1e-3 }, { 'test_lbfgs.lua', 1e-5 } }) do
+    it("optim's " .. case[1] .. ' on Rosenbrock: f falls from 1 to near its minimum', function()
+      local out, ok = fused_th(root .. 'examples/torch7/optim-rosenbrock', case[1])
+      assert(ok, out)
+      -- lbfgs's script runs twice (a batch, then stochastic steps): each list is checked.
+      local lists = 0
+      for list in (out .. '\n\n'):gmatch('fx=\n(.-)\n\n') do
+        local fx = {}
+        for v in list:gmatch('%d+\t(%S+)') do fx[#fx + 1] = tonumber(v) end
+        assert.is_true(#fx > 5, list)
+        assert.is_true(fx[1] > 0.5 and fx[#fx] < case[2], list)
+        lists = lists + 1
+      end
+      assert.is_true(lists >= 1, out)
+    end)
+  end
 
   it("nn's StochasticGradient XOR example", function()
     pending('needs nn.StochasticGradient (th-nn has no such class yet)')
