@@ -236,7 +236,7 @@ ASAN_ENV = $(TEST_ENV) FUSED_LIB=$(BUILD)/asan/libfused.so \
 test-asan: deps $(BUILD)/asan/libfused.so $(BUILD)/asan/libfused_cuda_emu.so lua/fused/cdef.lua mpi-asan
 	$(ASAN_ENV) $(LUAJIT) $(BUSTED) $(SPECS) spec/asan/cuda_emu_bounds.lua
 
-# Mutation fuzzing of the npy and safetensors readers (scripts/fuzz.lua), N inputs from seed
+# Mutation fuzzing of the npy, safetensors and .t7 readers (scripts/fuzz.lua), N inputs from seed
 # FUZZ_SEED, against the ASan build. FUZZ_SAVE=DIR keeps the first input of each error class
 # there, to choose from for spec/fuzz/corpus (replayed by make test).
 N ?= 1000000

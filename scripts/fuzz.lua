@@ -1,8 +1,9 @@
--- Mutation fuzzing of fused.load_npy and fused.load (safetensors): `make fuzz N=...` runs it
+-- Mutation fuzzing of fused.load_npy, fused.load (safetensors) and the th package's torch.load
+-- (.t7, lua/fused/th/t7/): `make fuzz N=...` runs it
 -- against the ASan build of libfused. Every input must load or fail as spec/fuzz/property.lua
 -- says; a crash or a sanitizer report ends the run, leaving its input in the file it names.
 --   luajit scripts/fuzz.lua [N [SEED [SAVE_DIR]]]
--- N inputs (half per reader), the same ones for the same SEED and corpus. Seeds: files fused
+-- N inputs (as many per reader), the same ones for the same SEED and corpus. Seeds: files fused
 -- writes, a few golden files and spec/fuzz/corpus, then every input that gave an error class
 -- not seen yet (the pool grows toward new checks). SAVE_DIR/<kind>/ receives the first input
 -- of each new class, to pick the corpus kept in spec/fuzz/corpus from.
@@ -91,6 +92,22 @@ local function seeds_safetensors()
     fused.save(tmp, set[1], set[2])
     seeds[#seeds + 1] = read(tmp)
   end
+  return seeds
+end
+
+-- Lua values of each kind .t7 files hold, in the format given.
+local function seeds_t7(format)
+  local t7 = require 'fused.th.t7'
+  local x = fused.randn({ 3, 4 }, { dtype = 'float64' })
+  local shared = { 1, 'two' }
+  local values = {
+    { n = 1.5, s = 'text', yes = true, list = { 1, 2, { 3 } } },
+    { x = x, row = x[2], xt = x:t(), f = fused.randn({ 2 }), i = sample({ 3 }, 'int64') },
+    { shared, shared, h = fused.randn({ 2 }):half(), m = sample({ 2 }, 'bool'), z = fused.zeros({ 0, 2 }) },
+  }
+  values[1].self = values[1]
+  local seeds = {}
+  for _, v in ipairs(values) do seeds[#seeds + 1] = t7.serialize(v, format) end
   return seeds
 end
 
@@ -212,11 +229,13 @@ local function with_corpus(seeds, kind)
   return seeds
 end
 
-local kinds = { 'npy', 'safetensors' }
+local kinds = { 'npy', 'safetensors', 't7', 't7-ascii' }
 fused.manual_seed(SEED)
 math.randomseed(SEED)
 local pools = { npy = with_corpus(seeds_npy(), 'npy'),
-                safetensors = with_corpus(seeds_safetensors(), 'safetensors') }
+                safetensors = with_corpus(seeds_safetensors(), 'safetensors'),
+                t7 = with_corpus(seeds_t7('binary'), 't7'),
+                ['t7-ascii'] = with_corpus(seeds_t7('ascii'), 't7-ascii') }
 local stats, classes, failed, failures = {}, {}, {}, 0
 for _, kind in ipairs(kinds) do
   stats[kind] = { inputs = 0, loaded = 0, classes = 0 }
@@ -228,7 +247,7 @@ io.stderr:write(string.format('fuzz: %d inputs, seed %d; a crash leaves its inpu
 
 local start, wall = os.clock(), os.time()
 for n = 1, N do
-  local kind = kinds[n % 2 + 1]
+  local kind = kinds[n % #kinds + 1]
   local pool = pools[kind]
   local s = pick(pool)
   for _ = 1, random(1, 3) do s = pick(mutations)(s, pool) end

@@ -1,7 +1,8 @@
 -- What a reader may do with any file, shared by scripts/fuzz.lua and spec/fuzz_corpus_spec.lua:
--- return tensors, or raise an error whose message starts with "<function>: <path>: " and
+-- return what it reads (tensors; any value for .t7), or raise an error whose message starts with "<function>: <path>: " and
 -- shows nothing of fused's own code (a crash or a sanitizer report ends the process).
 local fused = require 'fused'
+local t7 = require 'fused.th.t7'
 
 local M = {}
 
@@ -24,6 +25,10 @@ M.readers = {
       return true
     end,
   },
+  -- Any Lua value, from the binary format and from the ascii one.
+  t7 = { name = 'torch.load', load = t7.load, returned = function() return true end },
+  ['t7-ascii'] = { name = 'torch.load', load = function(path) return t7.load(path, 'ascii') end,
+                   returned = function() return true end },
 }
 
 -- Lua's own error texts, and a position in a .lua file: signs of an error fused did not mean.

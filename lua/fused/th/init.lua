@@ -21,6 +21,7 @@ function M.install()
   table.insert(package.loaders, 2, searcher)
   require('fused.th.torch.tensor').install()
   rawset(_G, 'torch', require 'torch')
+  pcall(require, 'pl') -- Penlight's modules as lazy globals (path, stringx...), as th's trepl loaded them
 end
 
 function M.installed()

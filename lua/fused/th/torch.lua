@@ -78,10 +78,7 @@ function torch.linspace(a, b, n) return fused.linspace(a, b, n or 100, default_o
 function torch.logspace(a, b, n)
   return fused.pow(fused.full({ n or 100 }, 10, default_opts()), fused.linspace(a, b, n or 100, default_opts()))
 end
-function torch.eye(n, m)
-  if m == nil then return fused.eye(n, default_opts()) end
-  return fused.eye(n, m, default_opts())
-end
+function torch.eye(n, m) return fused.eye(n, m or n, default_opts()) end
 
 function torch.isTensor(x) return types.is_tensor(x) end
 function torch.isStorage() return false end
@@ -132,5 +129,11 @@ function torch.LongStorage(n)
   for i = 1, n or 0 do s[i] = 0 end
   return fused.Size(s)
 end
+
+-- .t7 files (lua/fused/th/t7/)
+local t7 = require 'fused.th.t7'
+torch.save, torch.load = t7.save, t7.load
+torch.serialize, torch.deserialize = t7.serialize, t7.deserialize
+torch.DiskFile, torch.MemoryFile = t7.DiskFile, t7.MemoryFile
 
 return torch

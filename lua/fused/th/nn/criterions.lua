@@ -80,14 +80,24 @@ function MSE:__init(sizeAverage)
   self.sizeAverage = sizeAverage == nil and true or sizeAverage
 end
 
+-- Torch7 compared element by element: a target of another shape with as many elements (a
+-- [128] target for a [128, 1] output) is read in the input's shape, not broadcast.
+local function as_input(input, target)
+  if target:numel() ~= input:numel() then
+    error(string.format('nn.MSECriterion: target expected %d elements (as the input), got %d', input:numel(),
+                        target:numel()), 4)
+  end
+  return target:reshape(input:shape())
+end
+
 function MSE:updateOutput(input, target)
-  local d = fused.sub(input, target)
+  local d = fused.sub(input, as_input(input, target))
   self.output = fused.sum(fused.mul(d, d)) / (self.sizeAverage and input:numel() or 1)
   return self.output
 end
 
 function MSE:updateGradInput(input, target)
-  self.gradInput = fused.sub(input, target):mul_(2 / (self.sizeAverage and input:numel() or 1))
+  self.gradInput = fused.sub(input, as_input(input, target)):mul_(2 / (self.sizeAverage and input:numel() or 1))
   return self.gradInput
 end
 

@@ -1,0 +1,15 @@
+h1 = nn.Linear(20, 20)()
+h2 = nn.Linear(10, 10)()
+hh1 = nn.Linear(20, 1)(nn.Tanh()(h1))
+hh2 = nn.Linear(10, 1)(nn.Tanh()(h2))
+madd = nn.CAddTable()({hh1, hh2})
+oA = nn.Sigmoid()(madd)
+oB = nn.Tanh()(madd)
+gmod = nn.gModule({h1, h2}, {oA, oB})
+
+x1 = torch.rand(20)
+x2 = torch.rand(10)
+
+gmod:updateOutput({x1, x2})
+gmod:updateGradInput({x1, x2}, {torch.rand(1), torch.rand(1)})
+graph.dot(gmod.fg, 'Big MLP')

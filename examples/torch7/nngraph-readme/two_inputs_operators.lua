@@ -1,0 +1,8 @@
+h1 = - nn.Linear(20,20)
+h2 = - nn.Linear(10,10)
+hh1 = h1 - nn.Tanh() - nn.Linear(20,1)
+hh2 = h2 - nn.Tanh() - nn.Linear(10,1)
+madd = {hh1,hh2} - nn.CAddTable()
+oA = madd - nn.Sigmoid()
+oB = madd - nn.Tanh()
+gmod = nn.gModule( {h1,h2}, {oA,oB} )
