@@ -112,7 +112,6 @@ describe('public Torch7 programs under fused th', function()
   end
 
   it("nn's StochasticGradient XOR example", function()
-    pending('needs nn.StochasticGradient (th-nn has no such class yet)')
     local losses = record('nn-xor', 'stochastic_gradient.lua')
     assert.is_true(#losses > 0)
   end)
@@ -194,8 +193,6 @@ print(#clones, torch.typename(clones[1]), (a[#a] - b[#b]):abs():max(), (c[#c] - 
     end)
 
     it('trains, its loss falling, and saves checkpoints', function()
-      pending("needs Torch7 storages: model_utils.combine_all_parameters calls x:storage():size(), "
-              .. "torch.pointer(storage), t:set(storage, offset, size, stride) and t:storageOffset() (th-torch)")
       local out, ok = fused_th(root .. 'examples/torch7/char-rnn', 'train.lua ' .. args:format(data, checkpoints))
       assert(ok, out)
       local losses = {}

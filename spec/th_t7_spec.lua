@@ -111,8 +111,6 @@ describe('torch.load of public files Torch7 wrote', function()
   end)
 
   it("runs nngraph's saved gModule", function()
-    pending("th-nn's gModule does not run from the fields nngraph saved (forwardnodes, innode, outnode...), "
-            .. "and fused th has no graph package (graph.Graph, graph.Edge)")
     local g = torch.load(data .. 'gmodule_with_linear_identity.t7')
     local linear
     for _, m in ipairs(g.modules) do

@@ -9,7 +9,7 @@ R['fused.sparse.mm'] = {
   backward = function(node, g)
     local S, opts = node.args[1], node.args[3] or {}
     local d = g
-    if opts.activation == 'relu' then d = g:mul(node.outs[1]:gt(0):to(g.dtype)) end
+    if opts.activation == 'relu' then d = g * node.outs[1]:gt(0):to(g.dtype) end
     local mm = require 'fused.sparse.mm'
     local d_bias = opts.bias ~= nil and { bias = d:sum(1):view(d:size(2)) } or nil
     return { nil, mm(S:t(), d), d_bias }
