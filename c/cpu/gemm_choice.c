@@ -262,7 +262,9 @@ static cpu_gemm_provider measure(bool float64, bool ta, bool tb, int64_t m, int6
   const char *a = mem, *b = a + m * k * size, *bp = b + k * n * size;
   char *c = (char *)bp + packed_size * size;
   if (packed) packed->pack((void *)bp, b, n, k, n);
-  const bool candidate[CPU_GEMM_PROVIDERS] = {true, !float64 && have_onednn(), packed != NULL};
+  const bool candidate[CPU_GEMM_PROVIDERS] = {[CPU_GEMM_OPENBLAS] = true,
+                                              [CPU_GEMM_ONEDNN] = !float64 && have_onednn(),
+                                              [CPU_GEMM_PACKED] = packed != NULL};
   const int64_t macs = m * n * k, reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
   double best[CPU_GEMM_PROVIDERS];
   for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
