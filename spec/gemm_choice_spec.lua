@@ -177,6 +177,25 @@ describe('fused.set_gemm', function()
     fused.set_num_threads(threads)
   end)
 
+  it('puts a small weight gradient on the packed kernel only where the setting lets it', function()
+    -- LSTM(32, 32), T·B = 256 rows: d_w_ih and d_w_hh (128×32) are within the engine's packed
+    -- rule (rnn_weight_grad); 16 steps forward and backward on one thread.
+    local threads = fused.get_num_threads()
+    fused.set_num_threads(1)
+    local want = { openblas = 0, onednn = 0, packed = 32 + 2 }
+    for _, name in ipairs(providers) do
+      local m = fused.nn.LSTM(32, 32)
+      local xs = fused.randn({ 16, 16, 32 })
+      local before = fused.config().gemm_calls
+      under_gemm(name, function()
+        m:forward(xs)
+        m:backward(fused.ones({ 16, 16, 32 }))
+      end)
+      assert.equal(want[name], fused.config().gemm_calls.packed - before.packed, name)
+    end
+    fused.set_num_threads(threads)
+  end)
+
   it('gives the LSTM and GRU the same training step within float32 rounding, float64 within 1e-12',
      function()
     for _, class in ipairs({ 'LSTM', 'GRU' }) do

@@ -140,7 +140,8 @@ int64_t fused_gemm_choices(char *buf, int64_t size) {
     const cpu_gemm_class *c = &classes[i];
     char one[128];
     const int len = snprintf(one, sizeof one, "%s%s %c%c ~%lldx%lldx%lld t%d: %s",
-                             i ? "; " : "", c->float64 ? "float64" : "float32", c->ta, c->tb, 1ll << c->lm, 1ll << c->ln, 1ll << c->lk, c->threads,
+                             i ? "; " : "", c->float64 ? "float64" : "float32", c->ta, c->tb,
+                             1ll << c->lm, 1ll << c->ln, 1ll << c->lk, c->threads,
                              cpu_gemm_provider_name(c->provider));
     if (buf && used + len < size) memcpy(buf + used, one, (size_t)len + 1);
     used += len;
@@ -189,7 +190,11 @@ void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
   __atomic_add_fetch(&calls[ran], 1, __ATOMIC_RELAXED);
 }
 
-void cpu_gemm_count_packed(void) { __atomic_add_fetch(&calls[CPU_GEMM_PACKED], 1, __ATOMIC_RELAXED); }
+bool cpu_gemm_may_pack(void) { return setting == CPU_GEMM_PACKED || setting == SETTING_AUTO; }
+
+void cpu_gemm_count_packed(void) {
+  __atomic_add_fetch(&calls[CPU_GEMM_PACKED], 1, __ATOMIC_RELAXED);
+}
 
 void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
@@ -200,8 +205,8 @@ void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
 }
 
 bool cpu_gemm_same_class(const cpu_gemm_class *x, const cpu_gemm_class *y) {
-  return x->float64 == y->float64 && x->ta == y->ta && x->tb == y->tb && x->lm == y->lm && x->ln == y->ln && x->lk == y->lk &&
-         x->threads == y->threads;
+  return x->float64 == y->float64 && x->ta == y->ta && x->tb == y->tb && x->lm == y->lm &&
+         x->ln == y->ln && x->lk == y->lk && x->threads == y->threads;
 }
 
 /* Under the lock, before a save: the classes another process stored since this one loaded,

@@ -38,6 +38,9 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
                                   int64_t k, int threads, const cpu_gemm_packed *packed);
 /* Counts a product the engine ran on its packed kernel, for fused_gemm_calls. */
 void cpu_gemm_count_packed(void);
+/* Whether the setting lets the engine's own rules put a product on the packed kernel ("auto"
+ * or "packed"; "openblas" and "onednn" put every product on their library). */
+bool cpu_gemm_may_pack(void);
 
 /* c = alpha·op(a)·op(b) + beta·c, row-major, on provider p (BLAS's int sizes: the ops check
  * that they fit). */

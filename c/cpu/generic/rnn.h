@@ -203,6 +203,12 @@ static int64_t rnn_active_count(const rnn_step *p, int64_t r0, int64_t r1) {
   return n;
 }
 
+static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
+                      int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; r++)
+    memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
+}
+
 /* The per-step recurrent product of a sequence call, c (m×n) = a·b (+ c) with b = w_hhᵀ
  * (forward, n = GH, k = H) or w_hh (backward, n = H, k = GH), on the provider the chooser
  * picks for a thread's rows (a shared b: the packed kernel is a candidate). b is laid out once
@@ -229,8 +235,7 @@ static void rnn_step_gemm_prepare(rnn_step_gemm *g, int64_t rows, int threads, c
   }
   g->size = k * n;
   if (transposed) cpu_transpose(buf, n, w, ldw, n, k);
-  else
-    for (int64_t kk = 0; kk < k; kk++) memcpy(buf + kk * n, w + kk * ldw, (size_t)n * sizeof(scalar_t));
+  else copy_rows(buf, n, w, ldw, k, n);
 }
 
 static void rnn_step_gemm_run(const rnn_step_gemm *g, int64_t m, const scalar_t *a, int64_t lda,
@@ -334,12 +339,6 @@ static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, c
   }
 }
 
-static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
-                      int64_t rows, int64_t cols) {
-  for (int64_t r = 0; r < rows; r++)
-    memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
-}
-
 static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
                        fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                        const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
@@ -428,14 +427,17 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
  * run's step took 13% less time. At (384, 128, 1600) the same comparison alone gave 11 against
  * 31, yet the whole sequence ran 4% slower, and from a d_w of (1536, 256) OpenBLAS is the
  * faster (35 against 28); below a panel's width (n = 2) too (7 against 3), and over a short
- * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS). */
+ * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS).
+ * A rule measured on that CPU, not the chooser's; under FUSED_GEMM=openblas or onednn every
+ * weight gradient runs on that library. */
 #define RNN_PACKED_GRAD_MIN_K PG_KC
 #define RNN_PACKED_GRAD_MAX (1 << 14)
 
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
                            int64_t ldw) {
-  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K) {
+  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K ||
+      !cpu_gemm_may_pack()) {
     rnn_gemm(CblasTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
     return 0;
   }
@@ -443,6 +445,7 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
   if (!x_packed) return -1;
   packed_gemm_pack(x_packed, x, ldx, k, n, false);
   packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
+  cpu_gemm_count_packed();
   free(x_packed);
   return 0;
 }
