@@ -213,10 +213,10 @@ check-cdef:
 deps:
 	@scripts/install-deps.sh
 
-# The specs' float32 products run on OpenBLAS unless FUSED_GEMM names another provider
-# (openblas, onednn or auto: c/cpu/gemm_choice.c): a run then measures nothing, writes no
-# wisdom file into the home folder, and gives the same numbers on every run; .ci/run runs the
-# golden specs under onednn and auto too.
+# The specs' products run on OpenBLAS unless FUSED_GEMM names another provider (openblas,
+# onednn, packed or auto: c/cpu/gemm_choice.c): a run then measures nothing, writes no wisdom
+# file into the home folder, and gives the same numbers on every run; .ci/run runs the golden
+# specs under onednn, packed and auto too.
 FUSED_GEMM ?= openblas
 TEST_ENV = $(LUA_ENV) FUSED_GEMM=$(FUSED_GEMM)
 

@@ -6,8 +6,9 @@
 -- names, driven over a pipe) run alternately, round after round; each figure is the min over
 -- the rounds (the other vCPU's load moves one thread's speed within minutes: only ratios taken
 -- side by side mean anything). The limit is the step's GEMM flops, 3 · 2·T·B·(I+H)·G·H, at the
--- faster provider's 1024³ sgemm rate, the best of its timings within the same rounds. Run: make bench-torch
--- (ROUNDS=n).
+-- faster provider's 1024³ sgemm rate, the best of its timings within the same rounds. Each
+-- fused row says which providers ran its step's products (how many on each: the chooser's
+-- picks under auto, the per-step products included). Run: make bench-torch (ROUNDS=n).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'
@@ -65,23 +66,38 @@ local function fused_step(m, xs, ones)
   m:backward(ones)
 end
 
--- The contestants at one size and cell: {name, run(iters) -> ms of a step}.
+local PROVIDERS = { 'openblas', 'onednn', 'packed' }
+
+-- The products of one step on each provider, "openblas/onednn/packed", from fused's counts
+-- over n steps since before.
+local function products(before, n)
+  local after, parts = fused.config().gemm_calls, {}
+  for i, p in ipairs(PROVIDERS) do parts[i] = string.format('%d', (after[p] - before[p]) / n) end
+  return table.concat(parts, '/')
+end
+
+-- The contestants at one size and cell: {name, run(iters) -> ms of a step, products of a step
+-- (fused's)}.
 local function contestants(cell, B, I, H)
   fused.manual_seed(0)
   local m, xs, ones = fused.nn[cell](I, H), fused.randn({ T, B, I }), fused.ones({ T, B, H })
   local setting = fused.config().gemm
   local function on(gemm)
-    return function(iters)
+    local c = { 'fused ' .. gemm }
+    c[2] = function(iters)
       fused.set_gemm(gemm)
+      local before = fused.config().gemm_calls
       local t0 = bench.now_us()
       for _ = 1, iters do fused_step(m, xs, ones) end
       local ms = (bench.now_us() - t0) * 1e-3 / iters
+      c[3] = products(before, iters)
       fused.set_gemm(setting)
       return ms
     end
+    return c
   end
-  local list = { { 'fused ' .. setting, on(setting) } }
-  if setting ~= 'openblas' then list[#list + 1] = { 'fused openblas', on('openblas') } end
+  local list = { on(setting) }
+  if setting ~= 'openblas' then list[#list + 1] = on('openblas') end
   if torch then
     list[#list + 1] = { 'torch', function(iters)
       return tonumber(torch.ask(string.format('step %s %d %d %d %d %d', cell, T, B, I, H, iters)))
@@ -132,7 +148,7 @@ for _, threads in ipairs({ 1, ALL }) do
       local best = race(list, B * H < 10000 and 10 or 1)
       for i, c in ipairs(list) do
         ms[table.concat({ c[1], cell[1], B, threads }, '/')] = best[i]
-        rows[#rows + 1] = { cell, B, I, H, c[1], best[i], torch and best[#best] }
+        rows[#rows + 1] = { cell, B, I, H, c[1], best[i], torch and best[#best], c[3] }
       end
     end
   end
@@ -141,14 +157,16 @@ for _, threads in ipairs({ 1, ALL }) do
                       .. 'the rounds)', threads, threads > 1 and 's' or '',
                       pinned and ' pinned to CPU 0' or '', rates.openblas,
                       rates.onednn and string.format('%.1f', rates.onednn) or '-'))
-  print(string.format('%-5s %4s %5s %5s  %-16s %9s %11s  %9s  %8s', 'cell', 'B', 'I', 'H',
-                      'who', 'ms', 'tokens/s', 'vs torch', 'ms/limit'))
+  print(string.format('%-5s %4s %5s %5s  %-16s %9s %11s  %9s  %8s  %s', 'cell', 'B', 'I', 'H',
+                      'who', 'ms', 'tokens/s', 'vs torch', 'ms/limit',
+                       'products/step ' .. table.concat(PROVIDERS, '/')))
   for _, r in ipairs(rows) do
-    local cell, B, I, H, who, t, torch_ms = unpack(r)
+    local cell, B, I, H, who, t, torch_ms, counts = unpack(r)
     local limit = 3 * 2 * T * B * (I + H) * cell[2] * H / fastest * 1e-6
-    print(string.format('%-5s %4d %5d %5d  %-16s %9.2f %11.0f  %9s  %8.2f', cell[1], B, I, H, who,
-                        t, T * B / t * 1e3,
-                        torch_ms and string.format('%.2fx', torch_ms / t) or '-', t / limit))
+    print(string.format('%-5s %4d %5d %5d  %-16s %9.2f %11.0f  %9s  %8.2f  %s', cell[1], B, I, H,
+                        who, t, T * B / t * 1e3,
+                        torch_ms and string.format('%.2fx', torch_ms / t) or '-', t / limit,
+                        counts or '-'))
   end
 end
 
@@ -165,7 +183,8 @@ for _, cfg in ipairs(CONFIGS) do
                         table.concat(parts, ', ')))
   end
 end
-print('\n# float32 GEMM choices: ' .. fused.config().gemm_choices)
-print('# products run: openblas ' .. fused.config().gemm_calls.openblas .. ', onednn '
-      .. fused.config().gemm_calls.onednn)
+print('\n# GEMM choices: ' .. fused.config().gemm_choices)
+local calls = fused.config().gemm_calls
+print(string.format('# products run: openblas %d, onednn %d, packed %d', calls.openblas,
+                    calls.onednn, calls.packed))
 if torch then torch.close() end

@@ -1,6 +1,8 @@
 -- The GEMM chooser (c/cpu/gemm_choice.c, gemm_wisdom.c): fused.set_gemm and FUSED_GEMM pick
--- the library of the CPU's float32 products, every provider gives the same results within
--- float32 rounding (float64 runs on OpenBLAS under each), and auto's measurements live in a
+-- the library of the CPU's products (the sequence engine's per-step ones may run on its packed
+-- kernel), every provider gives the same results within float32 rounding (float64 runs on
+-- OpenBLAS under each, but its per-step products on the packed kernel under 'packed'), and
+-- auto's measurements live in a
 -- wisdom file that is written 0600 in a 0700 folder and read defensively: a corrupt, stale,
 -- foreign or planted file is ignored or refused, never trusted, never a crash.
 local ffi = require 'ffi'
@@ -9,7 +11,7 @@ local fused = helper.fused
 local err = helper.assert_error
 
 local has_onednn = fused.config().gemm_providers:find('onednn', 1, true) ~= nil
-local providers = has_onednn and { 'openblas', 'onednn' } or { 'openblas' }
+local providers = has_onednn and { 'openblas', 'onednn', 'packed' } or { 'openblas', 'packed' }
 
 -- f() under fused.set_gemm(name), the setting before restored whatever happens.
 local function under_gemm(name, f)
@@ -63,9 +65,10 @@ end
 describe('fused.set_gemm', function()
   it('is shown in fused.config() with the providers the build has', function()
     local c = fused.config()
-    assert.is_truthy(({ openblas = 1, onednn = 1, auto = 1 })[c.gemm])
+    assert.is_truthy(({ openblas = 1, onednn = 1, packed = 1, auto = 1 })[c.gemm])
     assert.is_truthy(c.gemm_providers:find('^openblas'))
-    assert.is_truthy(tostring(c):find('float32 GEMM: ' .. c.gemm, 1, true))
+    assert.is_truthy(c.gemm_providers:find(', packed$'))
+    assert.is_truthy(tostring(c):find('| GEMM: ' .. c.gemm, 1, true))
     for _, name in ipairs(providers) do
       under_gemm(name, function() assert.equal(name, fused.config().gemm) end)
     end
@@ -73,12 +76,12 @@ describe('fused.set_gemm', function()
 
   it('refuses an unknown name, in Lua and in FUSED_GEMM at load', function()
     err(function() fused.set_gemm('mkl') end,
-        "set_gemm: argument 'name' expected openblas, onednn or auto, got 'mkl'")
+        "set_gemm: argument 'name' expected openblas, onednn, packed or auto, got 'mkl'")
     err(function() fused.set_gemm(1) end, "set_gemm: argument 'name' expected a string, got number")
     local out = helper.child("print('loaded')", 'FUSED_GEMM=mkl')
     assert.is_nil(out:find('loaded', 1, true), out)
     assert.is_truthy(out:find("fused: FUSED_GEMM: set_gemm: argument 'name' expected openblas, "
-                              .. "onednn or auto, got 'mkl'", 1, true), out)
+                              .. "onednn, packed or auto, got 'mkl'", 1, true), out)
   end)
 
   it('gives matmul, addmm and Linear within float32 rounding of float64 under each provider',
@@ -106,10 +109,10 @@ describe('fused.set_gemm', function()
   it('gives its C functions checked arguments', function()
     local C = fused.C
     assert.equal(-1, tonumber(C.fused_gemm_calls(nil)))
-    assert.equal("gemm_calls: argument 'provider' expected openblas or onednn, got NULL",
+    assert.equal("gemm_calls: argument 'provider' expected openblas, onednn or packed, got NULL",
                  ffi.string(C.fused_last_error()))
     assert.equal(-1, tonumber(C.fused_gemm_calls('auto')))
-    assert.equal("gemm_calls: argument 'provider' expected openblas or onednn, got 'auto'",
+    assert.equal("gemm_calls: argument 'provider' expected openblas, onednn or packed, got 'auto'",
                  ffi.string(C.fused_last_error()))
     -- The choices need n bytes and a buffer too small gets "".
     local n = tonumber(C.fused_gemm_choices(nil, 0))
@@ -137,18 +140,63 @@ describe('fused.set_gemm', function()
     local a, b = fused.randn({ 64, 64 }), fused.randn({ 64, 64 })
     for _, name in ipairs(providers) do
       for _, dtype in ipairs({ 'float32', 'float64' }) do
-        local ran = dtype == 'float64' and 'openblas' or name
+        local ran = (dtype == 'float64' or name == 'packed') and 'openblas' or name
         local before = fused.config().gemm_calls
         under_gemm(name, function() a:to(dtype):matmul(b:to(dtype)) end)
         local after = fused.config().gemm_calls
-        for _, p in ipairs({ 'openblas', 'onednn' }) do
+        for _, p in ipairs({ 'openblas', 'onednn', 'packed' }) do
           assert.equal(before[p] + (p == ran and 1 or 0), after[p], name .. ' ' .. dtype .. ' ' .. p)
         end
       end
     end
   end)
 
-  it('gives the LSTM and GRU the same training step within float32 rounding, float64 bit for bit',
+  it("runs the sequence engine's per-step products on the provider it names", function()
+    -- T = 5 steps, forward and backward: 10 per-step products on one thread (B = 3 is below a
+    -- second thread's rows); the products over all steps and the weight gradients on BLAS.
+    local threads = fused.get_num_threads()
+    fused.set_num_threads(1)
+    for _, name in ipairs(providers) do
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        local on = (name == 'onednn' and dtype == 'float64') and 'openblas' or name
+        local m = fused.nn.LSTM(16, 32, { dtype = dtype })
+        local xs = fused.randn({ 5, 3, 16 }, { dtype = dtype })
+        local before = fused.config().gemm_calls
+        under_gemm(name, function()
+          m:forward(xs)
+          m:backward(fused.ones({ 5, 3, 32 }, { dtype = dtype }))
+        end)
+        local after = fused.config().gemm_calls
+        local steps = after[on] - before[on] - (on == 'packed' and 0 or 4)
+        assert.equal(10, steps, name .. ' ' .. dtype)
+        if on == 'packed' then
+          assert.equal(before.onednn, after.onednn, name .. ' ' .. dtype .. ': onednn')
+        end
+      end
+    end
+    fused.set_num_threads(threads)
+  end)
+
+  it('puts a small weight gradient on the packed kernel only where the setting lets it', function()
+    -- LSTM(32, 32), T·B = 256 rows: d_w_ih and d_w_hh (128×32) are within the engine's packed
+    -- rule (rnn_weight_grad); 16 steps forward and backward on one thread.
+    local threads = fused.get_num_threads()
+    fused.set_num_threads(1)
+    local want = { openblas = 0, onednn = 0, packed = 32 + 2 }
+    for _, name in ipairs(providers) do
+      local m = fused.nn.LSTM(32, 32)
+      local xs = fused.randn({ 16, 16, 32 })
+      local before = fused.config().gemm_calls
+      under_gemm(name, function()
+        m:forward(xs)
+        m:backward(fused.ones({ 16, 16, 32 }))
+      end)
+      assert.equal(want[name], fused.config().gemm_calls.packed - before.packed, name)
+    end
+    fused.set_num_threads(threads)
+  end)
+
+  it('gives the LSTM and GRU the same training step within float32 rounding, float64 within 1e-12',
      function()
     for _, class in ipairs({ 'LSTM', 'GRU' }) do
       for _, dtype in ipairs({ 'float32', 'float64' }) do
@@ -159,13 +207,16 @@ describe('fused.set_gemm', function()
             local o = { dtype = dtype }
             local m = fused.nn[class](24, 40, o)
             local xs, d_hs = fused.randn({ 12, 33, 24 }, o), fused.randn({ 12, 33, 40 }, o)
-            return helper.rnn_results(m, xs, nil, nil, nil, d_hs)
+            -- A ragged batch: the per-step products gather the rows that run the step.
+            local lengths = {}
+            for b = 1, 33 do lengths[b] = 1 + (b * 7) % 12 end
+            return helper.rnn_results(m, xs, nil, nil, lengths, d_hs)
           end)
         end
         for i = 2, #results do
           for k, t in ipairs(results[i]) do
             local e = helper.rel_error(t, results[1][k])
-            local bound = dtype == 'float64' and 0 or 1e-5
+            local bound = dtype == 'float64' and 1e-12 or 1e-5
             assert(e <= bound, string.format('%s %s output %d under %s: %.3g from openblas',
                                              class, dtype, k, providers[i], e))
           end
@@ -179,7 +230,7 @@ end)
 local function many_classes(n)
   local lines = {}
   for i = 0, n - 1 do
-    lines[#lines + 1] = string.format('NN %d %d 6 1 onednn\n', i % 63, math.floor(i / 63))
+    lines[#lines + 1] = string.format('float32 NN %d %d 6 1 onednn\n', i % 63, math.floor(i / 63))
   end
   return table.concat(lines)
 end
@@ -198,11 +249,11 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     local dir, folder, path = fresh_cache()
     local out = auto_child(dir)
     assert.is_truthy(out:find('wisdom: ' .. path .. ' (1 classes)', 1, true), out)
-    assert.is_truthy(out:find('choices: NN ~64x64x64 t1: %a+\n'), out)
+    assert.is_truthy(out:find('choices: float32 NN ~64x64x64 t1: %a+\n'), out)
     assert.equal('600', shell('stat -c %a ' .. path))
     assert.equal('700', shell('stat -c %a ' .. folder))
     local text = helper.read(path)
-    assert.is_truthy(text:find('^fused%-gemm%-wisdom 1 %x+\nNN 6 6 6 1 %a+\n$'), text)
+    assert.is_truthy(text:find('^fused%-gemm%-wisdom 2 %x+\nfloat32 NN 6 6 6 1 %a+\n$'), text)
     -- Read back: the same class, no second measurement (the file is not rewritten).
     local mtime = shell('stat -c %Y.%y ' .. path)
     out = auto_child(dir)
@@ -211,14 +262,55 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     os.execute('rm -rf ' .. dir)
   end)
 
+  it("measures the per-step products' classes apart, float64's too, with the packed kernel",
+     function()
+    local dir, folder, path = fresh_cache()
+    local out = helper.child([[
+      fused.set_num_threads(1)
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        local m = fused.nn.GRU(8, 128, { dtype = dtype })
+        m:forward(fused.randn({ 3, 16, 8 }, { dtype = dtype }))
+      end
+      print('choices: ' .. fused.config().gemm_choices)
+    ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+    -- The step: 16 rows × 384 × 128 on one thread.
+    assert.is_truthy(out:find('float32 NP ~16x256x128 t1: %a+'), out)
+    assert.is_truthy(out:find('float64 NP ~16x256x128 t1: %a+'), out)
+    assert.is_nil(out:find('float64 NP ~16x256x128 t1: onednn', 1, true), out)
+    local text = helper.read(path)
+    assert.is_truthy(text:find('\nfloat32 NP 4 8 7 1 %a+\n'), text)
+    assert.is_truthy(text:find('\nfloat64 NP 4 8 7 1 %a+\n'), text)
+    -- Read back, each provider the file names runs the step (the same output).
+    local head, want = header(path), nil
+    for _, name in ipairs(providers) do
+      write(path, head .. 'float32 NP 4 8 7 1 ' .. name .. '\n')
+      out = helper.child([[
+        fused.set_num_threads(1)
+        fused.manual_seed(3)
+        local m = fused.nn.GRU(8, 128)
+        local before = fused.config().gemm_calls.]] .. name .. [[
+
+        local hs = m:forward(fused.randn({ 3, 16, 8 }))
+        print(string.format('calls %d sum %.10f', fused.config().gemm_calls.]] .. name
+          .. [[ - before, hs:double():sum()))
+      ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+      local calls, sum = out:match('calls (%d+) sum (%S+)')
+      assert.is_truthy(tonumber(calls) >= 3, name .. ': ' .. out)
+      want = want or tonumber(sum)
+      assert(math.abs(tonumber(sum) - want) < 1e-3, name .. ': ' .. sum .. ' against ' .. want)
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
   it('uses the provider the file names for a class', function()
     local dir, folder, path = fresh_cache()
     auto_child(dir)
     local head = header(path)
     for _, name in ipairs(providers) do
-      write(path, head .. 'NN 6 6 6 1 ' .. name .. '\n')
+      if name == 'packed' then break end -- only a shared operand's class (below)
+      write(path, head .. 'float32 NN 6 6 6 1 ' .. name .. '\n')
       local out = auto_child(dir)
-      assert.is_truthy(out:find('choices: NN ~64x64x64 t1: ' .. name .. '\n', 1, true), out)
+      assert.is_truthy(out:find('choices: float32 NN ~64x64x64 t1: ' .. name .. '\n', 1, true), out)
     end
     os.execute('rm -rf ' .. dir)
   end)
@@ -229,30 +321,36 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     local head = header(path)
     local cases = {
       { 'garbage\n', 'ignored: not a wisdom file' },
-      { head .. 'NN 6 6 6 1 onednn', 'ignored: not a wisdom file' }, -- no final newline
-      { head .. 'NN 6 6 6 1 mkl\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NX 6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 99 1 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 6 0 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 6 1 onednn \n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN  6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 06 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 6 99999999999 onednn\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 6 1onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 6 1 onednn', 'ignored: not a wisdom file' }, -- no final newline
+      { head .. 'float32 NN 6 6 6 1 mkl\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NX 6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 99 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 6 0 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 6 1 onednn \n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN  6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 06 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 6 99999999999 onednn\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float32 NN 6 6 6 1onednn\n', 'ignored: line 2 is not a shape class' },
       { head .. '\n', 'ignored: line 2 is not a shape class' },
-      { head .. 'NN 6 6 6 1 onednn\0\n', 'ignored: not a wisdom file' },
+      { head .. 'float32 NN 6 6 6 1 onednn\0\n', 'ignored: not a wisdom file' },
       { head .. many_classes(600), 'ignored: line 514 is not a shape class' },
-      { 'fused-gemm-wisdom 1 0000000000000000\nNN 6 6 6 1 onednn\n', 'stale: measured on another' },
+      { 'fused-gemm-wisdom 2 0000000000000000\nfloat32 NN 6 6 6 1 onednn\n', 'stale: measured on another' },
+      -- The format of fused before the per-step classes (no dtype).
+      { 'fused-gemm-wisdom 1 0000000000000000\nNN 6 6 6 1 onednn\n', 'stale: written by another version' },
+      { head .. 'float16 NN 6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
+      -- Only a shared operand may be packed; oneDNN has no float64 GEMM.
+      { head .. 'float32 NN 6 6 6 1 packed\n', 'ignored: line 2 is not a shape class' },
+      { head .. 'float64 NP 6 6 6 1 onednn\n', 'ignored: line 2 is not a shape class' },
       { head .. ('x'):rep(70000) .. '\n', 'ignored: larger than any wisdom file' },
       -- A class twice (planted: a save never writes one): which line was meant is not known.
-      { head .. 'NN 6 6 6 1 onednn\nNN 6 6 6 1 openblas\n', 'ignored: line 3 repeats the class of line 2' },
+      { head .. 'float32 NN 6 6 6 1 onednn\nfloat32 NN 6 6 6 1 openblas\n', 'ignored: line 3 repeats the class of line 2' },
     }
     for _, case in ipairs(cases) do
       write(path, case[1])
       local out = auto_child(dir)
       assert.is_truthy(out:find('wisdom: ' .. path .. ' (1 classes; ' .. case[2], 1, true), out)
       -- The measurement made instead is stored over it.
-      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 1 %x+\nNN 6 6 6 1 %a+\n$'))
+      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 2 %x+\nfloat32 NN 6 6 6 1 %a+\n$'))
     end
     os.execute('rm -rf ' .. dir)
   end)
@@ -272,13 +370,13 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       f:close()
       fused.randn({ 128, 64 }):matmul(a)
       print('choices: ' .. fused.config().gemm_choices)
-    ]], path, head .. 'NN 6 6 6 1 openblas\nNN 9 9 9 1 openblas\n'),
+    ]], path, head .. 'float32 NN 6 6 6 1 openblas\nfloat32 NN 9 9 9 1 openblas\n'),
       string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
-    assert.is_truthy(out:find('NN ~512x512x512 t1: openblas', 1, true), out)
+    assert.is_truthy(out:find('float32 NN ~512x512x512 t1: openblas', 1, true), out)
     local text = helper.read(path)
-    assert.is_truthy(text:find('\nNN 6 6 6 1 %a+\n'), text)
-    assert.is_truthy(text:find('\nNN 7 6 6 1 %a+\n'), text)
-    assert.is_truthy(text:find('\nNN 9 9 9 1 openblas\n', 1, true), text)
+    assert.is_truthy(text:find('\nfloat32 NN 6 6 6 1 %a+\n'), text)
+    assert.is_truthy(text:find('\nfloat32 NN 7 6 6 1 %a+\n'), text)
+    assert.is_truthy(text:find('\nfloat32 NN 9 9 9 1 openblas\n', 1, true), text)
     os.execute('rm -rf ' .. dir)
   end)
 
@@ -297,7 +395,7 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     os.execute('rm ' .. path .. ' && ln -s /etc/passwd ' .. path)
     out = auto_child(dir)
     assert.is_truthy(out:find('classes; refused: ', 1, true), out)
-    assert.is_truthy(out:find('choices: NN ~64x64x64', 1, true), out) -- measured all the same
+    assert.is_truthy(out:find('choices: float32 NN ~64x64x64', 1, true), out) -- measured all the same
     os.execute('rm -rf ' .. dir)
   end)
 

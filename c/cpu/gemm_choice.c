@@ -4,9 +4,16 @@
  * Why measure: neither library wins every shape on every CPU. On an AVX2 EPYC (Zen 2) oneDNN's
  * sgemm ran 2.07x OpenBLAS's at 1600×512×32 but 0.88x at 1024³; on the AVX-512 EPYC of
  * docs/performance.md it won the engine's shapes by 1.0x to 1.4x. A class is (op(a), op(b),
- * log2 of m, n and k, threads); its first product is timed on both providers, alternately,
- * min of rounds, on scratch operands of its shape, and oneDNN is taken only where it is
- * CHOICE_MARGIN faster. */
+ * log2 of m, n and k, threads); its first product is timed on each candidate, alternately,
+ * min of rounds, on scratch operands of its shape, and another than OpenBLAS is taken only
+ * where it is CHOICE_MARGIN faster.
+ *
+ * The per-step recurrent products (rows × 4H × H and rows × H × 4H for rows = a thread's share
+ * of the batch) have a third candidate, the engine's packed kernel. Measured here, AMD EPYC
+ * Zen 4 (AVX-512), one thread, float32, GFLOP/s (packed / OpenBLAS / oneDNN): 8×512×128
+ * 77 / 105 / 100, 16×512×128 81 / 67 / 104, 32×128×512 100 / 84 / 112, 8×2048×512
+ * 73 / 34 / 96, 64×512×2048 85 / 73 / 110; on an AVX2 EPYC the packed kernel ran 35-39
+ * where OpenBLAS gave 14-34 (generic/packed_gemm.h). */
 #define _GNU_SOURCE
 #include <cblas.h>
 #include <omp.h>
@@ -36,7 +43,7 @@
 #define CHOICE_MAX_ELEMENTS (1 << 24)
 
 enum { SETTING_AUTO = CPU_GEMM_PROVIDERS };
-static const char *const setting_names[] = {"openblas", "onednn", "auto"};
+static const char *const setting_names[] = {"openblas", "onednn", "packed", "auto"};
 static int setting = SETTING_AUTO;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -64,8 +71,11 @@ int fused_set_gemm(const char *name) {
       setting = s;
       return 0;
     }
-  if (!name) return fused_error("set_gemm: argument 'name' expected openblas, onednn or auto, got NULL");
-  return fused_error("set_gemm: argument 'name' expected openblas, onednn or auto, got '%s'", name);
+  if (!name)
+    return fused_error("set_gemm: argument 'name' expected openblas, onednn, packed or auto, "
+                       "got NULL");
+  return fused_error("set_gemm: argument 'name' expected openblas, onednn, packed or auto, got "
+                     "'%s'", name);
 }
 
 const char *fused_gemm(void) { return setting_names[setting]; }
@@ -74,10 +84,11 @@ const char *fused_gemm_providers(void) {
 #ifdef FUSED_HAVE_DNNL
   static char names[64];
   const dnnl_version_t *v = dnnl_version();
-  snprintf(names, sizeof names, "openblas, onednn %d.%d.%d", v->major, v->minor, v->patch);
+  snprintf(names, sizeof names, "openblas, onednn %d.%d.%d, packed", v->major, v->minor,
+           v->patch);
   return names;
 #else
-  return "openblas";
+  return "openblas, packed";
 #endif
 }
 
@@ -127,9 +138,10 @@ int64_t fused_gemm_choices(char *buf, int64_t size) {
   pthread_mutex_lock(&lock);
   for (int i = 0; i < n_classes; i++) {
     const cpu_gemm_class *c = &classes[i];
-    char one[96];
-    const int len = snprintf(one, sizeof one, "%s%c%c ~%lldx%lldx%lld t%d: %s", i ? "; " : "",
-                             c->ta, c->tb, 1ll << c->lm, 1ll << c->ln, 1ll << c->lk, c->threads,
+    char one[128];
+    const int len = snprintf(one, sizeof one, "%s%s %c%c ~%lldx%lldx%lld t%d: %s",
+                             i ? "; " : "", c->float64 ? "float64" : "float32", c->ta, c->tb,
+                             1ll << c->lm, 1ll << c->ln, 1ll << c->lk, c->threads,
                              cpu_gemm_provider_name(c->provider));
     if (buf && used + len < size) memcpy(buf + used, one, (size_t)len + 1);
     used += len;
@@ -147,9 +159,10 @@ int64_t fused_gemm_calls(const char *provider) {
     if (provider && !strcmp(provider, setting_names[p]))
       return __atomic_load_n(&calls[p], __ATOMIC_RELAXED);
   if (!provider)
-    return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got NULL");
-  return fused_error("gemm_calls: argument 'provider' expected openblas or onednn, got '%s'",
-                     provider);
+    return fused_error("gemm_calls: argument 'provider' expected openblas, onednn or packed, got "
+                       "NULL");
+  return fused_error("gemm_calls: argument 'provider' expected openblas, onednn or packed, got "
+                     "'%s'", provider);
 }
 
 /* The product on p; returns the provider that ran it. oneDNN leaves C unwritten at k = 0
@@ -177,6 +190,12 @@ void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
   __atomic_add_fetch(&calls[ran], 1, __ATOMIC_RELAXED);
 }
 
+bool cpu_gemm_may_pack(void) { return setting == CPU_GEMM_PACKED || setting == SETTING_AUTO; }
+
+void cpu_gemm_count_packed(void) {
+  __atomic_add_fetch(&calls[CPU_GEMM_PACKED], 1, __ATOMIC_RELAXED);
+}
+
 void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                double alpha, const double *a, int64_t lda, const double *b, int64_t ldb,
                double beta, double *c, int64_t ldc) {
@@ -186,8 +205,8 @@ void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
 }
 
 bool cpu_gemm_same_class(const cpu_gemm_class *x, const cpu_gemm_class *y) {
-  return x->ta == y->ta && x->tb == y->tb && x->lm == y->lm && x->ln == y->ln && x->lk == y->lk &&
-         x->threads == y->threads;
+  return x->float64 == y->float64 && x->ta == y->ta && x->tb == y->tb && x->lm == y->lm &&
+         x->ln == y->ln && x->lk == y->lk && x->threads == y->threads;
 }
 
 /* Under the lock, before a save: the classes another process stored since this one loaded,
@@ -212,46 +231,81 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* The faster provider at this shape, alternating CHOICE_ROUNDS rounds (min of each) on
- * scratch operands; OpenBLAS where the scratch cannot be had. */
-static cpu_gemm_provider measure(bool ta, bool tb, int64_t m, int64_t n, int64_t k) {
-  while ((double)m * k + (double)k * n + (double)m * n > CHOICE_MAX_ELEMENTS) {
+/* One product of the measurement on p, in the dtype; the packed kernel reads bp. */
+static void run_on(cpu_gemm_provider p, bool float64, const cpu_gemm_packed *packed, bool ta,
+                   bool tb, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
+                   const void *bp, void *c) {
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  if (p == CPU_GEMM_PACKED) packed->run(m, n, k, a, k, bp, false, c, n);
+  else if (float64) cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+                                tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1, a,
+                                (int)lda, b, (int)ldb, 0, c, (int)n);
+  else sgemm_on(p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n);
+}
+
+/* The fastest of the candidates (OpenBLAS; oneDNN in float32; the packed kernel where
+ * offered, on its own packing of b) at this shape, alternating CHOICE_ROUNDS rounds (min of
+ * each) on scratch operands; OpenBLAS where the scratch cannot be had. A shared b is "NN"
+ * (the engine lays it out so once per sequence). */
+static cpu_gemm_provider measure(bool float64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
+                                 const cpu_gemm_packed *packed) {
+  while ((double)m * k + (double)k * n * (packed ? 2 : 1) + (double)m * n > CHOICE_MAX_ELEMENTS) {
     if (m >= n && m >= k) m /= 2;
     else if (n >= k) n /= 2;
     else k /= 2;
   }
-  float *a = malloc((size_t)(m * k + k * n + m * n) * sizeof(float));
-  if (!a) return CPU_GEMM_OPENBLAS;
-  float *b = a + m * k, *c = b + k * n;
-  for (int64_t i = 0; i < m * k + k * n + m * n; i++) a[i] = (float)(i % 17) * 0.0625f - 0.5f;
-  const int64_t lda = ta ? m : k, ldb = tb ? k : n, macs = m * n * k;
-  const int64_t reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
+  const int64_t packed_size = packed ? packed->size(k, n) : 0;
+  const int64_t count = m * k + k * n + m * n + packed_size;
+  void *mem = malloc((size_t)count * (float64 ? sizeof(double) : sizeof(float)));
+  if (!mem) return CPU_GEMM_OPENBLAS;
+  for (int64_t i = 0; i < count; i++) {
+    const double v = (double)(i % 17) * 0.0625 - 0.5;
+    if (float64) ((double *)mem)[i] = v;
+    else ((float *)mem)[i] = (float)v;
+  }
+  const size_t size = float64 ? sizeof(double) : sizeof(float);
+  const char *a = mem, *b = a + m * k * size, *bp = b + k * n * size;
+  char *c = (char *)bp + packed_size * size;
+  if (packed) packed->pack((void *)bp, b, n, k, n);
+  const bool candidate[CPU_GEMM_PROVIDERS] = {[CPU_GEMM_OPENBLAS] = true,
+                                              [CPU_GEMM_ONEDNN] = !float64 && have_onednn(),
+                                              [CPU_GEMM_PACKED] = packed != NULL};
+  const int64_t macs = m * n * k, reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
   double best[CPU_GEMM_PROVIDERS];
   for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
-    sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n); /* warm */
+    if (candidate[p]) run_on((cpu_gemm_provider)p, float64, packed, ta, tb, m, n, k, a, b, bp, c);
     best[p] = 1e300;
   }
   for (int r = 0; r < CHOICE_ROUNDS; r++)
     for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
+      if (!candidate[p]) continue;
       const double t0 = now();
       for (int64_t i = 0; i < reps; i++)
-        sgemm_on((cpu_gemm_provider)p, ta, tb, m, n, k, 1, a, lda, b, ldb, 0, c, n);
+        run_on((cpu_gemm_provider)p, float64, packed, ta, tb, m, n, k, a, b, bp, c);
       const double t = now() - t0;
       if (t < best[p]) best[p] = t;
     }
-  free(a);
-  return best[CPU_GEMM_ONEDNN] < CHOICE_MARGIN * best[CPU_GEMM_OPENBLAS] ? CPU_GEMM_ONEDNN
-                                                                         : CPU_GEMM_OPENBLAS;
+  free(mem);
+  cpu_gemm_provider fastest = CPU_GEMM_OPENBLAS;
+  for (int p = 1; p < CPU_GEMM_PROVIDERS; p++)
+    if (candidate[p] && best[p] < CHOICE_MARGIN * best[fastest]) fastest = (cpu_gemm_provider)p;
+  return fastest;
 }
 
 cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int64_t n,
-                                  int64_t k, int threads) {
-  if (float64 || setting == CPU_GEMM_OPENBLAS) return CPU_GEMM_OPENBLAS;
-  if (setting == CPU_GEMM_ONEDNN) return CPU_GEMM_ONEDNN;
-  if (!have_onednn() || (double)m * n * k < CHOICE_MIN_MACS) return CPU_GEMM_OPENBLAS;
-  const cpu_gemm_class key = {ta ? 'T' : 'N', tb ? 'T' : 'N', log2_of(m), log2_of(n),
-                              log2_of(k), threads < 1 ? 1 : threads, CPU_GEMM_OPENBLAS};
-  cpu_gemm_provider p = CPU_GEMM_OPENBLAS;
+                                  int64_t k, int threads, const cpu_gemm_packed *packed) {
+  /* A setting a product cannot run on (oneDNN in float64, the packed kernel for a b used
+   * once) gives it OpenBLAS. */
+  if (setting == CPU_GEMM_ONEDNN && !float64) return CPU_GEMM_ONEDNN;
+  if (setting == CPU_GEMM_PACKED && packed) return CPU_GEMM_PACKED;
+  if (setting != SETTING_AUTO || (float64 && !packed)) return CPU_GEMM_OPENBLAS;
+  if (!packed && !have_onednn()) return CPU_GEMM_OPENBLAS;
+  const cpu_gemm_provider unmeasured = packed ? CPU_GEMM_PACKED : CPU_GEMM_OPENBLAS;
+  if ((double)m * n * k < CHOICE_MIN_MACS) return unmeasured;
+  const cpu_gemm_class key = {float64, ta ? 'T' : 'N', packed ? 'P' : tb ? 'T' : 'N',
+                              log2_of(m), log2_of(n), log2_of(k), threads < 1 ? 1 : threads,
+                              CPU_GEMM_OPENBLAS};
+  cpu_gemm_provider p = unmeasured;
   pthread_mutex_lock(&lock);
   load_wisdom();
   int i = 0;
@@ -266,7 +320,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
     const int before = omp_get_max_threads();
     omp_set_num_threads(key.threads);
     openblas_set_num_threads(key.threads);
-    p = measure(ta, tb, m, n, k);
+    p = measure(float64, ta, tb && !packed, m, n, k, packed);
     omp_set_num_threads(before);
     openblas_set_num_threads(before);
     classes[n_classes] = key;

@@ -3,8 +3,9 @@
  * and libraries it was measured with (a fingerprint: another CPU, flags or library version
  * starts afresh); each other line one shape class and its provider:
  *
- *   fused-gemm-wisdom 1 3f2a9c0d11e4b7a5
- *   NT 10 9 7 1 onednn
+ *   fused-gemm-wisdom 2 3f2a9c0d11e4b7a5
+ *   float32 NT 10 9 7 1 onednn
+ *   float64 NP 3 9 7 1 packed
  *
  * A folder or file that another user owns or may write is refused (someone could plant
  * choices; they are only speed, but a planted file is still not ours to read), and a file that
@@ -21,7 +22,9 @@
 #include "gemm_choice.h"
 
 #define WISDOM_NAME "gemm-wisdom"
-#define WISDOM_HEADER "fused-gemm-wisdom 1 "
+#define WISDOM_HEADER "fused-gemm-wisdom 2 "
+/* Any version's first words: an older fused's file is stale, not foreign. */
+#define WISDOM_MAGIC "fused-gemm-wisdom "
 #define WISDOM_MAX_BYTES (64 * 1024)
 
 static int refuse(cpu_gemm_wisdom *w, const char *why) {
@@ -60,23 +63,27 @@ static int open_folder(cpu_gemm_wisdom *w, const char *dir) {
 
 /* A class as its line (without the newline). */
 static int format_line(char *line, size_t size, const cpu_gemm_class *c) {
-  return snprintf(line, size, "%c%c %d %d %d %d %s", c->ta, c->tb, c->lm, c->ln, c->lk,
-                  c->threads, cpu_gemm_provider_name(c->provider));
+  return snprintf(line, size, "%s %c%c %d %d %d %d %s", c->float64 ? "float64" : "float32", c->ta,
+                  c->tb, c->lm, c->ln, c->lk, c->threads, cpu_gemm_provider_name(c->provider));
 }
 
 /* One class line; 0 when it is exactly what format_line writes, with values in range. */
 static int parse_line(const char *line, size_t len, cpu_gemm_class *c) {
-  char name[16], again[80];
+  char dtype[8], name[16], again[80];
   int p = 0;
-  if (len > 64 || sscanf(line, "%c%c %2d %2d %2d %4d %15[a-z]", &c->ta, &c->tb, &c->lm, &c->ln,
-                         &c->lk, &c->threads, name) != 7)
+  if (len > 72 || sscanf(line, "%7[a-z0-9] %c%c %2d %2d %2d %4d %15[a-z]", dtype, &c->ta, &c->tb,
+                         &c->lm, &c->ln, &c->lk, &c->threads, name) != 8)
     return -1;
-  if ((c->ta != 'N' && c->ta != 'T') || (c->tb != 'N' && c->tb != 'T')) return -1;
+  if (strcmp(dtype, "float32") && strcmp(dtype, "float64")) return -1;
+  c->float64 = !strcmp(dtype, "float64");
+  if ((c->ta != 'N' && c->ta != 'T') || (c->tb != 'N' && c->tb != 'T' && c->tb != 'P')) return -1;
   if (c->lm < 0 || c->lm > 62 || c->ln < 0 || c->ln > 62 || c->lk < 0 || c->lk > 62) return -1;
   if (c->threads < 1 || c->threads > CPU_GEMM_MAX_THREADS) return -1;
   while (p < CPU_GEMM_PROVIDERS && strcmp(name, cpu_gemm_provider_name(p))) p++;
   if (p == CPU_GEMM_PROVIDERS) return -1;
   c->provider = (cpu_gemm_provider)p;
+  /* Only a shared b may be packed; oneDNN has no float64 GEMM. */
+  if ((p == CPU_GEMM_PACKED && c->tb != 'P') || (p == CPU_GEMM_ONEDNN && c->float64)) return -1;
   /* No other spacing, sign, leading zero or trailing text. */
   return format_line(again, sizeof again, c) == (int)len && !memcmp(again, line, len) ? 0 : -1;
 }
@@ -88,8 +95,10 @@ static int parse(cpu_gemm_wisdom *w, char *text, size_t size, const char *finger
   char *line = text, *end = text + size;
   char *eol = memchr(line, '\n', (size_t)(end - line));
   *eol = 0;
-  if (strncmp(line, WISDOM_HEADER, sizeof WISDOM_HEADER - 1))
+  if (strncmp(line, WISDOM_MAGIC, sizeof WISDOM_MAGIC - 1))
     return refuse(w, "ignored: not a wisdom file"), 0;
+  if (strncmp(line, WISDOM_HEADER, sizeof WISDOM_HEADER - 1))
+    return refuse(w, "stale: written by another version of fused"), 0;
   if (strcmp(line + sizeof WISDOM_HEADER - 1, fingerprint))
     return refuse(w, "stale: measured on another CPU or with other libraries"), 0;
   int n = 0;
@@ -170,7 +179,7 @@ int cpu_gemm_wisdom_save(cpu_gemm_wisdom *w, const char *fingerprint,
   }
   fprintf(f, WISDOM_HEADER "%s\n", fingerprint);
   for (int i = 0; i < n; i++) {
-    char line[80];
+    char line[96];
     format_line(line, sizeof line, &classes[i]);
     fprintf(f, "%s\n", line);
   }

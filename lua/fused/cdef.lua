@@ -114,23 +114,25 @@ const char *fused_cpu_bf16_path(void);
 const char *fused_blas_config(void);
 const char *fused_blas_core(void);
 int32_t fused_blas_threading(void);
-/* Which library runs the CPU's float32 matrix products (addmm, matmul, Linear, the sequence
- * engine's products over all steps and its weight gradients): "openblas", "onednn"
- * (dnnl_sgemm) or "auto" (the default: each shape class on the faster of the two, measured once
- * per machine and kept in the wisdom file). float64 runs on OpenBLAS whatever the setting
- * (oneDNN has no float64 GEMM). An unknown name, or "onednn" in a build without oneDNN, is an
- * error. Not while an op runs. */
+/* Which library runs the CPU's matrix products (addmm, matmul, Linear, the sequence
+ * engine's products over all steps, its per-step recurrent products and its weight gradients):
+ * "openblas", "onednn" (dnnl_sgemm), "packed" (the engine's own kernel for the per-step
+ * products, whose w_hh it packs once per sequence; OpenBLAS for the rest) or "auto" (the
+ * default: each shape class on the fastest, measured once per machine and kept in the wisdom
+ * file; the per-step products of float64 too, on OpenBLAS or the packed kernel). Other float64
+ * products run on OpenBLAS whatever the setting (oneDNN has no float64 GEMM). An unknown name,
+ * or "onednn" in a build without oneDNN, is an error. Not while an op runs. */
 int fused_set_gemm(const char *name);
 const char *fused_gemm(void);
-/* The providers this build has ("openblas, onednn 2.6.3"); the wisdom file's path and state
+/* The providers this build has ("openblas, onednn 2.6.3, packed"); the wisdom file's path and state
  * ("/home/u/.cache/fused/gemm-wisdom (12 classes)", or why it is not used); the shape classes
  * measured so far and their providers, written into buf (size bytes, "" when it does not fit),
  * returning the length they need. */
 const char *fused_gemm_providers(void);
 const char *fused_gemm_wisdom(void);
 int64_t fused_gemm_choices(char *buf, int64_t size);
-/* How many products "openblas" or "onednn" has run since the library loaded; -1 with the error
- * set for another name. */
+/* How many products "openblas", "onednn" or "packed" has run since the library loaded; -1 with
+ * the error set for another name. */
 int64_t fused_gemm_calls(const char *provider);
 /* Copies: src has dst's shape (a broadcast src is an expanded view of it, stride 0; another
  * shape of as many elements is an error: view it first), any strides, any dtypes on one device

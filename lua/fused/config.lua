@@ -1,9 +1,9 @@
 -- fused.config(): what this process computes with, for banners and benchmark headers. A table
 -- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading,
--- gemm: which library runs the float32 products ('openblas', 'onednn' or 'auto', fused.set_gemm),
+-- gemm: which library runs the products ('openblas', 'onednn', 'packed' or 'auto', fused.set_gemm),
 -- gemm_providers: those this build has, gemm_wisdom: the file of auto's measurements and its
 -- state, gemm_choices: the shape classes measured so far and their provider, gemm_calls: the
--- products each provider has run since load ({openblas = n, onednn = n}), bf16:
+-- products each provider has run since load ({openblas = n, onednn = n, packed = n}), bf16:
 -- how compute = 'bfloat16' multiplies on the CPU, 'avx512_bf16' or 'float32' (its fallback),
 -- cuda: whether a GPU answers, cuda_emulated: whether cuda tensors run on the CUDA emulator,
 -- cuda_bf16: how compute = 'bfloat16' multiplies on cuda tensors, 'cublasGemmEx' (bfloat16
@@ -24,7 +24,7 @@ end
 local line = {
   __tostring = function(c)
     return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
-      .. 'OpenBLAS %s kernels, %s | float32 GEMM: %s (%s) | bf16 products: %s | %s', c.version,
+      .. 'OpenBLAS %s kernels, %s | GEMM: %s (%s) | bf16 products: %s | %s', c.version,
       c.cpu, c.cpu_capability, c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.gemm,
       c.gemm_providers, c.bf16,
       (c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
@@ -55,7 +55,8 @@ return function()
     gemm_wisdom = ffi.string(C.fused_gemm_wisdom()),
     gemm_choices = gemm_choices(),
     gemm_calls = { openblas = tonumber(C.fused_gemm_calls('openblas')),
-                   onednn = tonumber(C.fused_gemm_calls('onednn')) },
+                   onednn = tonumber(C.fused_gemm_calls('onednn')),
+                   packed = tonumber(C.fused_gemm_calls('packed')) },
     bf16 = ffi.string(C.fused_cpu_bf16_path()),
     cuda = cuda.is_available(),
     cuda_emulated = cuda.is_emulated(),

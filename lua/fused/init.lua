@@ -53,8 +53,9 @@ function fused.set_cpu_capability(name)
   lib.check(lib.C.fused_set_cpu_capability(name))
 end
 
--- Which library runs the CPU's float32 matrix products: 'openblas', 'onednn' or 'auto' (each
--- shape class on the faster, measured once per machine; FUSED_GEMM at load).
+-- Which library runs the CPU's matrix products: 'openblas', 'onednn', 'packed' (the sequence
+-- engine's own kernel for its per-step products) or 'auto' (each shape class on the fastest,
+-- measured once per machine; FUSED_GEMM at load).
 function fused.set_gemm(name)
   if type(name) ~= 'string' then
     error("set_gemm: argument 'name' expected a string, got " .. type(name), 2)

@@ -69,7 +69,7 @@ function lib.last_error()
   return (message:gsub("'([%w_]+)'", function(name) return "'" .. arg(name) .. "'" end))
 end
 
--- FUSED_GEMM=openblas|onednn|auto: which library runs the CPU's float32 products
+-- FUSED_GEMM=openblas|onednn|packed|auto: which library runs the CPU's products
 -- (c/cpu/gemm_choice.c); an unknown name is an error here, as above.
 local gemm = os.getenv('FUSED_GEMM')
 if gemm and gemm ~= '' and lib.C.fused_set_gemm(gemm) ~= 0 then

@@ -62,8 +62,8 @@ static void cpu_gemm_scaled(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, in
                             const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
                             int64_t ldc) {
   const bool at = ta == CblasTrans, bt = tb == CblasTrans;
-  cpu_blas_gemm(cpu_gemm_choose(SCALAR_IS_FLOAT64, at, bt, m, n, k, cpu_gemm_threads()), at, bt,
-                m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  cpu_blas_gemm(cpu_gemm_choose(SCALAR_IS_FLOAT64, at, bt, m, n, k, cpu_gemm_threads(), NULL),
+                at, bt, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 static void cpu_gemm(enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int64_t m, int64_t n,

@@ -1,10 +1,11 @@
 /* The sequence engine on the CPU (fused_rnn_forward/backward in fused.h) for every cell of
- * c/maths/cell_layout.h, on the GEMM helpers of gemm.h (the chooser's provider) and
- * packed_gemm.h.
+ * c/maths/cell_layout.h, on the GEMM helpers of gemm.h and packed_gemm.h, each product on the
+ * chooser's provider (c/cpu/gemm_choice.h).
  *
  * Forward: w_ih is transposed once (w_ihᵀ I×GH) so that the input projection is "NN", the fast
- * form at small shapes (docs/lltm.md), and w_hh is packed once for packed_gemm.h, which runs
- * every per-step product, forward and backward, with no repacking. The input projection of
+ * form at small shapes (docs/lltm.md), and w_hh is laid out once per call for the provider of
+ * the per-step products (rnn_step_gemm: packed for packed_gemm.h, w_hhᵀ for a BLAS), which
+ * then run with no repacking, forward and backward. The input projection of
  * all T steps is one GEMM written straight into saved's gate blocks (rows S·H apart); each
  * step is one GEMM from the h_prev block of its rows of saved into gh (B×GH) and one
  * pointwise pass, which writes the new state into the next step's h_prev block (h_n after
@@ -205,27 +206,79 @@ static int64_t rnn_active_count(const rnn_step *p, int64_t r0, int64_t r1) {
   return n;
 }
 
+static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
+                      int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; r++)
+    memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
+}
+
+/* The per-step recurrent product of a sequence call, c (m×n) = a·b (+ c) with b = w_hhᵀ
+ * (forward, n = GH, k = H) or w_hh (backward, n = H, k = GH), on the provider the chooser
+ * picks for a thread's rows (a shared b: the packed kernel is a candidate). b is laid out once
+ * per call in buf for it: packed for the packed kernel, a row-major k×n copy ("NN", the fast
+ * form at a few rows) for OpenBLAS and oneDNN. */
+typedef struct {
+  cpu_gemm_provider p;
+  int64_t n, k, size; /* size: the elements of b's layout in buf */
+  scalar_t *b;
+} rnn_step_gemm;
+
+/* g for w (n×k with transposed, else k×n; rows ldw apart), the products of `rows` rows
+ * each on `threads` threads; buf has packed_gemm_size(k, n) elements, at least k·n. */
+static void rnn_step_gemm_prepare(rnn_step_gemm *g, int64_t rows, int threads, const scalar_t *w,
+                                  int64_t ldw, int64_t k, int64_t n, bool transposed,
+                                  scalar_t *buf) {
+  g->p = cpu_gemm_choose(SCALAR_IS_FLOAT64, false, false, rows, n, k, threads,
+                         &packed_gemm_kernel);
+  g->n = n, g->k = k, g->b = buf;
+  if (g->p == CPU_GEMM_PACKED) {
+    g->size = packed_gemm_size(k, n);
+    packed_gemm_pack(buf, w, ldw, k, n, transposed);
+    return;
+  }
+  g->size = k * n;
+  if (transposed) cpu_transpose(buf, n, w, ldw, n, k);
+  else copy_rows(buf, n, w, ldw, k, n);
+}
+
+static void rnn_step_gemm_run(const rnn_step_gemm *g, int64_t m, const scalar_t *a, int64_t lda,
+                              bool add, scalar_t *c, int64_t ldc) {
+  if (m == 0) return;
+  if (g->p != CPU_GEMM_PACKED) {
+    cpu_blas_gemm(g->p, false, false, m, g->n, g->k, 1, a, lda, g->b, g->n, add ? 1 : 0, c, ldc);
+    return;
+  }
+  packed_gemm(m, g->n, g->k, a, lda, 1, g->b, add, c, ldc);
+  cpu_gemm_count_packed();
+}
+
+/* The threads a step's product runs on where the loop has `threads`: one each inside a
+ * region, the library's where the loop is on one. */
+static int rnn_step_threads(int threads) { return threads > 1 ? 1 : cpu_gemm_threads(); }
+
 /* The recurrent products of step p->t for rows [r0, r1) of st (the step's rows of saved):
  * gh's rows, in order, get h_prev·w_hhᵀ of the rows that run the step. In a ragged batch those
  * rows are gathered into buf first, so that the product skips the padded ones. */
 static void rnn_forward_product(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
-                                const scalar_t *w_hh_packed, scalar_t *buf, scalar_t *gh) {
+                                const rnn_step_gemm *g, scalar_t *buf, scalar_t *gh) {
   const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, n = rnn_active_count(p, r0, r1);
   const scalar_t *h_prev = st + p->L.h_prev * H;
   if (n == r1 - r0) {
-    packed_gemm(n, GH, H, h_prev + r0 * ld, ld, 1, w_hh_packed, false, gh, GH);
+    rnn_step_gemm_run(g, n, h_prev + r0 * ld, ld, false, gh, GH);
     return;
   }
   for (int64_t r = r0, i = 0; r < r1; r++)
     if (rnn_active(p, r)) memcpy(buf + i++ * H, h_prev + r * ld, (size_t)H * sizeof(scalar_t));
-  packed_gemm(n, GH, H, buf, H, 1, w_hh_packed, false, gh, GH);
+  rnn_step_gemm_run(g, n, buf, H, false, gh, GH);
 }
 
 /* rnn_forward_product on rounded operands: the rows that run the step rounded into buf (rows
- * rnn_bf16_ld(H) apart, always gathered), then the packed product of the path. */
+ * rnn_bf16_ld(H) apart, always gathered), then the product of the path: the bf16 packed
+ * kernel over w_hh_packed on the native path, g's on the fallback. */
 static void rnn_forward_product_bf16(const rnn_step *p, int64_t r0, int64_t r1,
-                                     const scalar_t *st, const void *w_hh_packed, bool native,
-                                     void *buf, scalar_t *gh) {
+                                     const scalar_t *st, const void *w_hh_packed,
+                                     const rnn_step_gemm *g, bool native, void *buf,
+                                     scalar_t *gh) {
   const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, ldb = rnn_bf16_ld(H, native);
   const scalar_t *h_prev = st + p->L.h_prev * H;
   int64_t n = 0;
@@ -236,24 +289,23 @@ static void rnn_forward_product_bf16(const rnn_step *p, int64_t r0, int64_t r1,
     cpu_bf16_packed_gemm(n, GH, H, (const bf16 *)buf, ldb, (const bf16 *)w_hh_packed, false, gh,
                          GH);
   else
-    packed_gemm(n, GH, H, (const scalar_t *)buf, ldb, 1, (const scalar_t *)w_hh_packed, false,
-                gh, GH);
+    rnn_step_gemm_run(g, n, (const scalar_t *)buf, ldb, false, gh, GH);
 }
 
 /* dh += d_gates_hh·w_hh for rows [r0, r1) of step p->t; a padded row's d_gates_hh are zero,
  * so a ragged batch gathers the other rows into buf and adds their products from prod. */
 static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, const scalar_t *st,
-                                 const scalar_t *w_hh_packed, scalar_t *buf, scalar_t *prod,
+                                 const rnn_step_gemm *g, scalar_t *buf, scalar_t *prod,
                                  scalar_t *dh) {
   const int64_t H = p->H, GH = p->L.gates * H, ld = p->ld, n = rnn_active_count(p, r0, r1);
   const scalar_t *d_hh = st + p->L.d_hh * H;
   if (n == r1 - r0) {
-    packed_gemm(n, H, GH, d_hh + r0 * ld, ld, 1, w_hh_packed, true, dh + r0 * H, H);
+    rnn_step_gemm_run(g, n, d_hh + r0 * ld, ld, true, dh + r0 * H, H);
     return;
   }
   for (int64_t r = r0, i = 0; r < r1; r++)
     if (rnn_active(p, r)) memcpy(buf + i++ * GH, d_hh + r * ld, (size_t)GH * sizeof(scalar_t));
-  packed_gemm(n, H, GH, buf, GH, 1, w_hh_packed, false, prod, H);
+  rnn_step_gemm_run(g, n, buf, GH, false, prod, H);
   for (int64_t r = r0, i = 0; r < r1; r++)
     if (rnn_active(p, r)) rnn_add(dh + r * H, prod + i++ * H, H);
 }
@@ -279,7 +331,8 @@ static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, c
   }
   /* Chosen here for a thread's block on one thread: the chooser measures outside regions. */
   const bool at = ta == CblasTrans;
-  const cpu_gemm_provider p = cpu_gemm_choose(SCALAR_IS_FLOAT64, at, false, m / threads, n, k, 1);
+  const cpu_gemm_provider p =
+      cpu_gemm_choose(SCALAR_IS_FLOAT64, at, false, m / threads, n, k, 1, NULL);
 #pragma omp parallel num_threads(threads)
   {
     int64_t i0, i1;
@@ -329,6 +382,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   scalar_t *c = c_n ? (scalar_t *)c_n->data : NULL;
   const scalar_t *x = (const scalar_t *)xs->data, *wi = (const scalar_t *)w_ih->data;
   const scalar_t *wh = (const scalar_t *)w_hh->data;
+  rnn_step_gemm g_hh;
   if (once) {
     cpu_gemm_nt(B, GH, In, x, In, wi, w_ih->strides[0], s, ld, wt);
     cpu_gemm_nt(B, GH, H, (const scalar_t *)h0->data, H, wh, w_hh->strides[0], gh, GH, wt);
@@ -345,11 +399,13 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
   } else {
     cpu_transpose(wt, GH, wi, w_ih->strides[0], GH, In);
     if (heads) rnn_heads_pack(w_hh_packed, wh, ldw, GH, Dh, true, false);
-    else packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], H, GH, true);
+    else rnn_step_gemm_prepare(&g_hh, (B + threads - 1) / threads, rnn_step_threads(threads), wh,
+                               w_hh->strides[0], H, GH, true, w_hh_packed);
     if (bf) {
       /* Rounding commutes with relaying out: the relaid weights are rounded in place. */
       cpu_bf16_round(wt, GH, wt, GH, In, GH);
-      cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+      if (heads) cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+      else cpu_bf16_round(g_hh.b, g_hh.size, g_hh.b, g_hh.size, 1, g_hh.size);
       cpu_bf16_round(xs_r, In, x, In, T * B, In);
       x = xs_r;
     }
@@ -372,12 +428,12 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
         rnn_heads_forward_product_bf16(&p, r0, r1, st, w_hh_packed, native, buf + r0 * (H + 1),
                                        gh + r0 * GH);
       else if (bf)
-        rnn_forward_product_bf16(&p, r0, r1, st, w_hh_packed, native, buf + r0 * (H + 1),
+        rnn_forward_product_bf16(&p, r0, r1, st, w_hh_packed, &g_hh, native, buf + r0 * (H + 1),
                                  gh + r0 * GH);
       else if (heads)
         rnn_heads_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
       else if (!once)
-        rnn_forward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * H, gh + r0 * GH);
+        rnn_forward_product(&p, r0, r1, st, &g_hh, buf + r0 * H, gh + r0 * GH);
       for (int64_t r = r0, i = r0; r < r1; r++)
         rnn_forward_row(&p, r, st, gh + (rnn_active(&p, r) ? i++ : i) * GH,
                         (const scalar_t *)b_ih->data,
@@ -397,14 +453,17 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
  * run's step took 13% less time. At (384, 128, 1600) the same comparison alone gave 11 against
  * 31, yet the whole sequence ran 4% slower, and from a d_w of (1536, 256) OpenBLAS is the
  * faster (35 against 28); below a panel's width (n = 2) too (7 against 3), and over a short
- * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS). */
+ * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS).
+ * A rule measured on that CPU, not the chooser's; under FUSED_GEMM=openblas or onednn every
+ * weight gradient runs on that library. */
 #define RNN_PACKED_GRAD_MIN_K PG_KC
 #define RNN_PACKED_GRAD_MAX (1 << 14)
 
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
                            int64_t ldw) {
-  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K) {
+  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K ||
+      !cpu_gemm_may_pack()) {
     rnn_gemm(CblasTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
     return 0;
   }
@@ -412,6 +471,7 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
   if (!x_packed) return -1;
   packed_gemm_pack(x_packed, x, ldx, k, n, false);
   packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
+  cpu_gemm_count_packed();
   free(x_packed);
   return 0;
 }
@@ -498,14 +558,16 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
   scalar_t *prod = buf + B * GH, *w_hh_packed = prod + B * H, *sums = w_hh_packed + packed;
   bf16 *d_g = (bf16 *)(sums + threads * sums_n), *d_gi = d_g + (blocks_apart ? T * B * ldg : 0);
   const scalar_t *wh = (const scalar_t *)w_hh->data;
+  rnn_step_gemm g_hh;
   if (heads) {
     rnn_heads_pack(w_hh_packed, wh, ldw, GH, Dh, false, native);
     if (bf && !native) cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
   } else if (native) {
     cpu_bf16_pack((bf16 *)w_hh_packed, wh, w_hh->strides[0], GH, H, false);
   } else if (!once) {
-    packed_gemm_pack(w_hh_packed, wh, w_hh->strides[0], GH, H, false);
-    if (bf) cpu_bf16_round(w_hh_packed, packed, w_hh_packed, packed, 1, packed);
+    rnn_step_gemm_prepare(&g_hh, (B + threads - 1) / threads, rnn_step_threads(threads), wh,
+                          w_hh->strides[0], GH, H, false, w_hh_packed);
+    if (bf) cpu_bf16_round(g_hh.b, g_hh.size, g_hh.b, g_hh.size, 1, g_hh.size);
   }
   memset(sums, 0, (size_t)(threads * sums_n) * sizeof(scalar_t));
 #pragma omp parallel num_threads(threads)
@@ -541,7 +603,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
         rnn_heads_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H,
                                    dh);
       else if (!once)
-        rnn_backward_product(&p, r0, r1, st, w_hh_packed, buf + r0 * GH, prod + r0 * H, dh);
+        rnn_backward_product(&p, r0, r1, st, &g_hh, buf + r0 * GH, prod + r0 * H, dh);
     }
   }
   const scalar_t *d_ih = s + L.d_ih * H, *d_hh = s + L.d_hh * H;
