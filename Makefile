@@ -294,6 +294,10 @@ bench-bf16: deps all
 
 # Training steps of nn.LSTM and nn.GRU against PyTorch's (FUSED_TORCH_PYTHON names a python
 # with torch 2.x), alternating, one thread pinned and all threads (docs/performance.md).
+.PHONY: bench-scan
+bench-scan: deps all
+	$(LUA_ENV) $(LUAJIT) bench/scan.lua
+
 .PHONY: bench-torch
 bench-torch: deps all
 	$(LUA_ENV) $(LUAJIT) bench/torch.lua

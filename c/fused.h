@@ -337,6 +337,28 @@ int fused_logsumexp_dim(fused_tensor *out, const fused_tensor *in, int32_t dim);
  * The CPU's only so far. */
 int fused_cumsum(fused_tensor *out, const fused_tensor *in, int32_t dim, int32_t reverse);
 int fused_cumprod(fused_tensor *out, const fused_tensor *in, int32_t dim);
+/* The linear-recurrence engine: for every step, in order, h_t = A_t h_{t-1} + b_t, where each
+ * channel holds S coupled states (1 to FUSED_SCAN_MAX_STATES) and A_t is an S x S matrix per
+ * step and channel. Layout, every tensor contiguous, of one floating dtype and device:
+ *   A  T x B x S x S x D   A[t][b][i][j][d]: how state j of step t-1 enters state i of step t
+ *   b  T x B x S x D       h  T x B x S x D (every step's states)      h0  B x S x D
+ * D channels per batch row, contiguous, so that one step of one row is S runs of D values. S = 1
+ * is fused.scan; S = 2 with rows (ar, -ai) and (ai, ar) is a complex diagonal state (re, im).
+ * h0 NULL: zeros. resets NULL, or a bool T x B tensor on A's device: at a step where it is true
+ * (or the first step) h_{t-1} is replaced by h0, starting a new segment. lengths NULL, or B step
+ * counts 1 to T on the host: row b runs steps 0..lengths[b]-1; its later steps are 0 in h and
+ * in every gradient, and its resets there are not read. reverse (nonzero) runs each row from
+ * its last step down to step 0. Backward takes d_h (T x B x S x D, the gradient of h) and the
+ * forward's h, and writes d_A, d_b and d_h0 (NULL: not wanted); d_b may be d_h itself. */
+enum { FUSED_SCAN_MAX_STATES = 4 };
+int fused_linear_scan(fused_tensor *h, const fused_tensor *A, const fused_tensor *b,
+                      const fused_tensor *h0, const fused_tensor *resets, const int64_t *lengths,
+                      int32_t reverse);
+int fused_linear_scan_backward(fused_tensor *d_A, fused_tensor *d_b, fused_tensor *d_h0,
+                               const fused_tensor *d_h, const fused_tensor *A,
+                               const fused_tensor *h, const fused_tensor *h0,
+                               const fused_tensor *resets, const int64_t *lengths,
+                               int32_t reverse);
 /* A stable sort along dim (0-based) of a contiguous tensor (descending when nonzero; NaN above
  * every number) into contiguous values (its dtype) and int64 indices counted from 1, both of
  * its shape. The CPU's only so far. */

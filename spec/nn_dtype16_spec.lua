@@ -46,6 +46,7 @@ local MODULES = {
   LLTM = { function(o) return I_, H, o end, { 'xs', 'h0', 'c0' }, seq_args },
   RNN = { function(o) return I_, H, { cell = janet, dtype = o.dtype, device = o.device } end,
           { 'xs', 'h0' }, seq_args },
+  Scan = { function() end, { 'a', 'b', 'h0' }, function(T) return T({ 4, B, H }), T({ 4, B, H }), T({ B, H }) end },
   Recurrent = { function(o) return nn.LSTMCell(I_, H, o) end, { 'xs', 'h0', 'c0' },
                 function(T) return T({ 4, B, I_ }), T({ B, H }), T({ B, H }) end },
 }

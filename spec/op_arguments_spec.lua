@@ -41,6 +41,10 @@ local calls = {
   logsumexp_backward = { fused.ones({ 2, 1 }), x, x:logsumexp(2, true), 2, true, {} },
   cat = { { x, x }, 1, {} }, stack = { { x, x }, 1, {} }, unique = { x, {} },
   clone = { x },
+  scan = { x, x, v, {} }, scan_backward = { x, x, x, v, {} },
+  linear_scan = { x:view(2, 1, 1, 1, 3), x:view(2, 1, 1, 3), v:view(1, 1, 3), {} },
+  linear_scan_backward = { x:view(2, 1, 1, 3), x:view(2, 1, 1, 1, 3), x:view(2, 1, 1, 3),
+                           v:view(1, 1, 3), {} },
 }
 -- The unary ops of C's list, (t, opts) and in place (t).
 for name in pairs(ops) do

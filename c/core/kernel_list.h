@@ -131,6 +131,18 @@
                    const int64_t *lengths, int32_t reverse, int32_t accumulate,         \
                    int32_t compute))
 
+/* The linear-recurrence engine (fused_linear_scan and its backward; scan.h, scan.cu);
+ * lengths are on the host. */
+#define FUSED_KERNELS_SCAN(X)                                                               \
+  X(linear_scan, (fused_tensor *h, const fused_tensor *A, const fused_tensor *b,            \
+                  const fused_tensor *h0, const fused_tensor *resets, const int64_t *lengths, \
+                  int32_t reverse))                                                         \
+  X(linear_scan_backward, (fused_tensor *d_A, fused_tensor *d_b, fused_tensor *d_h0,        \
+                           const fused_tensor *d_h, const fused_tensor *A,                  \
+                           const fused_tensor *h, const fused_tensor *h0,                   \
+                           const fused_tensor *resets, const int64_t *lengths,              \
+                           int32_t reverse))
+
 #define FUSED_KERNELS_SPARSE(X)                                                             \
   X(spmm, (fused_tensor *out, const fused_tensor *row_ptr, const fused_tensor *col_idx,     \
            const fused_tensor *values, const fused_tensor *x, const fused_tensor *bias,     \
@@ -142,7 +154,7 @@
 #define FUSED_KERNELS_FLOATING(X)                                                           \
   FUSED_KERNELS_ADDMM(X) FUSED_KERNELS_OPTIM(X) FUSED_KERNELS_LOSS(X)                       \
   FUSED_KERNELS_EMBEDDING(X) FUSED_KERNELS_RNN(X) FUSED_KERNELS_SPARSE(X)                     \
-  FUSED_KERNELS_SOFTMAX(X)
+  FUSED_KERNELS_SOFTMAX(X) FUSED_KERNELS_SCAN(X)
 
 #define FUSED_KERNELS(X)                                                                    \
   FUSED_KERNELS_ANY_DTYPE(X) FUSED_KERNELS_ARITHMETIC(X) FUSED_KERNELS_CPU_ONLY(X)          \

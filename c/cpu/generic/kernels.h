@@ -84,6 +84,7 @@ LANEWISE(vtrunc_libm, trunc)
 #include "packed_gemm.h"
 #include "rnn.h"
 #include "sparse.h"
+#include "scan.h"
 #include "cumulative.h"
 #include "sort.h"
 #define CPU_KERNEL_LIST FUSED_KERNELS

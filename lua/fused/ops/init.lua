@@ -15,7 +15,7 @@ local COMPUTING = { pointwise = true, linalg = true, reduce = true, scan = true,
 
 local M = {}
 for _, kind in ipairs({ 'pointwise', 'compare', 'select', 'index', 'linalg', 'reduce', 'scan',
-                          'softmax', 'cat', 'tile', 'unique' }) do
+                          'softmax', 'cat', 'tile', 'unique', 'linear_scan' }) do
   for name, f in pairs(require('fused.ops.' .. kind)) do
     f = argcheck.no_extra(name, f) -- an argument an op does not take is an error, not dropped
     M[name] = COMPUTING[kind] and widen(name, f) or f
@@ -28,8 +28,9 @@ end)
 
 local Tensor = tensor.Tensor
 -- Functions only: they take a list of tensors, or (where) mean another thing as a method in
--- PyTorch.
-local functions_only = { cat = true, stack = true, where = true }
+-- PyTorch, or (the linear scans) take several tensors of equal standing.
+local functions_only = { cat = true, stack = true, where = true, scan = true, scan_backward = true,
+                         linear_scan = true, linear_scan_backward = true }
 for name, f in pairs(M) do
   if not functions_only[name] then Tensor[name] = f end
 end

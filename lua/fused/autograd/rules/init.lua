@@ -5,7 +5,8 @@
 -- carries no gradient (comparisons, indices).
 local M = { of = {}, why = {} }
 
-for _, kind in ipairs({ 'pointwise', 'reduce', 'linalg', 'softmax', 'views', 'join', 'select' }) do
+for _, kind in ipairs({ 'pointwise', 'reduce', 'linalg', 'softmax', 'views', 'join', 'select',
+                        'scan' }) do
   for name, rule in pairs(require('fused.autograd.rules.' .. kind)) do
     if type(rule) == 'string' then M.of[name], M.why[name] = false, rule else M.of[name] = rule end
   end
