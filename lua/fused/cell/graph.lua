@@ -90,7 +90,7 @@ local function make(g, op, args, extra, label)
                         .. 'cell may have (each is a line of C: a bigger cell would compile '
                         .. 'for minutes)', M.MAX_NODES), 0)
   end
-  local fwd = op ~= 'dh' and op ~= 'dc'
+  local fwd = op ~= 'dh' and op ~= 'dc' and op ~= 'dA' and op ~= 'db'
   for _, a in ipairs(args) do fwd = fwd and a.fwd end
   local n = { op = op, args = args, id = #g.nodes + 1, fwd = fwd, graph = g }
   if op == 'const' then n.value = extra else n.index, n.label = extra, label or false end
