@@ -23,7 +23,7 @@ local CALLS = { sigmoid = true, tanh = true, exp = true, log = true, sqrt = true
                 min = true, stop = 'stop_gradient' }
 local INFIX = { add = '+', sub = '-', mul = '*', div = '/' }
 local function show(n, depth)
-  if n.op == 'const' then return string.format('%.17g', n.value):gsub('%.?0+$', '') end
+  if n.op == 'const' then return tostring(n.value) end
   if n.op == 'gx' then return 'gx[' .. n.index .. ']' end
   if n.op == 'h' or n.op == 'c' then return 's.' .. n.label end
   if n.op == 'p' then return 'p.' .. n.label end
@@ -175,7 +175,7 @@ function M.functions(namespace, symbol, S, P, H_of)
     fn('coefficients_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
                                     ffi.cast('const bool *', reset.data) or nil, ptr(dA), ptr(db),
                                     ptr(d_gx), ptr(d_p), ptr(d_x))
-    return d_gx, P > 0 and d_p:sum(1) or nil, d_x
+    return d_gx, P > 0 and d_p:sum(1):view(P, H) or nil, d_x
   end
   return f
 end

@@ -13,6 +13,7 @@ local blame = require 'fused.blame'
 local lengths_ = require 'fused.functional.lengths'
 local dt = require 'fused.dtype'
 local ffi = require 'ffi'
+local argcheck = require 'fused.check'
 
 local M = {}
 
@@ -72,14 +73,15 @@ function M.check_resets(self, fn, resets, xs, lengths)
   local batch_first = self.batch_first
   local T, B = xs:size(batch_first and 2 or 1), xs:size(batch_first and 1 or 2)
   local want = batch_first and { B, T } or { T, B }
-  local ok = type(resets) == 'table' and resets.scalar_type == dt.dtypes.bool and
+  local is_tensor = argcheck.is_tensor(resets)
+  local ok = is_tensor and resets.scalar_type == dt.dtypes.bool and
              resets.ndim == 2 and resets:size(1) == want[1] and resets:size(2) == want[2] and
              resets.device == xs.device
   if not ok then
     blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (%s) on %s "
                         .. '(a 0/1 tensor of another dtype: resets:ne(0)), got %s', fn, want[1],
                         want[2], batch_first and 'B, T' or 'T, B', xs.device,
-                        type(resets) == 'table' and resets.dtype and string.format(
+                        is_tensor and string.format(
                           'a %s tensor of shape [%s] on %s', resets.dtype,
                           table.concat(resets:shape(), ', '), resets.device) or type(resets)))
   end
@@ -164,7 +166,7 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   local d_gx, d_p, d_x = cell.coefficients_backward(ctx.gx, ctx.pv, ctx.xr, ctx.resets,
                                                     d_A:view(n, S * S * H), d_b:view(n, S * H))
   dw:addmm_(operand(self, d_gx):t(), operand(self, ctx.xf))
-  if db then db:add_(d_gx:sum(1)) end
+  if db then db:add_(d_gx:sum(1):view(db:size(1))) end
   for i, g in ipairs(dps) do g:add_(d_p:select(1, i)) end
   local d_xs = out[1]:view(n, ctx.I)
   fused_ops.matmul(operand(self, d_gx), operand(self, w), { out = d_xs })
