@@ -9,7 +9,7 @@
 local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
-local close, err = helper.assert_close, helper.assert_error
+local close, err, gpu_it = helper.assert_close, helper.assert_error, helper.gpu_it
 
 local cache = os.tmpname()
 local o = { dtype = 'float64' }
@@ -45,22 +45,25 @@ local function exists(case, name)
   return f ~= nil
 end
 
-local function run_case(case)
+-- Forward and backward of the case's reference through nn.RNN on device (nil: the CPU).
+local function run_case(case, device)
   local c = config(case)
   local cell = F.define(example(c.cell))
   local m = fused.nn.RNN(c.I, c.H, { cell = cell, dtype = 'float64', bias = c.bias })
   for name, p in m:named_parameters() do p:copy(load(case, name)) end
+  if device then m:cuda() end
+  local function on(t) return device and t:cuda() or t end
   local states, grads = {}, {}
   for i, s in ipairs(c.states) do
-    states[i] = exists(case, 'd_' .. s .. '0') and load(case, s .. '0') or nil
-    grads[i] = load(case, 's_' .. s)
+    states[i] = exists(case, 'd_' .. s .. '0') and on(load(case, s .. '0')) or nil
+    grads[i] = on(load(case, 's_' .. s))
   end
   local opts = { lengths = c.lengths }
-  if c.resets then opts.resets = load(case, 'resets') end
+  if c.resets then opts.resets = on(load(case, 'resets')) end
   states[#c.states + 1] = opts
-  local results = { m:forward(load(case, 'xs'), unpack(states, 1, #c.states + 1)) }
+  local results = { m:forward(on(load(case, 'xs')), unpack(states, 1, #c.states + 1)) }
   m:zeroGradParameters()
-  local d = { m:backward(load(case, 'r'), unpack(grads)) }
+  local d = { m:backward(on(load(case, 'r')), unpack(grads)) }
   local got = { hs = results[1], d_xs = d[1] }
   for i, s in ipairs(c.states) do got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1] end
   for name, _, g in m:named_parameters() do got['d_' .. name] = g end
@@ -73,18 +76,24 @@ local CASES = { 'mingru_full', 'mingru_ragged', 'minlstm_full', 'minlstm_state_r
 describe('fused.cell.define{linear = true}', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
 
+  local function check_case(case, device)
+    local got, c = run_case(case, device)
+    local checked = 0
+    for name, t in pairs(got) do
+      if exists(case, name) then
+        close(t:cpu(), load(case, name):view(t:shape()), 1e-10, 1e-10, case .. ' ' .. name)
+        checked = checked + 1
+      end
+    end
+    -- hs, d_xs, the weight's gradient, a final state per state at least
+    assert.is_true(checked >= 3 + #c.states, case .. ': ' .. checked .. ' checked')
+  end
   for _, case in ipairs(CASES) do
     it(case .. ': outputs, final states and every gradient within 1e-10 of PyTorch', function()
-      local got, c = run_case(case)
-      local checked = 0
-      for name, t in pairs(got) do
-        if exists(case, name) then
-          close(t, load(case, name):view(t:shape()), 1e-10, 1e-10, case .. ' ' .. name)
-          checked = checked + 1
-        end
-      end
-      -- hs, d_xs, the weight's gradient, a final state per state at least
-      assert.is_true(checked >= 3 + #c.states, case .. ': ' .. checked .. ' checked')
+      check_case(case)
+    end)
+    gpu_it(case .. ' on CUDA (the same generated source as CUDA): within 1e-10', function()
+      check_case(case, 'cuda')
     end)
   end
 

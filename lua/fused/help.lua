@@ -276,7 +276,7 @@ M.entries = {
   ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
   ['fused.ext.cache_root'] = 'fused.ext.cache_root{cache_dir=}: the build cache folder (cache_dir, $FUSED_EXT_CACHE, $XDG_CACHE_HOME/fused/ext or ~/.cache/fused/ext)',
   -- fused.cell
-  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc' | {'h', 'c', ...}, step = function(gx, gh, h[, c]) ... end (a list: function(gx, gh, s, p) ... return {h =, c =, ...} end), params = {'w_ci', ...}, init = {w_ci = 'zeros' | 'ones' | 'uniform'}, output = name | {names}, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
+  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc' | {'h', 'c', ...}, step = function(gx, gh, h[, c]) ... end (a list: function(gx, gh, s, p) ... return {h =, c =, ...} end), params = {'w_ci', ...}, init = {w_ci = 'zeros' | 'ones' | 'uniform'}, output = name | {names}, linear = true (step = function(gx, s, p, x, reset): new states linear in the old ones; the scan engine, no recurrent weights, forward's {resets =}), cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
   ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define, the text compiled for the CPU and for CUDA alike',
   ['fused.cell.sigmoid'] = 'fused.cell.sigmoid(x): 1 / (1 + exp(-x)) in a cell step',
   ['fused.cell.tanh'] = 'fused.cell.tanh(x): tanh in a cell step',

@@ -188,7 +188,7 @@ local function define_linear(d)
   if not ok then error(parts, 3) end
   local S, P, name = #d.names, #d.params, d.name
   local symbol = 'linear_' .. name
-  local source, cdef = linear.generate { name = name, symbol = symbol, gates = d.gates, S = S,
+  local source, cdef, cuda_cdef = linear.generate { name = name, symbol = symbol, gates = d.gates, S = S,
     P = P, A = parts.A, b = parts.b, d_gx = parts.d_gx, d_p = parts.d_p, d_x = parts.d_x }
   local inits = {}
   for _, v in ipairs(d.params) do inits[#inits + 1] = v .. '=' .. (d.init[v] or 'uniform') end
@@ -199,8 +199,16 @@ local function define_linear(d)
   local namespace = require('fused.ext').load { name = symbol, sources = { c_path }, cdef = cdef,
                                                 cache_dir = d.spec.cache_dir,
                                                 verbose = d.spec.verbose }
+  local cuda_namespace
+  local function cuda() -- the same text compiled as CUDA, on the cell's first CUDA run
+    cuda_namespace = cuda_namespace or require('fused.ext').load {
+      name = symbol .. '_cuda', sources = { (write_source(dir, symbol, source, 'cu')) },
+      cdef = cuda_cdef, cache_dir = d.spec.cache_dir, verbose = d.spec.verbose }
+    return cuda_namespace
+  end
   local G = d.gates
-  local cell = linear.functions(namespace, symbol, S, P, function(gx) return gx:size(2) / G end)
+  local cell = linear.functions(namespace, cuda, symbol, S, P,
+                                function(gx) return gx:size(2) / G end)
   cell.name, cell.linear, cell.gates, cell.states, cell.params = name, true, G, d.names, d.params
   cell.init, cell.output, cell.outputs, cell.output_index = d.init, d.output_names, #d.outputs,
                                                             d.outputs

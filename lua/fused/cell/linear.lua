@@ -12,6 +12,7 @@ local linear_codegen = require 'fused.cell.linear_codegen'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
 local factory = require 'fused.factory'
+local lib = require 'fused.lib'
 
 local M = {}
 
@@ -150,19 +151,24 @@ M.generate = linear_codegen.generate
 -- The cell's coefficient functions over tensors, from the loaded library's namespace and the
 -- functions' prefix: coefficients(gx, p, x, reset) -> A, b and coefficients_backward(gx, p,
 -- x, reset, d_A, d_b) -> d_gx, d_p (summed over the rows), d_x; gx (n, G·H), p (P, H) or nil,
--- x (n, H) or nil, reset a bool (n) or nil, all contiguous on the CPU (fused.nn's linear
--- layer makes them so).
-function M.functions(namespace, symbol, S, P, H_of)
+-- x (n, H) or nil, reset a bool (n) or nil, all contiguous on one device (fused.nn's linear
+-- layer makes them so). On CUDA, the same source's kernels (cuda(): their namespace, built on
+-- the first CUDA run).
+function M.functions(namespace, cuda, symbol, S, P, H_of)
   local function fn(name, t)
     local sfx = t.scalar_type == dt.dtypes.float32 and 'f32' or 'f64'
-    return namespace[symbol .. '_' .. name .. '_' .. sfx]
+    if t.device == 'cpu' then return namespace[symbol .. '_' .. name .. '_' .. sfx] end
+    local f = cuda()[symbol .. '_cuda_' .. name .. '_' .. sfx]
+    return function(...)
+      if f(...) ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end
+    end
   end
   local function ptr(t) return t ~= nil and ffi.cast(dt.ctypes[t.scalar_type], t.data) or nil end
   local f = {}
   function f.coefficients(gx, p, x, reset)
     local n, H = gx:size(1), H_of(gx)
-    local A = factory.empty({ n, S * S * H }, { dtype = gx.dtype })
-    local b = factory.empty({ n, S * H }, { dtype = gx.dtype })
+    local A = factory.empty({ n, S * S * H }, { dtype = gx.dtype, device = gx.device })
+    local b = factory.empty({ n, S * H }, { dtype = gx.dtype, device = gx.device })
     fn('coefficients', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
                            ffi.cast('const bool *', reset.data) or nil, ptr(A), ptr(b))
     return A, b
@@ -170,7 +176,7 @@ function M.functions(namespace, symbol, S, P, H_of)
   function f.coefficients_backward(gx, p, x, reset, dA, db)
     local n, H = gx:size(1), H_of(gx)
     local d_gx = tensor.empty_like(gx)
-    local d_p = factory.empty({ n, math.max(P, 1), H }, { dtype = gx.dtype })
+    local d_p = factory.empty({ n, math.max(P, 1), H }, { dtype = gx.dtype, device = gx.device })
     local d_x = x ~= nil and tensor.empty_like(x) or nil
     fn('coefficients_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
                                     ffi.cast('const bool *', reset.data) or nil, ptr(dA), ptr(db),

@@ -111,10 +111,6 @@ end
 function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   local cell, H, G, S = self.cell, self.hidden_size, self.gates, #self.cell.states
   local T, B, I = x:size(1), x:size(2), x:size(3)
-  if x.device ~= 'cpu' then
-    blame(string.format("RNN:forward: cell '%s' is linear, whose layers run on the CPU only yet "
-                        .. '(xs on %s)', cell.name, x.device))
-  end
   local w, bias, params = layer(self, k)
   local xf = x:contiguous():view(T * B, I)
   local gx = bias and fused_ops.addmm(bias, operand(self, xf), operand(self, w):t())
@@ -127,7 +123,7 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   local flat_resets = resets and resets:contiguous():view(T * B) or nil
   local xr = cell.reads_x and xf or nil
   local A, b = cell.coefficients(gx, pv, xr, flat_resets)
-  local h0s = factory.empty({ B, S, H }, { dtype = x.dtype })
+  local h0s = factory.empty({ B, S, H }, { dtype = x.dtype, device = x.device })
   h0s:select(2, 1):copy_(h0)
   if S > 1 then h0s:narrow(2, 2, S - 1):copy_(c0:contiguous():view(B, S - 1, H)) end
   local opts = { lengths = lengths, resets = resets, reverse = reverse }
@@ -151,7 +147,7 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   local cell, H, S = self.cell, self.hidden_size, #self.cell.states
   local T, B = ctx.T, ctx.B
   local w, _, _, dw, db, dps = layer(self, k)
-  local d_h = factory.zeros({ T, B, S, H }, { dtype = ctx.h.dtype })
+  local d_h = factory.zeros({ T, B, S, H }, { dtype = ctx.h.dtype, device = ctx.h.device })
   for o, i in ipairs(cell.output_index) do
     d_h:select(3, i):add_(d_hs:narrow(3, (o - 1) * H + 1, H))
   end
