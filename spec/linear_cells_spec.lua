@@ -154,6 +154,23 @@ describe('fused.cell.define{linear = true}', function()
     assert.is_true(ok, worst and worst.message)
   end)
 
+  it("compute = 'bfloat16' rounds the input GEMM's operands to bfloat16", function()
+    local cell = F.define(example('mingru'))
+    fused.manual_seed(13)
+    local m = fused.nn.RNN(8, 6, { cell = cell, compute = 'bfloat16' })
+    local plain = fused.nn.RNN(8, 6, { cell = cell })
+    local xs = fused.randn({ 5, 3, 8 })
+    for name, p in m:named_parameters() do plain[name]:copy(p:bfloat16():float()) end
+    plain.bias_ih_l0:copy(m.bias_ih_l0) -- the bias is added in float32
+    local hs = m:forward(xs)
+    close(hs, plain:forward(xs:bfloat16():float()), 1e-6, 1e-6, 'hs')
+    for name, p in m:named_parameters() do plain[name]:copy(p) end
+    assert.is_true((hs - plain:forward(xs)):abs():max() > 1e-4) -- it did round
+    m:zeroGradParameters()
+    local d_xs = m:backward(fused.ones({ 5, 3, 6 }))
+    assert.are.same({ 5, 3, 8 }, d_xs:shape())
+  end)
+
   it('has no recurrent weights: weight_ih, bias_ih, then the per-unit parameters', function()
     local m = fused.nn.RNN(3, 3, { cell = F.define(example('rglru')), bidirectional = true })
     local names = {}
