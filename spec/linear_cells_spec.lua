@@ -97,7 +97,7 @@ describe('fused.cell.define{linear = true}', function()
     end)
   end
 
-  for _, file in ipairs({ 'mingru', 'minlstm', 'lru' }) do
+  for _, file in ipairs({ 'mingru', 'minlstm', 'lru', 'sru' }) do
     it('gradcheck: ' .. file .. ' through nn.RNN, 2 layers, bidirectional, ragged', function()
       local cell = F.define(example(file))
       fused.manual_seed(11)
@@ -154,6 +154,39 @@ describe('fused.cell.define{linear = true}', function()
     assert.is_true(ok, worst and worst.message)
   end)
 
+  for _, device in ipairs({ 'cpu', 'cuda' }) do
+    local run = device == 'cpu' and it or gpu_it
+    run('sru as a linear cell (output h of the new c) equals the dense SRU, ragged, on ' .. device,
+        function()
+      local lin = F.define(example('sru'))
+      local dense = F.define(example('sru_dense'))
+      fused.manual_seed(14)
+      local T, B, I, H = 6, 3, 4, 5
+      local m = fused.nn.RNN(I, H, { cell = lin, dtype = 'float64' })
+      local d = fused.nn.RNN(I, H, { cell = dense, dtype = 'float64' })
+      d.weight_ih_l0:copy(m.weight_ih_l0)
+      d.bias_ih_l0:copy(m.bias_ih_l0)
+      d.weight_hh_l0:zero_()
+      d.bias_hh_l0:zero_()
+      if device == 'cuda' then m:cuda(); d:cuda() end
+      local function on(t) return device == 'cuda' and t:cuda() or t end
+      local xs, c0 = on(fused.randn({ T, B, I }, o)), on(fused.randn({ B, H }, o))
+      local lengths = { 6, 2, 4 }
+      local hs, c_n = m:forward(xs, c0, { lengths = lengths })
+      local hs2, _, c_n2 = d:forward(xs, on(fused.zeros({ B, H }, o)), c0, { lengths = lengths })
+      close(hs:cpu(), hs2:cpu(), 1e-12, 1e-12, 'hs')
+      close(c_n:cpu(), c_n2:cpu(), 1e-12, 1e-12, 'c_n')
+      local r, s = on(fused.randn({ T, B, H }, o)), on(fused.randn({ B, H }, o))
+      m:zeroGradParameters(); d:zeroGradParameters()
+      local d_xs, d_c0 = m:backward(r, s)
+      local d_xs2, _, d_c02 = d:backward(r, nil, s)
+      close(d_xs:cpu(), d_xs2:cpu(), 1e-12, 1e-12, 'd_xs')
+      close(d_c0:cpu(), d_c02:cpu(), 1e-12, 1e-12, 'd_c0')
+      close(m.grad.weight_ih_l0:cpu(), d.grad.weight_ih_l0:cpu(), 1e-12, 1e-12, 'd_weight_ih')
+      close(m.grad.bias_ih_l0:cpu(), d.grad.bias_ih_l0:cpu(), 1e-12, 1e-12, 'd_bias_ih')
+    end)
+  end
+
   it("compute = 'bfloat16' rounds the input GEMM's operands to bfloat16", function()
     local cell = F.define(example('mingru'))
     fused.manual_seed(13)
@@ -197,6 +230,20 @@ describe('fused.cell.define{linear = true}', function()
     err(function() F.define(def) end, 'F.stop_gradient(s.h)')
   end)
 
+  it('an output that is no state must be returned, and read the new states only', function()
+    local def = { name = 'bad_output', gates = 2, state = { 'c' }, output = { 'h' }, linear = true,
+                  cache_dir = cache .. '.d', step = function(gx, s)
+      return { c = s.c + gx[1], h = F.tanh(s.c) * gx[2] }
+    end }
+    err(function() F.define(def) end, "fused.cell.define: bad_output: output 'h' reads the old "
+        .. "state 'c' (an output is an expression of the new states, gx, p, x and reset)")
+    def.step = function(gx, s) return { c = s.c * gx[2] + gx[1] } end
+    err(function() F.define(def) end, "the step returned no output 'h' (option 'output' names it)")
+    def.step = function(gx, s) return { c = s.c * gx[2] + gx[1], h = gx[1], y = gx[2] } end
+    err(function() F.define(def) end, "the step returned 'y', which is no state (state = {c}) nor "
+        .. 'output')
+  end)
+
   it("takes only a list of states, and 'linear' as a boolean", function()
     err(function() F.define { name = 'lin_h', gates = 1, state = 'h', linear = true,
                               step = function() end } end,
@@ -219,7 +266,7 @@ describe('fused.cell.define{linear = true}', function()
     err(function() m:forward(xs, nil, { resets = r, lengths = { 4, 3 } }) end,
         "RNN:forward: option 'resets' expected no reset past a sequence's length, got one at "
         .. 'step 4 of sequence 2, whose length is 3')
-    local lstm = fused.nn.RNN(3, 3, { cell = F.define(dofile('examples/cells/sru.lua')(F)),
+    local lstm = fused.nn.RNN(3, 3, { cell = F.define(example('sru_dense')),
                                       dtype = 'float64' })
     err(function() lstm:forward(xs, nil, nil, { resets = r }) end,
         "RNN:forward: option 'resets' takes a linear cell")

@@ -346,7 +346,7 @@ M.entries = {
   ['fused.nn.GRU'] = 'fused.nn.GRU(input_size, hidden_size, {num_layers=, bidirectional=, batch_first=, dropout=, bias=, dtype=, device=, compute=}): PyTorch\'s GRU, fused: forward(xs, h0, {lengths=}) -> hs, h_n',
   ['fused.nn.LSTMCell'] = 'fused.nn.LSTMCell(input_size, hidden_size, {dtype=, device=}): one LSTM step: forward(x, h, c) -> new_h, new_c',
   ['fused.nn.GRUCell'] = 'fused.nn.GRUCell(input_size, hidden_size, {dtype=, device=}): one GRU step: forward(x, h) -> new_h',
-  ['fused.nn.RNN'] = 'fused.nn.RNN(input_size, hidden_size, {cell = fused.ext.cell{...}, num_layers=, bidirectional=}): your own cell on the cell engine',
+  ['fused.nn.RNN'] = 'fused.nn.RNN(input_size, hidden_size, {cell = fused.ext.cell{...}, num_layers=, bidirectional=}): your own cell on the cell engine; a linear cell (fused.cell.define{linear = true}) on the scan engine, with no recurrent weights and forward\'s {resets = a bool T x B tensor}',
   ['fused.nn.RNNCell'] = 'fused.nn.RNNCell(input_size, hidden_size, {cell = spec, dtype=, device=}): one step of your own cell (fused.cell.define, fused.ext.cell) as a cell module: forward(x, h[, c]), for nn.Recurrent',
   ['fused.nn.RNNBase'] = 'fused.nn.RNNBase: the base of LSTM, GRU, LLTM and RNN: stacked, bidirectional layers and ragged batches',
   ['fused.nn.RNNCellBase'] = 'fused.nn.RNNCellBase: the base of LSTMCell and GRUCell: one step of the cell engine',

@@ -73,7 +73,8 @@ local function states(g, name, state, results, n)
 end
 
 -- A list form's results: a table of the new states by name, in the states' order.
-local function named_states(g, name, names, results, n, inputs)
+-- extras: for a linear cell, the names of its computed outputs (-> true), each set to its node.
+local function named_states(g, name, names, results, n, inputs, extras)
   inputs = inputs or 'gx, gh, s, p'
   local t = results[1]
   if n ~= 1 or type(t) ~= 'table' or graph.is_node(t) then
@@ -101,10 +102,22 @@ local function named_states(g, name, names, results, n, inputs)
     end
     new[i] = v
   end
-  for k in pairs(t) do
-    if not known[k] then
-      error(message(name, "the step returned '%s', which is no state (state = {%s})",
-                    tostring(k), table.concat(names, ', ')), 3)
+  for k, v in pairs(t) do
+    if extras and extras[k] then
+      if not graph.is_node(v) or v.graph ~= g or v.op == 'const' then
+        error(message(name, "output '%s' is a %s; expected an expression of %s", tostring(k),
+                      graph.is_node(v) and (v.op == 'const' and 'number' or 'symbol of another '
+                      .. 'cell') or type(v), inputs), 3)
+      end
+      extras[k] = v
+    elseif not known[k] then
+      error(message(name, "the step returned '%s', which is no state (state = {%s})%s",
+                    tostring(k), table.concat(names, ', '), extras and ' nor output' or ''), 3)
+    end
+  end
+  for k, v in pairs(extras or {}) do
+    if v == true then
+      error(message(name, "the step returned no output '%s' (option 'output' names it)", k), 3)
     end
   end
   return new
@@ -188,11 +201,14 @@ local function define_linear(d)
   if not ok then error(parts, 3) end
   local S, P, name = #d.names, #d.params, d.name
   local symbol = 'linear_' .. name
-  local source, cdef, cuda_cdef = linear.generate { name = name, symbol = symbol, gates = d.gates, S = S,
-    P = P, A = parts.A, b = parts.b, d_gx = parts.d_gx, d_p = parts.d_p, d_x = parts.d_x }
+  local source, cdef, cuda_cdef = linear.generate {
+    name = name, symbol = symbol, gates = d.gates, S = S,
+    P = P, A = parts.A, b = parts.b, d_gx = parts.d_gx, d_p = parts.d_p, d_x = parts.d_x,
+    outputs = parts.outputs }
   local inits = {}
   for _, v in ipairs(d.params) do inits[#inits + 1] = v .. '=' .. (d.init[v] or 'uniform') end
-  local key = source .. '\0' .. table.concat(inits, ',') .. '\0' .. table.concat(d.output_names, ',')
+  local key = source .. '\0' .. table.concat(inits, ',') .. '\0'
+              .. table.concat(d.output_names, ',')
   if defined[key] then return defined[key] end
   local dir = require('fused.ext.cache').extension_folder(FN, d.spec, name)
   local c_path = write_source(dir, symbol, source, 'c')
@@ -208,11 +224,12 @@ local function define_linear(d)
   end
   local G = d.gates
   local cell = linear.functions(namespace, cuda, symbol, S, P,
-                                function(gx) return gx:size(2) / G end)
+                                function(gx) return gx:size(2) / G end, parts)
   cell.name, cell.linear, cell.gates, cell.states, cell.params = name, true, G, d.names, d.params
   cell.init, cell.output, cell.outputs, cell.output_index = d.init, d.output_names, #d.outputs,
                                                             d.outputs
-  cell.reads_x, cell.has_c, cell.source = parts.d_x ~= nil, S > 1, source
+  cell.reads_x = parts.d_x ~= nil or (parts.outputs and parts.outputs.d_x ~= nil) or false
+  cell.has_c, cell.source, cell.computes_outputs = S > 1, source, parts.outputs ~= nil
   defined[key] = cell
   return cell
 end
@@ -285,13 +302,19 @@ return function(spec)
     end
   end
   -- the states the layer outputs, side by side (default: the first)
-  local outputs, output_names = { 1 }, { names[1] }
+  local outputs, output_names, computed = { 1 }, { names[1] }, {}
   if spec.output ~= nil then
     output_names = type(spec.output) == 'table' and spec.output or { spec.output }
     outputs = {}
     local index, seen = {}, {}
     for i, s in ipairs(names) do index[s] = i end
     for k, s in ipairs(output_names) do
+      -- a linear cell's output may also be an expression the step returns (the SRU's h)
+      if spec.linear and not index[s] and not seen[s] and type(s) == 'string' and
+          s:match('^[%a_][%w_]*$') and not KEYWORDS[s] and not taken[s] then
+        index[s] = s
+        computed[s] = true
+      end
       if not index[s] or seen[s] then
         error(message(name, "option 'output' expected a state's name or a list of distinct ones "
                       .. '(%s), got %s', table.concat(names, ', '),
@@ -323,7 +346,8 @@ return function(spec)
   local function run()
     local results, n = run_step(g, spec, gates, args())
     if list then
-      return named_states(g, name, names, results, n, spec.linear and 'gx, s, p, x, reset'), 1
+      return named_states(g, name, names, results, n, spec.linear and 'gx, s, p, x, reset',
+                          spec.linear and computed), 1
     end
     return states(g, name, spec.state, results, n), n
   end
@@ -340,11 +364,13 @@ return function(spec)
     end
   end
 
-  local _, reaches = graph.reachable(new)
+  local roots = { unpack(new) }
+  for _, v in pairs(computed) do roots[#roots + 1] = v end -- a linear cell's computed outputs
+  local _, reaches = graph.reachable(roots)
   for k = 1, gates do
     if spec.linear and not reaches[graph.leaf(g, 'gx', k)] then
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (gx[%d] reaches no new '
-                                    .. 'state)\n', FN, name, k, k))
+                                    .. 'state nor output)\n', FN, name, k, k))
     elseif not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
                                     .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
@@ -361,7 +387,7 @@ return function(spec)
     return define_linear { spec = spec, name = name, g = g, gates = gates, names = names,
                            params = params, init = init, outputs = outputs,
                            output_names = output_names, new = new, leaves = leaves,
-                           p_leaves = p_leaves, x = x, reset = reset }
+                           p_leaves = p_leaves, x = x, reset = reset, computed = computed }
   end
   local seeds = { { new[1], graph.leaf(g, 'dh', nil, list and names[1] or nil) } }
   for k = 2, n do seeds[k] = { new[k], graph.leaf(g, 'dc', k - 1, list and names[k] or nil) } end

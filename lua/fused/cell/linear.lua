@@ -96,8 +96,53 @@ local function at_zero(g, roots, is_state)
   return out
 end
 
+-- The outputs' pass of a cell whose outputs (d.outputs: a state's index, or the name of an
+-- expression the step returned, d.computed) are not all states: each output over the new
+-- states (leaves ns), and the derivatives from seeds dy at them; nil when they are all states.
+local function outputs_pass(d, is_state)
+  local roots, any = {}, false
+  for k, o in ipairs(d.outputs) do
+    if type(o) == 'number' then roots[k] = d.new[o] else roots[k], any = d.computed[o], true end
+  end
+  if not any then return nil end
+  local g, map = d.g, {}
+  for i, n in ipairs(d.new) do map[n] = graph.leaf(g, 'ns', i) end
+  for _, n in ipairs(graph.reachable(roots, function(n) return map[n] ~= nil end)) do
+    if not map[n] then
+      if #n.args == 0 then map[n] = n
+      else
+        local a = {}
+        for i, x in ipairs(n.args) do a[i] = map[x] end
+        map[n] = graph.op(g, n.op, unpack(a))
+      end
+    end
+  end
+  local y, seeds = {}, {}
+  for k, r in ipairs(roots) do
+    y[k] = map[r]
+    seeds[k] = { y[k], graph.leaf(g, 'dy', k) }
+    for _, n in ipairs(graph.reachable({ y[k] })) do
+      if is_state[n] then
+        error(string.format("%s: %s: output '%s' reads the old state '%s' (an output is an "
+                            .. 'expression of the new states, gx, p, x and reset)', FN, d.name,
+                            d.output_names[k], n.label), 0)
+      end
+    end
+  end
+  local adj = grad.backward(g, seeds)
+  local zero = graph.const(g, 0)
+  local out = { y = y, d_ns = {}, d_gx = {}, d_p = {} }
+  for i = 1, #d.new do out.d_ns[i] = adj[map[d.new[i]]] or zero end
+  for k = 1, d.gates do out.d_gx[k] = adj[graph.leaf(g, 'gx', k)] or zero end
+  for k = 1, #d.params do out.d_p[k] = adj[d.p_leaves[k]] or zero end
+  local _, reaches = graph.reachable(y)
+  if reaches[d.x] then out.d_x = adj[d.x] or zero end
+  return out
+end
+
 -- d: {name, g, gates, names (the states'), params, new (the new states' nodes), leaves (the
--- old states'), p_leaves, x (leaf), reset (leaf)}. Returns the coefficient graph's parts:
+-- old states'), p_leaves, x (leaf), reset (leaf), outputs, output_names, computed}. Returns
+-- the coefficient graph's parts:
 -- {A, b, d_gx, d_p, d_x (nil when x is not read)}; raises the definition's errors.
 function M.analyse(d)
   local g, S = d.g, #d.names
@@ -142,7 +187,7 @@ function M.analyse(d)
     assert(not is_state[n], 'fused.cell: a linear coefficient reads a state')
   end
   if reaches[d.x] then out.d_x = adj[d.x] or zero end
-  out.reaches = reaches
+  out.outputs = outputs_pass(d, is_state)
   return out
 end
 
@@ -150,11 +195,14 @@ M.generate = linear_codegen.generate
 
 -- The cell's coefficient functions over tensors, from the loaded library's namespace and the
 -- functions' prefix: coefficients(gx, p, x, reset) -> A, b and coefficients_backward(gx, p,
--- x, reset, d_A, d_b) -> d_gx, d_p (summed over the rows), d_x; gx (n, G·H), p (P, H) or nil,
+-- x, reset, d_A, d_b) -> d_gx, d_p (summed over the rows), d_x (nil where not read); with an
+-- outputs' pass (parts.outputs), compute_outputs(gx, p, x, reset, h) -> y (n, O·H) and
+-- compute_outputs_backward(gx, p, x, reset, h, d_y) -> d_h (n, S·H), d_gx, d_p, d_x; gx
+-- (n, G·H), p (P, H) or nil,
 -- x (n, H) or nil, reset a bool (n) or nil, all contiguous on one device (fused.nn's linear
 -- layer makes them so). On CUDA, the same source's kernels (cuda(): their namespace, built on
 -- the first CUDA run).
-function M.functions(namespace, cuda, symbol, S, P, H_of)
+function M.functions(namespace, cuda, symbol, S, P, H_of, parts)
   local function fn(name, t)
     local sfx = t.scalar_type == dt.dtypes.float32 and 'f32' or 'f64'
     if t.device == 'cpu' then return namespace[symbol .. '_' .. name .. '_' .. sfx] end
@@ -181,7 +229,27 @@ function M.functions(namespace, cuda, symbol, S, P, H_of)
     fn('coefficients_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
                                     ffi.cast('const bool *', reset.data) or nil, ptr(dA), ptr(db),
                                     ptr(d_gx), ptr(d_p), ptr(d_x))
-    return d_gx, P > 0 and d_p:sum(1):view(P, H) or nil, d_x
+    return d_gx, P > 0 and d_p:sum(1):view(P, H) or nil, parts.d_x and d_x or nil
+  end
+  local O = parts.outputs and #parts.outputs.y
+  function f.compute_outputs(gx, p, x, reset, h)
+    local n, H = gx:size(1), H_of(gx)
+    local y = factory.empty({ n, O * H }, { dtype = gx.dtype, device = gx.device })
+    fn('outputs', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
+                      ffi.cast('const bool *', reset.data) or nil, ptr(h), ptr(y))
+    return y
+  end
+  function f.compute_outputs_backward(gx, p, x, reset, h, dy)
+    local n, H = gx:size(1), H_of(gx)
+    local d_h = factory.empty({ n, S * H }, { dtype = gx.dtype, device = gx.device })
+    local d_gx = tensor.empty_like(gx)
+    local d_p = factory.empty({ n, math.max(P, 1), H }, { dtype = gx.dtype, device = gx.device })
+    local d_x = x ~= nil and tensor.empty_like(x) or nil
+    fn('outputs_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
+                               ffi.cast('const bool *', reset.data) or nil, ptr(h), ptr(dy),
+                               ptr(d_h), ptr(d_gx), ptr(d_p), ptr(d_x))
+    return d_h, d_gx, P > 0 and d_p:sum(1):view(P, H) or nil,
+           parts.outputs.d_x and d_x or nil
   end
   return f
 end

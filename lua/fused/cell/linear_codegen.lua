@@ -87,11 +87,13 @@ local function instances(out, fname, cuda_fname, args, call, macro)
     out[#out + 1] = '  const int64_t threads = 256, most = 8192;'
     out[#out + 1] = '  int64_t blocks = (n * H + threads - 1) / threads;'
     out[#out + 1] = '  blocks = blocks < 1 ? 1 : blocks > most ? most : blocks;'
-    out[#out + 1] = '  FUSED_LAUNCH((unsigned)blocks, (unsigned)threads, 0, (cudaStream_t)fused_cuda_stream(),'
+    out[#out + 1] = '  FUSED_LAUNCH((unsigned)blocks, (unsigned)threads, 0,'
+    out[#out + 1] = '               (cudaStream_t)fused_cuda_stream(),'
     out[#out + 1] = '               ' .. fname .. '_kernel<' .. t[1] .. '>)(' .. call .. ');'
     out[#out + 1] = '  const cudaError_t err = cudaGetLastError();'
     out[#out + 1] = '  if (err != cudaSuccess)'
-    out[#out + 1] = '    return fused_error("' .. cuda_fname .. ': CUDA error %s (%s)", cudaGetErrorName(err),'
+    out[#out + 1] = '    return fused_error("' .. cuda_fname .. ': CUDA error %s (%s)",'
+    out[#out + 1] = '                       cudaGetErrorName(err),'
     out[#out + 1] = '                       cudaGetErrorString(err));'
     out[#out + 1] = '  return 0;'
     out[#out + 1] = '}'
@@ -130,10 +132,13 @@ function M.generate(d)
   local G, S, P = d.gates, d.S, d.P
   local sizes = { G = G, S = S, P = P, O = d.outputs and #d.outputs.y or 0 }
   local passes = {}
-  local coef = { pointers = { '    scalar_t *A_row = A + r * %S * %S * H, *b_row = b + r * %S * H;' },
+  local coef = { pointers = { '    scalar_t *A_row = A + r * %S * %S * H;',
+                              '    scalar_t *b_row = b + r * %S * H;' },
                  stores = {} }
   for i = 1, S do
-    for k = 1, S do coef.stores[#coef.stores + 1] = { 'A_row + ' .. at((i - 1) * S + k - 1), d.A[i][k] } end
+    for k = 1, S do
+      coef.stores[#coef.stores + 1] = { 'A_row + ' .. at((i - 1) * S + k - 1), d.A[i][k] }
+    end
     coef.stores[#coef.stores + 1] = { 'b_row + ' .. at(i - 1), d.b[i] }
   end
   passes[1] = { 'coefficients', coef, 'scalar_t *A, scalar_t *b', 'A, b' }

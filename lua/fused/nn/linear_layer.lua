@@ -16,6 +16,7 @@ local ffi = require 'ffi'
 local argcheck = require 'fused.check'
 
 local M = {}
+local pad_zero
 
 local function per_layer(self) return 1 + (self.has_bias and 1 or 0) + #self.cell.params end
 
@@ -63,6 +64,16 @@ end
 local function last_step(lengths, T, b, reverse)
   if reverse then return 1 end
   return lengths and tonumber(lengths[b - 1]) or T
+end
+
+-- Zeroes t (T x B x ...) at each sequence's steps past its length (lengths as lengths_.check
+-- gives them, or nil).
+pad_zero = function(t, lengths, T, B)
+  if not lengths then return end
+  for b = 1, B do
+    local n = tonumber(lengths[b - 1])
+    if n < T then t:narrow(1, n + 1, T - n):select(2, b):zero_() end
+  end
 end
 
 -- forward's option resets (fn the caller's name): nil, or a bool tensor of xs's T x B (B x T
@@ -131,8 +142,15 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   local A5 = A:view(T, B, S, S, H)
   local h = linear_scan.linear_scan(A5, b:view(T, B, S, H), h0s, opts)
   local hs, h_n, c_n = out[1], out[2], out[3]
-  for o, i in ipairs(cell.output_index) do
-    hs:narrow(3, (o - 1) * H + 1, H):copy_(h:select(3, i))
+  if cell.computes_outputs then -- outputs of the new states (the SRU's h), zero past a length
+    local O = #cell.output_index
+    local y = cell.compute_outputs(gx, pv, xr, flat_resets, h:view(T * B, S * H))
+    hs:copy_(y:view(T, B, O * H))
+    pad_zero(hs, lengths, T, B)
+  else
+    for o, i in ipairs(cell.output_index) do
+      hs:narrow(3, (o - 1) * H + 1, H):copy_(h:select(3, i))
+    end
   end
   for r = 1, B do
     local final = h:select(1, last_step(lengths, T, r, reverse)):select(1, r)
@@ -147,20 +165,40 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   local cell, H, S = self.cell, self.hidden_size, #self.cell.states
   local T, B = ctx.T, ctx.B
   local w, _, _, dw, db, dps = layer(self, k)
-  local d_h = factory.zeros({ T, B, S, H }, { dtype = ctx.h.dtype, device = ctx.h.device })
-  for o, i in ipairs(cell.output_index) do
-    d_h:select(3, i):add_(d_hs:narrow(3, (o - 1) * H + 1, H))
-  end
   local lengths = lengths_.check(ctx.opts.lengths, T, B, 'RNN:backward')
+  local n = T * B
+  local d_h, out_grads
+  if cell.computes_outputs then -- the outputs' pass backward: into the new states and more
+    local O = #cell.output_index
+    local d_y = d_hs:contiguous()
+    if lengths then -- a padded output is 0 whatever its inputs: no gradient through it
+      d_y = d_y:clone()
+      pad_zero(d_y, lengths, T, B)
+    end
+    local d_ns
+    out_grads = {}
+    d_ns, out_grads[1], out_grads[2], out_grads[3] = cell.compute_outputs_backward(
+      ctx.gx, ctx.pv, ctx.xr, ctx.resets, ctx.h:view(n, S * H), d_y:view(n, O * H))
+    d_h = d_ns:view(T, B, S, H)
+  else
+    d_h = factory.zeros({ T, B, S, H }, { dtype = ctx.h.dtype, device = ctx.h.device })
+    for o, i in ipairs(cell.output_index) do
+      d_h:select(3, i):add_(d_hs:narrow(3, (o - 1) * H + 1, H))
+    end
+  end
   for r = 1, B do
     local at = d_h:select(1, last_step(lengths, T, r, ctx.opts.reverse)):select(1, r)
     if d_hn then at:select(1, 1):add_(d_hn:select(1, r)) end
     if d_cn and S > 1 then at:narrow(1, 2, S - 1):add_(d_cn:select(1, r):view(S - 1, H)) end
   end
   local d_A, d_b, d_h0s = linear_scan.linear_scan_backward(d_h, ctx.A, ctx.h, ctx.h0s, ctx.opts)
-  local n = T * B
   local d_gx, d_p, d_x = cell.coefficients_backward(ctx.gx, ctx.pv, ctx.xr, ctx.resets,
                                                     d_A:view(n, S * S * H), d_b:view(n, S * H))
+  if out_grads then
+    d_gx:add_(out_grads[1])
+    if out_grads[2] then d_p:add_(out_grads[2]) end
+    if out_grads[3] then d_x = d_x and d_x:add_(out_grads[3]) or out_grads[3] end
+  end
   dw:addmm_(operand(self, d_gx):t(), operand(self, ctx.xf))
   if db then db:add_(d_gx:sum(1):view(db:size(1))) end
   for i, g in ipairs(dps) do g:add_(d_p:select(1, i)) end
