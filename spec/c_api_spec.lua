@@ -131,6 +131,18 @@ local CASES = {
   fused_min_dim = { function() return { t(2, 1), fused.zeros({ 2, 1 }, I64), t(2, 3), 1 } end,
                     null = { 'values', nil, 'in' }, released = { 'values', 'indices', 'in' } },
   fused_cumsum = { function() return { t(2, 3), t(2, 3), 1, 0 } end, null = { 'out', 'in' } },
+  fused_linear_scan = { function()
+                          return { t(2, 1, 1, 3), t(2, 1, 1, 1, 3), t(2, 1, 1, 3), t(1, 1, 3),
+                                   fused.zeros({ 2, 1 }, { dtype = 'bool' }), ints(2), 0 }
+                        end,
+                        null = { 'h', 'A', 'b' }, released = { 'h', 'A', 'b', 'h0', 'resets' } },
+  fused_linear_scan_backward = { function()
+                                   return { t(2, 1, 1, 1, 3), t(2, 1, 1, 3), t(1, 1, 3), t(2, 1, 1, 3),
+                                            t(2, 1, 1, 1, 3), t(2, 1, 1, 3), t(1, 1, 3),
+                                            fused.zeros({ 2, 1 }, { dtype = 'bool' }), ints(2), 0 }
+                                 end,
+                                 null = { 'd_A', 'd_b', nil, 'd_h', 'A', 'h' },
+                                 released = { 'd_A', 'd_b', 'd_h0', 'd_h', 'A', 'h', 'h0', 'resets' } },
   fused_cumprod = { function() return { t(2, 3), t(2, 3), 1 } end, null = { 'out', 'in' } },
   fused_sort = { function() return { t(2, 3), fused.zeros({ 2, 3 }, I64), t(2, 3), 1, 0 } end,
                  null = { 'values', 'indices', 'in' } },

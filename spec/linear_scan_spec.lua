@@ -225,7 +225,7 @@ describe('linear scan errors', function()
     { 'b of another shape', function() fused.scan(a, fused.zeros(4, 2):double()) end,
       "scan: argument 'b' expected shape [4, 2, 3] (a's), got [4, 2]" },
     { 'b of another dtype', function() fused.scan(a, b:float()) end,
-      "scan: argument 'b' expected float64 on cpu ('a''s), got float32 on cpu" },
+      "scan: argument 'b' expected float64 on cpu (as 'a'), got float32 on cpu" },
     { 'h0 of the wrong shape', function() fused.scan(a, b, fused.zeros(4, 2, 3):double()) end,
       "scan: argument 'h0' expected shape [2, 3] (one step of a), got [4, 2, 3]" },
     { 'an unknown option', function() fused.scan(a, b, nil, { dim = 1 }) end,
@@ -299,6 +299,8 @@ describe('the linear scan on the GPU', function()
     helper.assert_error(function() fused.scan(a, b, nil, { resets = fused.zeros(4, 2, { dtype = 'bool' }) }) end,
                         "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cuda, got a "
                         .. "bool tensor of shape [4, 2] on cpu")
+    helper.assert_error(function() fused.scan(a, b:to('cpu')) end,
+                        "scan: argument 'b' expected float64 on cuda (as 'a'), got float64 on cpu")
     local r = fused.zeros(4, 2, { dtype = 'bool' })
     r[3][1] = true
     helper.assert_error(function() fused.scan(a, b, nil, { resets = r:cuda(), lengths = { 2, 4 } }) end,

@@ -34,7 +34,7 @@ local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' 
 local function expect_like(t, fn, arg, ref, ref_arg, sizes, what)
   expect(t, fn, arg)
   if t.scalar_type ~= ref.scalar_type or t.device ~= ref.device then
-    blame(string.format("%s: argument '%s' expected %s on %s ('%s''s), got %s on %s", fn, arg,
+    blame(string.format("%s: argument '%s' expected %s on %s (as '%s'), got %s on %s", fn, arg,
                         ref.dtype, ref.device, ref_arg, t.dtype, t.device))
   end
   if not sizes then return end
