@@ -272,6 +272,17 @@ describe('fused.cell.define{linear = true}', function()
         "RNN:forward: option 'resets' takes a linear cell")
   end)
 
+  it('nn.RNNCell and the cell engine refuse a linear cell, saying what runs it', function()
+    local cell = F.define(example('mingru'))
+    err(function() fused.nn.RNNCell(3, 3, { cell = cell }) end,
+        "RNNCell: option 'cell': the mingru cell is linear (the scan engine runs its layers); run "
+        .. 'it as nn.RNN over one step, T = 1')
+    local xs, h0 = fused.randn({ 2, 1, 3 }), fused.zeros({ 1, 3 })
+    local w = fused.randn({ 6, 3 })
+    err(function() fused.functional.rnn_forward(cell, xs, w, w, w[1], w[1], h0) end,
+        "rnn_forward: argument 'cell': the mingru cell is linear, run by nn.RNN on the scan engine")
+  end)
+
   it('a cell that reads x needs the input size to equal hidden_size', function()
     err(function() fused.nn.RNN(4, 3, { cell = F.define(example('rglru')) }) end,
         "RNN: cell 'rglru' reads x, the layer's input at its unit, which needs the input size to "
