@@ -12,7 +12,6 @@ local linear_codegen = require 'fused.cell.linear_codegen'
 local dt = require 'fused.dtype'
 local tensor = require 'fused.tensor'
 local factory = require 'fused.factory'
-local lib = require 'fused.lib'
 
 local M = {}
 
@@ -207,9 +206,7 @@ function M.functions(namespace, cuda, symbol, S, P, H_of, parts)
     local sfx = t.scalar_type == dt.dtypes.float32 and 'f32' or 'f64'
     if t.device == 'cpu' then return namespace[symbol .. '_' .. name .. '_' .. sfx] end
     local f = cuda()[symbol .. '_cuda_' .. name .. '_' .. sfx]
-    return function(...)
-      if f(...) ~= 0 then error(ffi.string(lib.C.fused_last_error()), 3) end
-    end
+    return function(...) require('fused.ext').check(f(...)) end
   end
   local function ptr(t) return t ~= nil and ffi.cast(dt.ctypes[t.scalar_type], t.data) or nil end
   local f = {}
