@@ -10,7 +10,6 @@ local graph = require 'fused.cell.graph'
 local grad = require 'fused.cell.grad'
 local linear_codegen = require 'fused.cell.linear_codegen'
 local dt = require 'fused.dtype'
-local tensor = require 'fused.tensor'
 local factory = require 'fused.factory'
 
 local M = {}
@@ -196,11 +195,11 @@ M.generate = linear_codegen.generate
 -- functions' prefix: coefficients(gx, p, x, reset) -> A, b and coefficients_backward(gx, p,
 -- x, reset, d_A, d_b) -> d_gx, d_p (summed over the rows), d_x (nil where not read); with an
 -- outputs' pass (parts.outputs), compute_outputs(gx, p, x, reset, h) -> y (n, O·H) and
--- compute_outputs_backward(gx, p, x, reset, h, d_y) -> d_h (n, S·H), d_gx, d_p, d_x; gx
--- (n, G·H), p (P, H) or nil,
--- x (n, H) or nil, reset a bool (n) or nil, all contiguous on one device (fused.nn's linear
--- layer makes them so). On CUDA, the same source's kernels (cuda(): their namespace, built on
--- the first CUDA run).
+-- compute_outputs_backward(gx, p, x, reset, h, d_y) -> d_h (n, S·H), d_gx, d_p, d_x. gx
+-- (n, G·H), p (P, H) or nil, x (n, H) or nil, reset a bool (n) or nil, all contiguous on one
+-- device (fused.nn's linear layer makes them so); alloc (optional, last): alloc(name, shape,
+-- like) gives the results' tensors (a module's buffers). On CUDA, the same source's kernels
+-- (cuda(): their namespace, built on the first CUDA run).
 function M.functions(namespace, cuda, symbol, S, P, H_of, parts)
   local function fn(name, t)
     local sfx = t.scalar_type == dt.dtypes.float32 and 'f32' or 'f64'
@@ -209,41 +208,43 @@ function M.functions(namespace, cuda, symbol, S, P, H_of, parts)
     return function(...) require('fused.ext').check(f(...)) end
   end
   local function ptr(t) return t ~= nil and ffi.cast(dt.ctypes[t.scalar_type], t.data) or nil end
+  local function bools(reset) return reset ~= nil and ffi.cast('const bool *', reset.data) or nil end
+  -- a result tensor of shape on like's dtype and device: alloc's (a module's buffer, reused
+  -- from call to call), else a new one
+  local function new(alloc, name, shape, like)
+    if alloc then return alloc(name, shape, like) end
+    return factory.empty(shape, { dtype = like.dtype, device = like.device })
+  end
   local f = {}
-  function f.coefficients(gx, p, x, reset)
+  function f.coefficients(gx, p, x, reset, alloc)
     local n, H = gx:size(1), H_of(gx)
-    local A = factory.empty({ n, S * S * H }, { dtype = gx.dtype, device = gx.device })
-    local b = factory.empty({ n, S * H }, { dtype = gx.dtype, device = gx.device })
-    fn('coefficients', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
-                           ffi.cast('const bool *', reset.data) or nil, ptr(A), ptr(b))
+    local A, b = new(alloc, 'A', { n, S * S * H }, gx), new(alloc, 'b', { n, S * H }, gx)
+    fn('coefficients', gx)(n, H, ptr(gx), ptr(p), ptr(x), bools(reset), ptr(A), ptr(b))
     return A, b
   end
-  function f.coefficients_backward(gx, p, x, reset, dA, db)
+  function f.coefficients_backward(gx, p, x, reset, dA, db, alloc)
     local n, H = gx:size(1), H_of(gx)
-    local d_gx = tensor.empty_like(gx)
-    local d_p = factory.empty({ n, math.max(P, 1), H }, { dtype = gx.dtype, device = gx.device })
-    local d_x = x ~= nil and tensor.empty_like(x) or nil
-    fn('coefficients_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
-                                    ffi.cast('const bool *', reset.data) or nil, ptr(dA), ptr(db),
-                                    ptr(d_gx), ptr(d_p), ptr(d_x))
+    local d_gx = new(alloc, 'coef_d_gx', gx:shape(), gx)
+    local d_p = new(alloc, 'coef_d_p', { n, math.max(P, 1), H }, gx)
+    local d_x = x ~= nil and new(alloc, 'coef_d_x', x:shape(), x) or nil
+    fn('coefficients_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), bools(reset), ptr(dA),
+                                    ptr(db), ptr(d_gx), ptr(d_p), ptr(d_x))
     return d_gx, P > 0 and d_p:sum(1):view(P, H) or nil, parts.d_x and d_x or nil
   end
   local O = parts.outputs and #parts.outputs.y
-  function f.compute_outputs(gx, p, x, reset, h)
+  function f.compute_outputs(gx, p, x, reset, h, alloc)
     local n, H = gx:size(1), H_of(gx)
-    local y = factory.empty({ n, O * H }, { dtype = gx.dtype, device = gx.device })
-    fn('outputs', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
-                      ffi.cast('const bool *', reset.data) or nil, ptr(h), ptr(y))
+    local y = new(alloc, 'y', { n, O * H }, gx)
+    fn('outputs', gx)(n, H, ptr(gx), ptr(p), ptr(x), bools(reset), ptr(h), ptr(y))
     return y
   end
-  function f.compute_outputs_backward(gx, p, x, reset, h, dy)
+  function f.compute_outputs_backward(gx, p, x, reset, h, dy, alloc)
     local n, H = gx:size(1), H_of(gx)
-    local d_h = factory.empty({ n, S * H }, { dtype = gx.dtype, device = gx.device })
-    local d_gx = tensor.empty_like(gx)
-    local d_p = factory.empty({ n, math.max(P, 1), H }, { dtype = gx.dtype, device = gx.device })
-    local d_x = x ~= nil and tensor.empty_like(x) or nil
-    fn('outputs_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), reset ~= nil and
-                               ffi.cast('const bool *', reset.data) or nil, ptr(h), ptr(dy),
+    local d_h = new(alloc, 'out_d_h', { n, S * H }, gx)
+    local d_gx = new(alloc, 'out_d_gx', gx:shape(), gx)
+    local d_p = new(alloc, 'out_d_p', { n, math.max(P, 1), H }, gx)
+    local d_x = x ~= nil and new(alloc, 'out_d_x', x:shape(), x) or nil
+    fn('outputs_backward', gx)(n, H, ptr(gx), ptr(p), ptr(x), bools(reset), ptr(h), ptr(dy),
                                ptr(d_h), ptr(d_gx), ptr(d_p), ptr(d_x))
     return d_h, d_gx, P > 0 and d_p:sum(1):view(P, H) or nil,
            parts.outputs.d_x and d_x or nil

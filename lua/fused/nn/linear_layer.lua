@@ -133,7 +133,10 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   end
   local flat_resets = resets and resets:contiguous():view(T * B) or nil
   local xr = cell.reads_x and xf or nil
-  local A, b = cell.coefficients(gx, pv, xr, flat_resets)
+  local function alloc(name, shape, like) -- the passes' results: this layer's buffers
+    return self:buffer_shaped('linear_' .. name .. k, shape, like)
+  end
+  local A, b = cell.coefficients(gx, pv, xr, flat_resets, alloc)
   local h0s = factory.empty({ B, S, H }, { dtype = x.dtype, device = x.device })
   h0s:select(2, 1):copy_(h0)
   if S > 1 then h0s:narrow(2, 2, S - 1):copy_(c0:contiguous():view(B, S - 1, H)) end
@@ -144,7 +147,7 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   local hs, h_n, c_n = out[1], out[2], out[3]
   if cell.computes_outputs then -- outputs of the new states (the SRU's h), zero past a length
     local O = #cell.output_index
-    local y = cell.compute_outputs(gx, pv, xr, flat_resets, h:view(T * B, S * H))
+    local y = cell.compute_outputs(gx, pv, xr, flat_resets, h:view(T * B, S * H), alloc)
     hs:copy_(y:view(T, B, O * H))
     pad_zero(hs, lengths, T, B)
   else
@@ -158,7 +161,7 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
     if S > 1 then c_n:select(1, r):view(S - 1, H):copy_(final:narrow(1, 2, S - 1)) end
   end
   return { xf = xf, gx = gx, pv = pv, xr = xr, resets = flat_resets, A = A5, h = h, h0s = h0s,
-           opts = opts, T = T, B = B, I = I }
+           opts = opts, T = T, B = B, I = I, alloc = alloc }
 end
 
 function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
@@ -178,10 +181,10 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
     local d_ns
     out_grads = {}
     d_ns, out_grads[1], out_grads[2], out_grads[3] = cell.compute_outputs_backward(
-      ctx.gx, ctx.pv, ctx.xr, ctx.resets, ctx.h:view(n, S * H), d_y:view(n, O * H))
+      ctx.gx, ctx.pv, ctx.xr, ctx.resets, ctx.h:view(n, S * H), d_y:view(n, O * H), ctx.alloc)
     d_h = d_ns:view(T, B, S, H)
   else
-    d_h = factory.zeros({ T, B, S, H }, { dtype = ctx.h.dtype, device = ctx.h.device })
+    d_h = ctx.alloc('d_h', { T, B, S, H }, ctx.h):zero_()
     for o, i in ipairs(cell.output_index) do
       d_h:select(3, i):add_(d_hs:narrow(3, (o - 1) * H + 1, H))
     end
@@ -193,7 +196,8 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   end
   local d_A, d_b, d_h0s = linear_scan.linear_scan_backward(d_h, ctx.A, ctx.h, ctx.h0s, ctx.opts)
   local d_gx, d_p, d_x = cell.coefficients_backward(ctx.gx, ctx.pv, ctx.xr, ctx.resets,
-                                                    d_A:view(n, S * S * H), d_b:view(n, S * H))
+                                                    d_A:view(n, S * S * H), d_b:view(n, S * H),
+                                                    ctx.alloc)
   if out_grads then
     d_gx:add_(out_grads[1])
     if out_grads[2] then d_p:add_(out_grads[2]) end
