@@ -204,6 +204,29 @@ describe('fused.cell.define{linear = true}', function()
     assert.are.same({ 5, 3, 8 }, d_xs:shape())
   end)
 
+  it('a reset starts the states again from their initial values (minGRU, lru)', function()
+    for _, file in ipairs({ 'mingru', 'lru' }) do
+      local cell = F.define(example(file))
+      fused.manual_seed(15)
+      local T, B, I, H = 6, 2, 3, 4
+      local m = fused.nn.RNN(I, H, { cell = cell, dtype = 'float64' })
+      local xs = fused.randn({ T, B, I }, o)
+      local h0 = {}
+      for i = 1, #cell.states do h0[i] = fused.randn({ B, H }, o) end
+      local resets = fused.zeros({ T, B }, { dtype = 'bool' })
+      resets[4][2] = true
+      h0[#cell.states + 1] = { resets = resets }
+      local hs = m:forward(xs, unpack(h0, 1, #cell.states + 1)):clone()
+      -- row 2 from step 4 is the sequence xs[4..T] alone from the same initial states
+      local tail = xs:narrow(1, 4, T - 3):contiguous()
+      h0[#cell.states + 1] = nil
+      local alone = m:forward(tail, unpack(h0, 1, #cell.states))
+      close(hs:narrow(1, 4, T - 3):select(2, 2), alone:select(2, 2), 1e-12, 1e-12, file)
+      -- and row 1, with no reset, goes on from its own past
+      assert.is_true((hs:narrow(1, 4, T - 3):select(2, 1) - alone:select(2, 1)):abs():max() > 1e-3)
+    end
+  end)
+
   it('has no recurrent weights: weight_ih, bias_ih, then the per-unit parameters', function()
     local m = fused.nn.RNN(3, 3, { cell = F.define(example('rglru')), bidirectional = true })
     local names = {}
