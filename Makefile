@@ -313,6 +313,12 @@ bench-torch: deps all
 bench-ext: deps all
 	$(LUA_ENV) $(LUAJIT) bench/extension.lua
 
+# Linear cells: a minGRU layer against minGRU-pytorch (eager, torch.compile), the SRU as a
+# linear cell against the dense engine's (docs/extending.md).
+.PHONY: bench-linear
+bench-linear: deps all
+	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/linear_cells.lua
+
 # Cells from fused.cell.define against the built-in LSTM, GRU and LLTM.
 .PHONY: bench-cell
 bench-cell: deps all

@@ -276,7 +276,7 @@ M.entries = {
   ['fused.ext.has_cuda'] = 'fused.ext.has_cuda(): whether .cu sources can be built and run here',
   ['fused.ext.cache_root'] = 'fused.ext.cache_root{cache_dir=}: the build cache folder (cache_dir, $FUSED_EXT_CACHE, $XDG_CACHE_HOME/fused/ext or ~/.cache/fused/ext)',
   -- fused.cell
-  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc' | {'h', 'c', ...}, step = function(gx, gh, h[, c]) ... end (a list: function(gx, gh, s, p) ... return {h =, c =, ...} end), params = {'w_ci', ...}, init = {w_ci = 'zeros' | 'ones' | 'uniform'}, output = name | {names}, cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
+  ['fused.cell.define'] = "fused.cell.define{name=, gates=, state = 'h' | 'hc' | {'h', 'c', ...}, step = function(gx, gh, h[, c]) ... end (a list: function(gx, gh, s, p) ... return {h =, c =, ...} end), params = {'w_ci', ...}, init = {w_ci = 'zeros' | 'ones' | 'uniform'}, output = name | {names}, linear = true (step = function(gx, s, p, x, reset): new states linear in the old ones; the scan engine, no recurrent weights, forward's {resets =}), cache_dir=, verbose=}: a recurrent cell from its equations (backward derived, C generated and cached; compiled as CUDA too on its first CUDA run), for nn.RNN on the CPU and CUDA",
   ['fused.cell.source'] = 'fused.cell.source(cell): the generated C of a cell from fused.cell.define, the text compiled for the CPU and for CUDA alike',
   ['fused.cell.sigmoid'] = 'fused.cell.sigmoid(x): 1 / (1 + exp(-x)) in a cell step',
   ['fused.cell.tanh'] = 'fused.cell.tanh(x): tanh in a cell step',
@@ -346,7 +346,7 @@ M.entries = {
   ['fused.nn.GRU'] = 'fused.nn.GRU(input_size, hidden_size, {num_layers=, bidirectional=, batch_first=, dropout=, bias=, dtype=, device=, compute=, heads=}): PyTorch\'s GRU, fused: forward(xs, h0, {lengths=}) -> hs, h_n',
   ['fused.nn.LSTMCell'] = 'fused.nn.LSTMCell(input_size, hidden_size, {dtype=, device=}): one LSTM step: forward(x, h, c) -> new_h, new_c',
   ['fused.nn.GRUCell'] = 'fused.nn.GRUCell(input_size, hidden_size, {dtype=, device=}): one GRU step: forward(x, h) -> new_h',
-  ['fused.nn.RNN'] = 'fused.nn.RNN(input_size, hidden_size, {cell = fused.ext.cell{...}, num_layers=, bidirectional=, heads=}): your own cell on the cell engine',
+  ['fused.nn.RNN'] = 'fused.nn.RNN(input_size, hidden_size, {cell = fused.ext.cell{...}, num_layers=, bidirectional=, heads=}): your own cell on the cell engine; a linear cell (fused.cell.define{linear = true}) on the scan engine, with no recurrent weights (so no heads) and forward\'s {resets = a bool T x B tensor}',
   ['fused.nn.RNNCell'] = 'fused.nn.RNNCell(input_size, hidden_size, {cell = spec, dtype=, device=}): one step of your own cell (fused.cell.define, fused.ext.cell) as a cell module: forward(x, h[, c]), for nn.Recurrent',
   ['fused.nn.RNNBase'] = 'fused.nn.RNNBase: the base of LSTM, GRU, LLTM and RNN: stacked, bidirectional layers and ragged batches',
   ['fused.nn.RNNCellBase'] = 'fused.nn.RNNCellBase: the base of LSTMCell and GRUCell: one step of the cell engine',

@@ -342,12 +342,6 @@ static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, c
   }
 }
 
-static void copy_rows(scalar_t *dst, int64_t ld_dst, const scalar_t *src, int64_t ld_src,
-                      int64_t rows, int64_t cols) {
-  for (int64_t r = 0; r < rows; r++)
-    memcpy(dst + r * ld_dst, src + r * ld_src, (size_t)cols * sizeof(scalar_t));
-}
-
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
                            int64_t ldw);

@@ -47,6 +47,7 @@ local function name_of(n)
   end
   return leaf_names[n.op] or (n.op:gsub('_%a%a$', '') .. n.id)
 end
+M.name_of = name_of
 
 local function expression(n)
   local a = {}
@@ -85,10 +86,12 @@ local function expression(n)
   if op == 'delu' then return 'd_elu_from_output(' .. a[1] .. ')' end
   error('fused.cell: no C for op ' .. op)
 end
+M.expression = expression
 
 local function value(n)
   return n.op == 'const' and ('vsplat(' .. number(n.value) .. ')') or name_of(n)
 end
+M.value = value
 
 -- gcc's time on one long straight-line body grows faster than its lines; these passes most
 -- (a chain of 1,000 multiply-adds, 4,000 lines: 6.9 s of CPU at -O3, 2.7 s without them;

@@ -6,6 +6,7 @@
 local graph = require 'fused.cell.graph'
 local grad = require 'fused.cell.grad'
 local codegen = require 'fused.cell.codegen'
+local linear = require 'fused.cell.linear'
 local options = require 'fused.options'
 local hash = require 'fused.ext.hash'
 local build = require 'fused.ext.build'
@@ -13,8 +14,8 @@ local lib = require 'fused.lib'
 local clock = require 'fused.train.progress'
 
 local FN = 'fused.cell.define'
-local OPTIONS = { 'name', 'gates', 'state', 'step', 'params', 'init', 'output', 'cache_dir',
-                  'verbose' }
+local OPTIONS = { 'name', 'gates', 'state', 'step', 'params', 'init', 'output', 'linear',
+                  'cache_dir', 'verbose' }
 local STATES = { h = { 'new h' }, hc = { 'new h', 'new c' } }
 local INITS = { zeros = true, ones = true, uniform = true }
 -- C's keywords (C11, and C++'s, which the CUDA source is read as): no state, parameter or cell
@@ -72,8 +73,9 @@ local function states(g, name, state, results, n)
 end
 
 -- A list form's results: a table of the new states by name, in the states' order.
-local function named_states(g, name, names, results, n)
-  local inputs = 'gx, gh, s, p'
+-- extras: for a linear cell, the names of its computed outputs (-> true), each set to its node.
+local function named_states(g, name, names, results, n, inputs, extras)
+  inputs = inputs or 'gx, gh, s, p'
   local t = results[1]
   if n ~= 1 or type(t) ~= 'table' or graph.is_node(t) then
     error(message(name, 'step returned %s; a step of state {%s} returns a table of the new '
@@ -100,10 +102,22 @@ local function named_states(g, name, names, results, n)
     end
     new[i] = v
   end
-  for k in pairs(t) do
-    if not known[k] then
-      error(message(name, "the step returned '%s', which is no state (state = {%s})",
-                    tostring(k), table.concat(names, ', ')), 3)
+  for k, v in pairs(t) do
+    if extras and extras[k] then
+      if not graph.is_node(v) or v.graph ~= g or v.op == 'const' then
+        error(message(name, "output '%s' is a %s; expected an expression of %s", tostring(k),
+                      graph.is_node(v) and (v.op == 'const' and 'number' or 'symbol of another '
+                      .. 'cell') or type(v), inputs), 3)
+      end
+      extras[k] = v
+    elseif not known[k] then
+      error(message(name, "the step returned '%s', which is no state (state = {%s})%s",
+                    tostring(k), table.concat(names, ', '), extras and ' nor output' or ''), 3)
+    end
+  end
+  for k, v in pairs(extras or {}) do
+    if v == true then
+      error(message(name, "the step returned no output '%s' (option 'output' names it)", k), 3)
     end
   end
   return new
@@ -163,10 +177,13 @@ local function write_source(dir, name, text, ext)
 end
 
 -- Runs the step on the graph's symbols (after gx and gh: h[, c], or the states and parameters
--- by name); returns its results and their count.
-local function run_step(g, spec, gates, a, b)
-  local results = { pcall(graph.within, g, spec.step, products(g, 'gx', gates),
-                          products(g, 'gh', gates), a, b) }
+-- by name; a linear cell's: gx, s, p, x, reset); returns its results and their count.
+local function run_step(g, spec, gates, ...)
+  local args = { products(g, 'gx', gates) }
+  if not spec.linear then args[2] = products(g, 'gh', gates) end
+  local n, extra = #args, select('#', ...)
+  for i = 1, extra do args[n + i] = (select(i, ...)) end
+  local results = { pcall(graph.within, g, spec.step, unpack(args, 1, n + extra)) }
   if not results[1] then error(message(spec.name, '%s', tostring(results[2])), 3) end
   return { unpack(results, 2, table.maxn(results)) }, table.maxn(results) - 1
 end
@@ -176,6 +193,46 @@ end
 local PROGRESS_LINES = 150
 
 local defined = {} -- generated source -> cell: a definition registers once per process
+
+-- A linear cell (linear.lua): its coefficients' C, built by fused.ext.load; the spec that
+-- fused.nn.RNN runs through the scan engine (nn/linear_layer.lua).
+local function define_linear(d)
+  local ok, parts = pcall(linear.analyse, d)
+  if not ok then error(parts, 3) end
+  local S, P, name = #d.names, #d.params, d.name
+  local symbol = 'linear_' .. name
+  local source, cdef, cuda_cdef = linear.generate {
+    name = name, symbol = symbol, gates = d.gates, S = S,
+    P = P, A = parts.A, b = parts.b, d_gx = parts.d_gx, d_p = parts.d_p, d_x = parts.d_x,
+    outputs = parts.outputs }
+  local inits = {}
+  for _, v in ipairs(d.params) do inits[#inits + 1] = v .. '=' .. (d.init[v] or 'uniform') end
+  local key = source .. '\0' .. table.concat(inits, ',') .. '\0'
+              .. table.concat(d.output_names, ',')
+  if defined[key] then return defined[key] end
+  local dir = require('fused.ext.cache').extension_folder(FN, d.spec, name)
+  local c_path = write_source(dir, symbol, source, 'c')
+  local namespace = require('fused.ext').load { name = symbol, sources = { c_path }, cdef = cdef,
+                                                cache_dir = d.spec.cache_dir,
+                                                verbose = d.spec.verbose }
+  local cuda_namespace
+  local function cuda() -- the same text compiled as CUDA, on the cell's first CUDA run
+    cuda_namespace = cuda_namespace or require('fused.ext').load {
+      name = symbol .. '_cuda', sources = { (write_source(dir, symbol, source, 'cu')) },
+      cdef = cuda_cdef, cache_dir = d.spec.cache_dir, verbose = d.spec.verbose }
+    return cuda_namespace
+  end
+  local G = d.gates
+  local cell = linear.functions(namespace, cuda, symbol, S, P,
+                                function(gx) return gx:size(2) / G end, parts)
+  cell.name, cell.linear, cell.gates, cell.states, cell.params = name, true, G, d.names, d.params
+  cell.init, cell.output, cell.outputs, cell.output_index = d.init, d.output_names, #d.outputs,
+                                                            d.outputs
+  cell.reads_x = parts.d_x ~= nil or (parts.outputs and parts.outputs.d_x ~= nil) or false
+  cell.has_c, cell.source, cell.computes_outputs = S > 1, source, parts.outputs ~= nil
+  defined[key] = cell
+  return cell
+end
 
 return function(spec)
   spec = options.check(spec, FN, OPTIONS)
@@ -199,6 +256,13 @@ return function(spec)
   -- step takes s and p by name and returns a table); the first is the one the recurrent
   -- product reads
   local list = type(spec.state) == 'table'
+  if spec.linear ~= nil and type(spec.linear) ~= 'boolean' then
+    error(message(name, "option 'linear' expected a boolean, got %s", type(spec.linear)), 2)
+  end
+  if spec.linear and not list then
+    error(message(name, "option 'linear' takes a state given as a list of names (state = {'h'}), "
+                  .. "got state '%s'", tostring(spec.state)), 2)
+  end
   if not list and not STATES[spec.state] then
     error(message(name, "option 'state' expected 'h', 'hc' or a list of names ({'h', 'c', "
                   .. "'n', 'm'}), got %s", tostring(spec.state)), 2)
@@ -238,13 +302,19 @@ return function(spec)
     end
   end
   -- the states the layer outputs, side by side (default: the first)
-  local outputs, output_names = { 1 }, { names[1] }
+  local outputs, output_names, computed = { 1 }, { names[1] }, {}
   if spec.output ~= nil then
     output_names = type(spec.output) == 'table' and spec.output or { spec.output }
     outputs = {}
     local index, seen = {}, {}
     for i, s in ipairs(names) do index[s] = i end
     for k, s in ipairs(output_names) do
+      -- a linear cell's output may also be an expression the step returns (the SRU's h)
+      if spec.linear and not index[s] and not seen[s] and type(s) == 'string' and
+          s:match('^[%a_][%w_]*$') and not KEYWORDS[s] and not taken[s] then
+        index[s] = s
+        computed[s] = true
+      end
       if not index[s] or seen[s] then
         error(message(name, "option 'output' expected a state's name or a list of distinct ones "
                       .. '(%s), got %s', table.concat(names, ', '),
@@ -263,16 +333,22 @@ return function(spec)
   local leaves, p_leaves = { h }, {}
   for k = 2, #names do leaves[k] = graph.leaf(g, 'c', k - 1, list and names[k] or nil) end
   for k, v in ipairs(params) do p_leaves[k] = graph.leaf(g, 'p', k, v) end
+  -- a linear cell's step also reads the layer's input at its unit and whether a segment starts
+  local x, reset = graph.leaf(g, 'x'), graph.leaf(g, 'reset')
   local function args()
     if not list then return leaves[1], leaves[2] end
     local s, p = { names = names }, { names = params }
     for k, v in ipairs(names) do rawset(s, v, leaves[k]) end
     for k, v in ipairs(params) do rawset(p, v, p_leaves[k]) end
+    if spec.linear then return by_name('s', s), by_name('p', p), x, reset end
     return by_name('s', s), by_name('p', p)
   end
   local function run()
     local results, n = run_step(g, spec, gates, args())
-    if list then return named_states(g, name, names, results, n), 1 end
+    if list then
+      return named_states(g, name, names, results, n, spec.linear and 'gx, s, p, x, reset',
+                          spec.linear and computed), 1
+    end
     return states(g, name, spec.state, results, n), n
   end
   local new, n = run()
@@ -288,9 +364,14 @@ return function(spec)
     end
   end
 
-  local _, reaches = graph.reachable(new)
+  local roots = { unpack(new) }
+  for _, v in pairs(computed) do roots[#roots + 1] = v end -- a linear cell's computed outputs
+  local _, reaches = graph.reachable(roots)
   for k = 1, gates do
-    if not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
+    if spec.linear and not reaches[graph.leaf(g, 'gx', k)] then
+      io.stderr:write(string.format('%s: %s: warning: gate %d is unused (gx[%d] reaches no new '
+                                    .. 'state nor output)\n', FN, name, k, k))
+    elseif not reaches[graph.leaf(g, 'gx', k)] and not reaches[graph.leaf(g, 'gh', k)] then
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
                                     .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
     end
@@ -302,6 +383,12 @@ return function(spec)
     end
   end
 
+  if spec.linear then
+    return define_linear { spec = spec, name = name, g = g, gates = gates, names = names,
+                           params = params, init = init, outputs = outputs,
+                           output_names = output_names, new = new, leaves = leaves,
+                           p_leaves = p_leaves, x = x, reset = reset, computed = computed }
+  end
   local seeds = { { new[1], graph.leaf(g, 'dh', nil, list and names[1] or nil) } }
   for k = 2, n do seeds[k] = { new[k], graph.leaf(g, 'dc', k - 1, list and names[k] or nil) } end
   local ok, adj = pcall(grad.backward, g, seeds) -- its nodes count to the bound too

@@ -9,7 +9,9 @@
 -- gh, c, p, dc) and label (a state's or parameter's name). Leaves: gx, gh (gate k's products,
 -- biases included), h, c (the states the step starts from: h, the one the recurrent product
 -- reads, and the others, index k), p (per-unit parameter k), dh, dc (the backward's seeds: the
--- gradients at the new states).
+-- gradients at the new states); a linear cell's (cell/linear.lua) x (the layer's input at the
+-- unit), reset, ns (new state k, which its computed outputs read), and the seeds dA, db, dy
+-- (the gradients at its coefficients and outputs).
 local M = {}
 
 -- A cell's graph, forward and backward together, has at most this many nodes: each is about a
@@ -90,7 +92,7 @@ local function make(g, op, args, extra, label)
                         .. 'cell may have (each is a line of C: a bigger cell would compile '
                         .. 'for minutes)', M.MAX_NODES), 0)
   end
-  local fwd = op ~= 'dh' and op ~= 'dc'
+  local fwd = op ~= 'dh' and op ~= 'dc' and op ~= 'dA' and op ~= 'db' and op ~= 'dy'
   for _, a in ipairs(args) do fwd = fwd and a.fwd end
   local n = { op = op, args = args, id = #g.nodes + 1, fwd = fwd, graph = g }
   if op == 'const' then n.value = extra else n.index, n.label = extra, label or false end

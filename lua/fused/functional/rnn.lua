@@ -46,6 +46,10 @@ local sizes = out_.sizes()
 
 -- A built-in cell's name, or a spec from fused.ext.cell (its id a registered cell's).
 local function cell_id(cell, fn)
+  if type(cell) == 'table' and cell.linear then
+    blame(string.format("%s: argument 'cell': the %s cell is linear, run by nn.RNN on the scan "
+                        .. 'engine (fused.linear_scan), not by the cell engine', fn, cell.name))
+  end
   local id = type(cell) == 'table' and cell.id or CELLS[cell]
   if type(id) ~= 'number' or id ~= math.floor(id) or C.fused_rnn_cell(id) == nil then
     blame(string.format("%s: argument 'cell' expected %s or a fused.ext.cell, got %s", fn,

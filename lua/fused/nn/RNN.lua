@@ -13,6 +13,7 @@
 -- (w_ci_l0: H), ...
 local RNNBase = require 'fused.nn.RNNBase'
 local gated = require 'fused.nn.gated_layer'
+local linear_layer = require 'fused.nn.linear_layer'
 local inputs = require 'fused.nn.inputs'
 
 local RNN = RNNBase:extend('RNN')
@@ -22,13 +23,18 @@ RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer,
 function RNN:__init(input_size, hidden_size, opts, ...)
   inputs.no_more('RNN', 3, ...)
   local spec = type(opts) == 'table' and opts.cell or nil
-  if type(spec) ~= 'table' or not spec.id then
+  if type(spec) ~= 'table' or not (spec.id or spec.linear) then
     error(string.format("RNN: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)
   end
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
+  if spec.linear then -- no recurrent weights: the scan engine (nn/linear_layer.lua)
+    self.add_layer, self.run_layer, self.back_layer = linear_layer.add_layer,
+      linear_layer.run_layer, linear_layer.back_layer
+    self.check_resets = linear_layer.check_resets
+  end
   if spec.states and #spec.states > 2 then self.state_names = spec.states end
   self.outputs = spec.outputs
   RNNBase.__init(self, input_size, hidden_size, rest)

@@ -153,7 +153,7 @@ end
 function RNNBase:forward(xs, ...)
   local fn = self.__name .. ':forward'
   local states, opts = recurrent_args.forward(self, fn, ...)
-  local hs, h_n, c_n = self:run(xs, states[1], { unpack(states, 2) }, opts.lengths)
+  local hs, h_n, c_n = self:run(xs, states[1], { unpack(states, 2) }, opts.lengths, opts.resets)
   if self.has_c then return hs, h_n, split(self, c_n) end
   return hs, h_n
 end
@@ -175,7 +175,7 @@ end
 
 -- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1; cs the
 -- initial states after h (c_n K·H wide for K of them).
-function RNNBase:run(xs, h0, cs, lengths)
+function RNNBase:run(xs, h0, cs, lengths, resets)
   local fn = self.__name .. ':forward'
   local w = self[self.parameter_names[1]]
   inputs.floating(xs, fn, 'xs', w)
@@ -185,6 +185,13 @@ function RNNBase:run(xs, h0, cs, lengths)
     blame(string.format("%s: argument 'xs' expected %s x %d (T, B >= 1: the sequence engine takes "
                         .. 'no empty sequence or batch yet; input_size %d), got %s', fn,
                         self.batch_first and 'B x T' or 'T x B', I, I, inputs.shape_text(xs)))
+  end
+  if resets ~= nil then -- a linear cell's (nn/linear_layer.lua)
+    if not self.check_resets then
+      blame(string.format("%s: option 'resets' takes a linear cell (fused.cell.define{linear = "
+                          .. 'true}), whose step reads reset', fn))
+    end
+    resets = self:check_resets(fn, resets, xs, lengths)
   end
   if self.batch_first then xs = self:swap_batch_time('xs_time_major', xs) end
   local T, B, H, D = tonumber(xs.sizes[0]), tonumber(xs.sizes[1]), self.hidden_size, self.directions
@@ -219,7 +226,7 @@ function RNNBase:run(xs, h0, cs, lengths)
       local hs = D == 1 and out or out:narrow(3, (d - 1) * OH + 1, OH)
       saved.ctxs[k] = self:run_layer(k, x, h0.ndim == 2 and h0 or h0:select(1, k),
         c0 and (c0.ndim == 2 and c0 or c0:select(1, k)), lengths, d == 2,
-        { hs, self:state_view(h_n, k), self:state_view(c_n, k), saved.ctxs[k] })
+        { hs, self:state_view(h_n, k), self:state_view(c_n, k), saved.ctxs[k] }, resets)
     end
     x = out
   end

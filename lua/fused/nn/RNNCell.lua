@@ -14,6 +14,10 @@ local RNNCell = RNNCellBase:extend('RNNCell')
 function RNNCell:__init(input_size, hidden_size, opts, ...)
   inputs.no_more('RNNCell', 3, ...)
   local spec = type(opts) == 'table' and opts.cell
+  if type(spec) == 'table' and spec.linear then
+    error(string.format("RNNCell: option 'cell': the %s cell is linear (the scan engine runs its "
+                        .. 'layers); run it as nn.RNN over one step, T = 1', spec.name), 3)
+  end
   if type(spec) ~= 'table' or not spec.id then
     error(string.format("RNNCell: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)

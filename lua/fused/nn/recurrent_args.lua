@@ -52,7 +52,7 @@ function M.forward(module, fn, ...)
                         argcheck.is_tensor(opts) and 'a tensor' or 'a list',
                         #names == 1 and 'h0 only' or list(module, '', '0'), usage(module)))
   end
-  return { unpack(states, 1, #names) }, options.check(opts, fn, { 'lengths' })
+  return { unpack(states, 1, #names) }, options.check(opts, fn, { 'lengths', 'resets' })
 end
 
 -- backward's arguments: d_hs, then the gradients at the final states (d_hn, d_cn, ...).
