@@ -311,4 +311,10 @@ describe('fused.cell.define{linear = true}', function()
         "RNN: cell 'rglru' reads x, the layer's input at its unit, which needs the input size to "
         .. 'equal hidden_size (3); layer 0 takes 4')
   end)
+
+  it('refuses heads: a linear cell has no recurrent weights to cut into heads', function()
+    err(function() fused.nn.RNN(8, 8, { cell = F.define(example('mingru')), heads = 2, bias = false }) end,
+        "RNN: option 'heads' is not taken by the linear cell 'mingru': it has no recurrent weights "
+        .. 'to cut into heads')
+  end)
 end)

@@ -31,6 +31,10 @@ function RNN:__init(input_size, hidden_size, opts, ...)
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
   if spec.linear then -- no recurrent weights: the scan engine (nn/linear_layer.lua)
+    if opts.heads ~= nil then
+      error(string.format("RNN: option 'heads' is not taken by the linear cell '%s': it has no "
+                          .. 'recurrent weights to cut into heads', spec.name), 3)
+    end
     self.add_layer, self.run_layer, self.back_layer = linear_layer.add_layer,
       linear_layer.run_layer, linear_layer.back_layer
     self.check_resets = linear_layer.check_resets
