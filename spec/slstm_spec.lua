@@ -4,8 +4,9 @@
 -- whole and ragged, H and head sizes off the vector width, B = 1, T = 1. Outputs, final states
 -- and every gradient within 1e-10 in float64 and within the golden rule in float32
 -- (max(1e-5, 4 e), e PyTorch's own float32 error on the case: ../shared/golden/README.md), on
--- every CPU vector path and the emulated CUDA device; gradcheck through 2 bidirectional layers
--- of 2 heads; heads that do not divide H are refused.
+-- every CPU vector path and the emulated CUDA device; compute = 'bfloat16' with 4 heads against
+-- the same blocks run as the dense matrix; gradcheck through 2 bidirectional layers of 2 heads;
+-- heads that do not divide H are refused.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local json = require 'fused.json'
@@ -34,12 +35,28 @@ local function load(case, name, dtype)
   return fused.load_npy(DATA .. case .. '/' .. name .. '.npy'):to(dtype)
 end
 
+-- The dense (4·H x H) matrix of weight_hh's blocks (4·H x H/NH): row r on its head's columns.
+local function spread(blocks, H)
+  local GH, Dh = blocks:size(1), blocks:size(2)
+  local w = fused.zeros({ GH, H }, { dtype = blocks.dtype })
+  for r = 1, GH do
+    w:narrow(1, r, 1):narrow(2, math.floor(((r - 1) % H) / Dh) * Dh + 1, Dh):copy(blocks:narrow(1, r, 1))
+  end
+  return w
+end
+
 -- Forward and backward of the case through nn.RNN(heads = the case's) in dtype on device:
 -- {name = result on the CPU}, the case's config.
-local function run_case(case, dtype, device)
+-- opts: nn.RNN's other options; dense: weight_hh spread into the dense matrix, heads = 1.
+local function run_case(case, dtype, device, opts, dense)
   local c = json.decode(helper.read(DATA .. case .. '/config.json'))
-  local m = fused.nn.RNN(c.I, c.H, { cell = slstm(), heads = c.heads, dtype = dtype })
-  for name, p in m:named_parameters() do p:copy(load(case, name, dtype)) end
+  local o = { cell = slstm(), heads = dense and 1 or c.heads, dtype = dtype }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local m = fused.nn.RNN(c.I, c.H, o)
+  for name, p in m:named_parameters() do
+    local t = load(case, name, dtype)
+    p:copy(dense and name == 'weight_hh_l0' and spread(t, c.H) or t)
+  end
   if device then m:cuda() end
   local function get(name)
     local t = load(case, name, dtype)
@@ -54,7 +71,10 @@ local function run_case(case, dtype, device)
   local got = { hs = results[1], d_xs = d[1] }
   for i, s in ipairs(c.states) do got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1] end
   for name, _, g in m:named_parameters() do got['d_' .. name] = g end
-  for name, t in pairs(got) do got[name] = t:cpu():contiguous():view(load(case, name, dtype):shape()) end
+  for name, t in pairs(got) do
+    local want = load(case, name, dtype)
+    got[name] = t.ndim == want.ndim and t:cpu() or t:cpu():contiguous():view(want:shape()) -- (1, B, H) states
+  end
   return got, c
 end
 
@@ -87,6 +107,23 @@ describe('sLSTM with heads against xLSTM\'s vanilla step', function()
     helper.gpu_it(case .. ': the same on the CUDA device', function()
       compare(case, 'float64', 'cuda', 'cuda')
       compare(case, 'float32', 'cuda', 'cuda')
+    end)
+  end
+
+  -- compute = 'bfloat16' multiplies the same rounded operands as the dense matrix with its zeros
+  -- (a zero rounds to zero and adds nothing): only the float32 sums' order differs.
+  for _, device in ipairs({ false, 'cuda' }) do
+    local test = device and helper.gpu_it or it
+    test('compute = bfloat16 with 4 heads: the dense matrix\'s results, near the float64 reference'
+         .. (device and ' on the CUDA device' or ''), function()
+      local case, bf = 'slstm_h4_state_ragged', { compute = 'bfloat16' }
+      local got = run_case(case, 'float32', device, bf)
+      local want = run_case(case, 'float32', device, bf, true)
+      want.d_weight_hh_l0 = nil -- the dense matrix's gradient has the zeros' entries too
+      for _, name in ipairs(helper.sorted_keys(want)) do
+        close(got[name], want[name], 1e-5, 'bfloat16 heads against dense ' .. name)
+        close(got[name], load(case, name, 'float32'), 5e-2, 'bfloat16 against float64 ' .. name)
+      end
     end)
   end
 
