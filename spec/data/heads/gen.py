@@ -77,7 +77,8 @@ def separate_heads(cell, G, I, H, NH, dense, xs, states, d_hs, d_states):
     and d_weight_hh's blocks assembled as fused stores them."""
     Dh = H // NH
     hs, fin, d_xs, d_st = [], [[] for _ in states], 0, [[] for _ in states]
-    d_w = {}
+    d_w = {"weight_ih_l0": torch.zeros(G * H, I), "weight_hh_l0": torch.zeros(G * H, Dh),
+           "bias_ih_l0": torch.zeros(G * H), "bias_hh_l0": torch.zeros(G * H)}
     for n in range(NH):
         rows = torch.cat([torch.arange(g * H + n * Dh, g * H + (n + 1) * Dh) for g in range(G)])
         m = getattr(torch.nn, cell)(I, Dh)
@@ -95,8 +96,6 @@ def separate_heads(cell, G, I, H, NH, dense, xs, states, d_hs, d_states):
             d_st[i].append(ds[i])
         d_xs = d_xs + dx
         for name, g in dp.items():
-            d_w.setdefault(name, torch.zeros(G * H, Dh if name == "weight_hh_l0" else g.shape[-1])
-                           if g.dim() == 2 else torch.zeros(G * H))
             d_w[name][rows] = g
     return (torch.cat(hs, 2), [torch.cat(f, 2) for f in fin], d_xs,
             [torch.cat(d, 2) for d in d_st], d_w)
