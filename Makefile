@@ -298,6 +298,11 @@ bench-bf16: deps all
 bench-heads: deps all
 	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/heads.lua
 
+# fused's sLSTM against xLSTM's vanilla loop in PyTorch, eager and compiled (bench/slstm.lua)
+.PHONY: bench-slstm
+bench-slstm: deps all
+	$(LUA_ENV) taskset -c 0 $(LUAJIT) bench/slstm.lua
+
 # Training steps of nn.LSTM and nn.GRU against PyTorch's (FUSED_TORCH_PYTHON names a python
 # with torch 2.x), alternating, one thread pinned and all threads (docs/performance.md).
 .PHONY: bench-scan

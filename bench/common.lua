@@ -1,6 +1,8 @@
 -- What the benchmark scripts share: a monotonic clock, median and min of samples, the best of
--- repeated calls, and the sgemm rate that the compute limits are measured against.
+-- repeated calls, the sgemm rate that the compute limits are measured against, and PyTorch's
+-- process over a pipe for the benchmarks that alternate with it.
 -- Scripts load it with require 'bench.common' from the checkout's root.
+local ffi = require 'ffi'
 local fused = require 'fused'
 -- fused's clock: a declaration of clock_gettime of its own here made fused's (fused.cell.define
 -- times its compiles) fail on the other's struct
@@ -31,6 +33,33 @@ function M.pytorch(args)
   print('# PyTorch: /usr/bin/python3 ' .. script .. ' ' .. args)
   io.stdout:flush()
   os.execute('/usr/bin/python3 ' .. script .. ' ' .. args)
+end
+
+ffi.cdef 'int mkfifo(const char *path, unsigned mode);'
+
+-- PyTorch's side of a benchmark that alternates with it in one run: bench/<script> started in
+-- python, talked to over a pipe ({version = its first line, ask(line) -> its answer line,
+-- close()}), or nil with why not.
+function M.torch_process(python, script)
+  local p = io.popen(python .. ' -c "import torch" 2>&1')
+  local out = p:read('*a')
+  p:close()
+  if out ~= '' then return nil, python .. ' cannot import torch' end
+  local fifo = os.tmpname()
+  os.remove(fifo)
+  assert(ffi.C.mkfifo(fifo, tonumber('600', 8)) == 0, 'mkfifo failed')
+  local dir = debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$')
+  local w = io.popen(string.format('%s %s%s > %s', python, dir, script, fifo), 'w')
+  local r = assert(io.open(fifo, 'r'))
+  os.remove(fifo)
+  local torch = { version = r:read('*l') }
+  function torch.ask(line)
+    w:write(line, '\n')
+    w:flush()
+    return r:read('*l')
+  end
+  function torch.close() w:close(); r:close() end
+  return torch
 end
 
 -- Median and min of a list of samples (sorts it).

@@ -22,7 +22,6 @@ local PYTHON = os.getenv('FUSED_TORCH_PYTHON') or 'python3'
 
 ffi.cdef [[
 int sched_setaffinity(int pid, size_t size, const void *mask);
-int mkfifo(const char *path, unsigned mode);
 ]]
 fused.set_num_threads(0)
 local ALL = fused.get_num_threads()
@@ -36,30 +35,7 @@ local function pin(on)
   assert(ffi.C.sched_setaffinity(0, ffi.sizeof(mask), mask) == 0, 'sched_setaffinity failed')
 end
 
--- PyTorch's process, or nil with why not.
-local function start_torch()
-  local p = io.popen(PYTHON .. ' -c "import torch" 2>&1')
-  local out = p:read('*a')
-  p:close()
-  if out ~= '' then return nil, PYTHON .. ' cannot import torch' end
-  local fifo = os.tmpname()
-  os.remove(fifo)
-  assert(ffi.C.mkfifo(fifo, tonumber('600', 8)) == 0, 'mkfifo failed')
-  local dir = debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$')
-  local w = io.popen(string.format('%s %storch_rnn.py > %s', PYTHON, dir, fifo), 'w')
-  local r = assert(io.open(fifo, 'r'))
-  os.remove(fifo)
-  local torch = { version = r:read('*l') }
-  function torch.ask(line)
-    w:write(line, '\n')
-    w:flush()
-    return r:read('*l')
-  end
-  function torch.close() w:close(); r:close() end
-  return torch
-end
-
-local torch, why_not = start_torch()
+local torch, why_not = bench.torch_process(PYTHON, 'torch_rnn.py')
 
 local function fused_step(m, xs, ones)
   if m.has_c then m:forward(xs, nil, nil) else m:forward(xs, nil) end

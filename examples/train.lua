@@ -39,7 +39,10 @@ local cmd = options.new('luajit examples/train.lua [options]',
                         'Trains an LLTM on the adding problem by default; options:', {
   { 'task', 'adding', { 'adding', 'copy', 'text' }, 'the task' },
   { 'data', false, 'string', 'text file for --task text' },
-  { 'cell', 'lltm', { 'lltm', 'lstm', 'gru' }, 'recurrent cell' },
+  { 'cell', 'lltm', 'string',
+    'recurrent cell: lltm, lstm, gru, or a file of fused.cell.define (examples/cells/*.lua)' },
+  { 'heads', 1, 'int', "heads of the recurrent matrix (block-diagonal; lstm, gru and cell files)",
+    min = 1 },
   { 'layers', 1, 'int', 'stacked recurrent layers', min = 1 },
   { 'hidden', 64, 'int', 'hidden units', min = 1 },
   { 'embed', 32, 'int', 'embedding size (copy and text tasks)', min = 1 },
@@ -74,7 +77,7 @@ local cmd = options.new('luajit examples/train.lua [options]',
 
 -- Options that define the model and its data: given with --resume or --sample, they must agree
 -- with the checkpoint's.
-local MODEL_OPTIONS = { 'task', 'data', 'cell', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
+local MODEL_OPTIONS = { 'task', 'data', 'cell', 'heads', 'layers', 'hidden', 'embed', 'seq-len', 'batch', 'lr',
                         'lr-decay', 'optim', 'clip', 'dropout', 'seed', 'dtype', 'precision' }
 -- Options about this machine or this command, not the run: never taken from a checkpoint. The
 -- files a run writes are among them: a checkpoint's options may have been edited to name any
@@ -153,6 +156,36 @@ local function learning_rate(opts, step)
   return opts.lr * (1 + math.cos(math.pi * (step - 1) / opts.steps)) / 2
 end
 
+local BUILT_IN = { lltm = true, lstm = true, gru = true }
+local defined = {} -- --cell FILE's cell, by the file's name: defined once per process
+
+-- The cell --cell names: a built-in one's name, or the cell of fused.cell.define of the
+-- definition the file returns given fused.cell (as examples/cells/*.lua do), checked once.
+local function cell_of(opts)
+  local name = opts.cell
+  if BUILT_IN[name] or defined[name] then return defined[name] or name end
+  local chunk, why = loadfile(name)
+  if not chunk then
+    usage_error("option '--cell' expected lltm, lstm, gru or a Lua file of a cell definition, "
+                .. 'got %s (%s)', name, (tostring(why):gsub('^cannot open ', '')))
+  end
+  local ok, cell = pcall(function()
+    local def = chunk()
+    if type(def) ~= 'function' then
+      error(string.format('the file returns %s, not a function of fused.cell returning a cell '
+                          .. 'definition (examples/cells/*.lua)', type(def)), 0)
+    end
+    return fused.cell.define(def(fused.cell))
+  end)
+  if not ok then usage_error('--cell %s: %s', name, (tostring(cell):gsub('^.-:%d+: ', ''))) end
+  if cell.outputs ~= 1 then
+    usage_error('--cell %s: its output is %d states side by side; the model\'s head reads one',
+                name, cell.outputs)
+  end
+  defined[name] = cell
+  return cell
+end
+
 -- The checks that involve more than one option, or the machine (given: the names on the
 -- command line).
 local function validate(opts, given)
@@ -179,6 +212,20 @@ local function validate(opts, given)
   elseif opts.device == 'cuda' and not fused.cuda.is_available() then
     usage_error('--device cuda: no CUDA device: %s', fused.cuda.why())
   end
+  -- A checkpoint names a cell file only as a record: the code run is the one named here.
+  if not BUILT_IN[opts.cell] and not given.cell then
+    local flag = opts.resume and 'resume' or 'sample'
+    usage_error("--%s %s: the checkpoint's cell is the file %s: name it again with --cell %s (a "
+                .. 'checkpoint runs no code it names)', flag, opts[flag], opts.cell, opts.cell)
+  end
+  local cell = cell_of(opts)
+  if opts.heads > 1 and cell == 'lltm' then
+    usage_error('--heads %d: the LLTM has no heads (lstm, gru or a --cell file have)', opts.heads)
+  end
+  if opts.hidden % opts.heads ~= 0 then
+    usage_error('--heads %d does not divide --hidden %d: each head has --hidden / --heads units',
+                opts.heads, opts.hidden)
+  end
   if opts.precision == 'bf16' and opts.dtype ~= 'float32' then
     usage_error('--precision bf16 needs --dtype float32, got %s', opts.dtype)
   end
@@ -201,7 +248,8 @@ end
 
 -- The SequenceModel options that --cell, --layers, ... say.
 local function model_options(opts)
-  return { cell = opts.cell, num_layers = opts.layers, hidden_size = opts.hidden,
+  return { cell = cell_of(opts), heads = opts.heads, num_layers = opts.layers,
+           hidden_size = opts.hidden,
            embedding_dim = opts.embed, dropout = opts.dropout, dtype = opts.dtype,
            device = opts.device, compute = opts.precision == 'bf16' and 'bfloat16' or nil }
 end

@@ -1,8 +1,8 @@
 -- fused.cell.define with a list of states, per-unit parameters and selections (issue 34): the
 -- sLSTM (examples/cells/slstm.lua) against xLSTM's vanilla pointwise step and the peephole
 -- LSTM (examples/cells/peephole_lstm.lua) against TensorFlow's use_peepholes equations,
--- PyTorch float64 references of spec/data/cell_states (gen.py beside them; the heads = 2 and 4
--- sets are the heads spec's), zero and nonzero initial states, whole and ragged, within 1e-10
+-- PyTorch float64 references of spec/data/cell_states (gen.py beside them; the heads = 2, 4 and
+-- H sets are spec/slstm_spec.lua's), zero and nonzero initial states, whole and ragged, within 1e-10
 -- on outputs, final states and every gradient, on the CPU and the emulated CUDA device; both
 -- through nn.RNN (2 layers, both directions, ragged) pass gradcheck, in float64; the new
 -- functions' derivatives too; wrong definitions fail at define, saying what.

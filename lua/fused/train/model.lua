@@ -9,8 +9,10 @@
 --                                      compute =})
 --
 -- cell: 'lltm', 'lstm' or 'gru' (nn.LLTM, nn.LSTM, nn.GRU, whose parameters are then
--- 'rnn.weight_ih_l0', ...); the head reads the last layer. compute: the recurrent layer's
--- (nil, or 'bfloat16': docs/cells.md).
+-- 'rnn.weight_ih_l0', ...), or a cell of fused.cell.define (nn.RNN over it, its per-unit
+-- parameters 'rnn.w_ci_l0', ...); the head reads the last layer's h. heads: the recurrent
+-- matrix's (lstm, gru and defined cells; default 1). compute: the recurrent layer's (nil, or
+-- 'bfloat16': docs/cells.md).
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward); dropout
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
@@ -21,6 +23,7 @@ local Module = require 'fused.nn.Module'
 local nn = require 'fused.nn'
 local stream = require 'fused.data.stream'
 local factory = require 'fused.factory'
+local recurrent_args = require 'fused.nn.recurrent_args'
 
 local SequenceModel = Module:extend('SequenceModel')
 
@@ -32,9 +35,12 @@ function SequenceModel:__init(task, opts)
     self.embed = nn.Embedding(task.input.vocab, opts.embedding_dim, topts)
     input_size = opts.embedding_dim
   end
-  local class = ({ lltm = 'LLTM', lstm = 'LSTM', gru = 'GRU' })[opts.cell]
+  local defined = type(opts.cell) == 'table'
+  local class = defined and 'RNN' or ({ lltm = 'LLTM', lstm = 'LSTM', gru = 'GRU' })[opts.cell]
   self.rnn = nn[class](input_size, H, { num_layers = opts.num_layers, dtype = opts.dtype,
-                                        device = opts.device, compute = opts.compute })
+                                        device = opts.device, compute = opts.compute,
+                                        cell = defined and opts.cell or nil,
+                                        heads = opts.cell ~= 'lltm' and opts.heads or nil })
   if opts.cell == 'lltm' then
     -- Input gates start mostly shut (bias -3): the LLTM has no forget gate, so its cell state
     -- only adds up; shut gates keep it from drifting over long sequences until the gates learn
@@ -64,9 +70,12 @@ function SequenceModel.shapes(task, opts)
       local suffix = l == 0 and '' or '_l' .. l
       shapes['rnn.weight' .. suffix], shapes['rnn.bias' .. suffix] = { 3 * H, H + I }, { 3 * H }
     else
-      local GH = nn[opts.cell == 'lstm' and 'LSTM' or 'GRU'].gates * H
-      shapes['rnn.weight_ih_l' .. l], shapes['rnn.weight_hh_l' .. l] = { GH, I }, { GH, H }
+      local defined = type(opts.cell) == 'table'
+      local GH = (defined and opts.cell.gates or nn[opts.cell == 'lstm' and 'LSTM' or 'GRU'].gates) * H
+      shapes['rnn.weight_ih_l' .. l] = { GH, I }
+      shapes['rnn.weight_hh_l' .. l] = { GH, H / (opts.heads or 1) }
       shapes['rnn.bias_ih_l' .. l], shapes['rnn.bias_hh_l' .. l] = { GH }, { GH }
+      for _, p in ipairs(defined and opts.cell.params or {}) do shapes['rnn.' .. p .. '_l' .. l] = { H } end
     end
   end
   local out = task.output.size or task.output.classes
@@ -165,12 +174,14 @@ function SequenceModel:sample(task, n, temperature, seed, prime)
     codes[i] = { code }
   end
   local x = factory.tensor(codes, index_opts) -- the prime in one forward, T × 1
-  local generated, h, c, _ = {}
+  local generated, states = {}, {}
+  local n_states = #recurrent_args.names(self.rnn)
   self:eval()
   for i = 1, n do
     local inputs = self.embed:forward(x)
-    if self.rnn.has_c then _, h, c = self.rnn:forward(inputs, h, c)
-    else _, h = self.rnn:forward(inputs, h) end
+    -- every state carried to the next character (h, and c, n, m, ... of the cell)
+    states = { select(2, self.rnn:forward(inputs, unpack(states, 1, n_states))) }
+    local h = states[1]
     local last = h.ndim == 3 and h:select(1, h:size(1)) or h
     local logits, classes = stream.values(self.head:forward(last))
     local scaled, max = {}, -math.huge

@@ -42,7 +42,7 @@ def peephole_step(raw, states, p):
 def dense_hh(w_hh, H, heads):
     # the (4 H, H) matrix of the blocks (4 H, H / NH): row r on the columns of its unit's head
     dh = H // heads
-    dense = torch.zeros(w_hh.shape[0], H)
+    dense = torch.zeros(w_hh.shape[0], H, dtype=w_hh.dtype)
     for r in range(w_hh.shape[0]):
         head = (r % H) // dh
         dense[r, head * dh:(head + 1) * dh] = w_hh[r]
@@ -62,6 +62,22 @@ def run(cell, t, lengths, heads):
         states = [mask * a + (1 - mask) * b for a, b in zip(new, states)]
         hs.append(mask * new[0])
     return torch.stack(hs), states, names
+
+
+def float32_results(cell, out, names, leaves, lengths, heads):
+    # PyTorch's own float32 error on the case (the golden rule: ../shared/golden/README.md)
+    t = {n: v.float().requires_grad_(n in leaves) for n, v in out.items()}
+    hs, final, _ = run(cell, t, lengths, heads)
+    loss = (hs * t['r']).sum()
+    for s, f in zip(names, final):
+        loss = loss + (f * t['s_' + s]).sum()
+    grads = torch.autograd.grad(loss, [t[n] for n in leaves])
+    got = {'hs': hs.detach()}
+    for s, f in zip(names, final):
+        got[s + '_n'] = f.detach()
+    for n, d in zip(leaves, grads):
+        got['d_' + n] = d
+    return got
 
 
 def case(name, cell, T, B, I, H, heads, lengths, initial, seed):
@@ -97,13 +113,17 @@ def case(name, cell, T, B, I, H, heads, lengths, initial, seed):
         out[s + '_n'] = f.detach()
     for n, d in zip(leaves, grads):
         out['d_' + n] = d
+    got32 = float32_results(cell, out, names, leaves, lengths, heads)
+    error32 = {n: float((got32[n].double() - out[n]).norm() / max(out[n].norm(), 1e-300))
+               for n in got32}
     folder = os.path.join(HERE, name)
     os.makedirs(folder, exist_ok=True)
     for n, v in out.items():
         np.save(os.path.join(folder, n + '.npy'), v.numpy())
     with open(os.path.join(folder, 'config.json'), 'w') as f:
         json.dump({'cell': cell, 'T': T, 'B': B, 'I': I, 'H': H, 'heads': heads,
-                   'lengths': lengths, 'states': names, 'params': params[4:]}, f)
+                   'lengths': lengths, 'states': names, 'params': params[4:],
+                   'pytorch_float32_error': error32}, f)
         f.write('\n')
 
 
@@ -115,5 +135,10 @@ if __name__ == '__main__':
                                             'ragged' if ragged else 'full')
                 case(name, 'slstm', 6, 3, 5, 8, heads, [6, 3, 1] if ragged else [6, 6, 6],
                      initial, 100 + 10 * heads + 2 * initial + ragged)
+    # unusual shapes: head sizes and H off the vector width, B = 1, T = 1, heads = H
+    case('slstm_h3_state_b1', 'slstm', 5, 1, 4, 9, 3, [5], True, 201)
+    case('slstm_h2_zero_wide_ragged', 'slstm', 4, 5, 6, 34, 2, [4, 1, 3, 2, 4], False, 202)
+    case('slstm_hH_state_t1', 'slstm', 1, 3, 3, 5, 5, [1, 1, 1], True, 203)
+    case('slstm_hH_zero_t1_b1', 'slstm', 1, 1, 2, 4, 4, [1], False, 204)
     case('peephole_zero_ragged', 'peephole_lstm', 6, 3, 4, 5, 1, [6, 2, 4], False, 7)
     case('peephole_state_full', 'peephole_lstm', 5, 2, 3, 6, 1, [5, 5], True, 8)
