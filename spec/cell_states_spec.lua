@@ -10,58 +10,27 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
 local close, err, gpu_it = helper.assert_close, helper.assert_error, helper.gpu_it
+local ref = require 'spec.cell_reference'
 
 local cache = os.tmpname()
 local o = { dtype = 'float64' }
 local DATA = 'spec/data/cell_states/'
 
-local function example(file)
-  local def = dofile('examples/cells/' .. file .. '.lua')(F)
-  def.cache_dir = cache .. '.d'
-  return def
-end
-
-local function config(case)
-  local f = assert(io.open(DATA .. case .. '/config.json'))
-  local text = f:read('*a')
-  f:close()
-  local c = { lengths = {}, states = {}, params = {} }
-  for k in ('T B I H heads'):gmatch('%S+') do c[k] = tonumber(text:match('"' .. k .. '": (%d+)')) end
-  c.cell = text:match('"cell": "([%w_]+)"')
-  for key in ('lengths states params'):gmatch('%S+') do
-    for v in text:match('"' .. key .. '": %[([^%]]*)%]'):gmatch('[%w_]+') do
-      c[key][#c[key] + 1] = tonumber(v) or v
-    end
-  end
-  return c
-end
-
-local function load(case, name) return fused.load_npy(DATA .. case .. '/' .. name .. '.npy') end
+local function example(file) return ref.example(file, cache .. '.d') end
+local function config(case) return ref.config(DATA, case) end
+local function load(case, name) return ref.load(DATA, case, name) end
 
 -- Forward and backward of the case's reference through nn.RNN on device: every result, by the
 -- reference's name.
 local function run_case(case, device)
   local c = config(case)
-  local cell = F.define(example(c.cell))
-  local m = fused.nn.RNN(c.I, c.H, { cell = cell, dtype = 'float64' })
+  local m = fused.nn.RNN(c.I, c.H, { cell = F.define(example(c.cell)), dtype = 'float64' })
   for name, p in m:named_parameters() do p:copy(load(case, name)) end
   if device then m:cuda() end
-  local function on(t) return device and t:cuda() or t end
-  local states, grads = {}, {}
-  for i, s in ipairs(c.states) do
-    states[i] = on(load(case, s .. '0'))
-    grads[i] = on(load(case, 's_' .. s))
-  end
-  states[#states + 1] = { lengths = c.lengths }
-  local results = { m:forward(on(load(case, 'xs')), unpack(states)) }
-  m:zeroGradParameters()
-  local d = { m:backward(on(load(case, 'r')), unpack(grads)) }
-  local got = { hs = results[1], d_xs = d[1] }
-  for i, s in ipairs(c.states) do
-    got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1]
-  end
-  for name, _, g in m:named_parameters() do got['d_' .. name] = g end
-  return got, c
+  return ref.run(m, c, function(name)
+    local t = load(case, name)
+    return device and t:cuda() or t
+  end), c
 end
 
 local function cases(prefix)

@@ -10,64 +10,30 @@ local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
 local close, err, gpu_it = helper.assert_close, helper.assert_error, helper.gpu_it
+local ref = require 'spec.cell_reference'
 
 local cache = os.tmpname()
 local o = { dtype = 'float64' }
 local DATA = 'spec/data/linear_cells/'
 
-local function example(file)
-  local def = dofile('examples/cells/' .. file .. '.lua')(F)
-  def.cache_dir = cache .. '.d'
-  return def
-end
+local function example(file) return ref.example(file, cache .. '.d') end
+local function config(case) return ref.config(DATA, case) end
+local function load(case, name) return ref.load(DATA, case, name) end
 
-local function config(case)
-  local f = assert(io.open(DATA .. case .. '/config.json'))
-  local text = f:read('*a')
-  f:close()
-  local c = { lengths = {}, states = {}, params = {} }
-  for k in ('T B I H'):gmatch('%S+') do c[k] = tonumber(text:match('"' .. k .. '": (%d+)')) end
-  c.cell = text:match('"cell": "([%w_]+)"')
-  c.bias = text:match('"bias": (%a+)') == 'true'
-  c.resets = text:match('"resets": (%a+)') == 'true'
-  for key in ('lengths states params'):gmatch('%S+') do
-    for v in text:match('"' .. key .. '": %[([^%]]*)%]'):gmatch('[%w_]+') do
-      c[key][#c[key] + 1] = tonumber(v) or v
-    end
-  end
-  return c
-end
-
-local function load(case, name) return fused.load_npy(DATA .. case .. '/' .. name .. '.npy') end
-local function exists(case, name)
-  local f = io.open(DATA .. case .. '/' .. name .. '.npy')
-  if f then f:close() end
-  return f ~= nil
-end
-
--- Forward and backward of the case's reference through nn.RNN on device (nil: the CPU).
+-- Forward and backward of the case's reference through nn.RNN on device (nil: the CPU); a
+-- state's initial value is given where the reference has its gradient.
 local function run_case(case, device)
   local c = config(case)
-  local cell = F.define(example(c.cell))
-  local m = fused.nn.RNN(c.I, c.H, { cell = cell, dtype = 'float64', bias = c.bias })
+  local m = fused.nn.RNN(c.I, c.H, { cell = F.define(example(c.cell)), dtype = 'float64', bias = c.bias })
   for name, p in m:named_parameters() do p:copy(load(case, name)) end
   if device then m:cuda() end
-  local function on(t) return device and t:cuda() or t end
-  local states, grads = {}, {}
-  for i, s in ipairs(c.states) do
-    states[i] = exists(case, 'd_' .. s .. '0') and on(load(case, s .. '0')) or nil
-    grads[i] = on(load(case, 's_' .. s))
+  local function get(name)
+    local t = load(case, name)
+    return device and t:cuda() or t
   end
-  local opts = { lengths = c.lengths }
-  if c.resets then opts.resets = on(load(case, 'resets')) end
-  states[#c.states + 1] = opts
-  local results = { m:forward(on(load(case, 'xs')), unpack(states, 1, #c.states + 1)) }
-  m:zeroGradParameters()
-  local d = { m:backward(on(load(case, 'r')), unpack(grads)) }
-  local got = { hs = results[1], d_xs = d[1] }
-  for i, s in ipairs(c.states) do got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1] end
-  for name, _, g in m:named_parameters() do got['d_' .. name] = g end
-  return got, c
+  return ref.run(m, c, get, function(s)
+    return ref.exists(DATA, case, 'd_' .. s .. '0') and get(s .. '0') or nil
+  end), c
 end
 
 local CASES = { 'mingru_full', 'mingru_ragged', 'minlstm_full', 'minlstm_state_ragged',
@@ -80,7 +46,7 @@ describe('fused.cell.define{linear = true}', function()
     local got, c = run_case(case, device)
     local checked = 0
     for name, t in pairs(got) do
-      if exists(case, name) then
+      if ref.exists(DATA, case, name) then
         close(t:cpu(), load(case, name):view(t:shape()), 1e-10, 1e-10, case .. ' ' .. name)
         checked = checked + 1
       end

@@ -9,7 +9,7 @@
 -- heads that do not divide H are refused.
 local helper = require 'spec.helper'
 local fused = helper.fused
-local json = require 'fused.json'
+local ref = require 'spec.cell_reference'
 local F = fused.cell
 local close, err = helper.assert_close, helper.assert_error
 
@@ -25,15 +25,8 @@ for _, heads in ipairs({ 1, 2, 4 }) do
 end
 
 local cache = os.tmpname()
-local function slstm()
-  local def = dofile('examples/cells/slstm.lua')(F)
-  def.cache_dir = cache .. '.d'
-  return F.define(def)
-end
-
-local function load(case, name, dtype)
-  return fused.load_npy(DATA .. case .. '/' .. name .. '.npy'):to(dtype)
-end
+local function slstm() return F.define(ref.example('slstm', cache .. '.d')) end
+local function load(case, name, dtype) return ref.load(DATA, case, name, dtype) end
 
 -- The dense (4·H x H) matrix of weight_hh's blocks (4·H x H/NH): row r on its head's columns.
 local function spread(blocks, H)
@@ -49,7 +42,7 @@ end
 -- {name = result on the CPU}, the case's config.
 -- opts: nn.RNN's other options; dense: weight_hh spread into the dense matrix, heads = 1.
 local function run_case(case, dtype, device, opts, dense)
-  local c = json.decode(helper.read(DATA .. case .. '/config.json'))
+  local c = ref.config(DATA, case)
   local o = { cell = slstm(), heads = dense and 1 or c.heads, dtype = dtype }
   for k, v in pairs(opts or {}) do o[k] = v end
   local m = fused.nn.RNN(c.I, c.H, o)
@@ -58,19 +51,10 @@ local function run_case(case, dtype, device, opts, dense)
     p:copy(dense and name == 'weight_hh_l0' and spread(t, c.H) or t)
   end
   if device then m:cuda() end
-  local function get(name)
+  local got = ref.run(m, c, function(name)
     local t = load(case, name, dtype)
     return device and t:cuda() or t
-  end
-  local states, grads = {}, {}
-  for i, s in ipairs(c.states) do states[i], grads[i] = get(s .. '0'), get('s_' .. s) end
-  states[#states + 1] = { lengths = c.lengths }
-  local results = { m:forward(get('xs'), unpack(states)) }
-  m:zeroGradParameters()
-  local d = { m:backward(get('r'), unpack(grads)) }
-  local got = { hs = results[1], d_xs = d[1] }
-  for i, s in ipairs(c.states) do got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1] end
-  for name, _, g in m:named_parameters() do got['d_' .. name] = g end
+  end)
   for name, t in pairs(got) do
     local want = load(case, name, dtype)
     got[name] = t.ndim == want.ndim and t:cpu() or t:cpu():contiguous():view(want:shape()) -- (1, B, H) states

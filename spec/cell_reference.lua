@@ -1,0 +1,50 @@
+-- The PyTorch float64 references of defined cells, run through nn.RNN: a set is a folder of
+-- cases (spec/data/<set>/<case>/: config.json and the .npy tensors; gen.py beside them).
+-- cell_states_spec, slstm_spec and linear_cells_spec read theirs through it.
+local helper = require 'spec.helper'
+local fused = helper.fused
+local json = require 'fused.json'
+
+local M = {}
+
+-- A definition from examples/cells/<file>.lua, built in the cache folder given.
+function M.example(file, cache_dir)
+  local def = dofile('examples/cells/' .. file .. '.lua')(fused.cell)
+  def.cache_dir = cache_dir
+  return def
+end
+
+function M.config(dir, case) return json.decode(helper.read(dir .. case .. '/config.json')) end
+
+function M.exists(dir, case, name)
+  local f = io.open(dir .. case .. '/' .. name .. '.npy')
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- The reference's tensor, in dtype (nil: as stored).
+function M.load(dir, case, name, dtype)
+  local t = fused.load_npy(dir .. case .. '/' .. name .. '.npy')
+  return dtype and t:to(dtype) or t
+end
+
+-- Forward and backward of case c through m, the reference's tensors read by get(name) (on the
+-- module's device): {name = result}, named as the reference names them. initial(s) gives state
+-- s's initial value (default get(s .. '0'); nil: zeros).
+function M.run(m, c, get, initial)
+  initial = initial or function(s) return get(s .. '0') end
+  local inputs, grads = {}, {}
+  for i, s in ipairs(c.states) do inputs[i], grads[i] = initial(s), get('s_' .. s) end
+  local opts = { lengths = c.lengths }
+  if c.resets then opts.resets = get('resets') end
+  inputs[#c.states + 1] = opts
+  local results = { m:forward(get('xs'), unpack(inputs, 1, #c.states + 1)) }
+  m:zeroGradParameters()
+  local d = { m:backward(get('r'), unpack(grads)) }
+  local got = { hs = results[1], d_xs = d[1] }
+  for i, s in ipairs(c.states) do got[s .. '_n'], got['d_' .. s .. '0'] = results[i + 1], d[i + 1] end
+  for name, _, g in m:named_parameters() do got['d_' .. name] = g end
+  return got
+end
+
+return M
