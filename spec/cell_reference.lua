@@ -47,4 +47,26 @@ function M.run(m, c, get, initial)
   return got
 end
 
+-- fused.gradcheck of m over its forward's tensor inputs (forward(inputs..., opts) where opts is
+-- given) and every parameter: ok, worst.
+function M.gradcheck(m, inputs, opts)
+  local n = #inputs
+  local all = { unpack(inputs, 1, n) }
+  for _, p in m:named_parameters() do all[#all + 1] = p:clone() end
+  return fused.gradcheck({
+    forward = function(...)
+      local args, i = { ... }, n
+      for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
+      args[n + 1] = opts
+      return m:forward(unpack(args, 1, opts and n + 1 or n))
+    end,
+    backward = function(_, ...)
+      m:zeroGradParameters()
+      local g = { unpack({ m:backward(...) }, 1, n) }
+      for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
+      return unpack(g)
+    end,
+  }, all)
+end
+
 return M

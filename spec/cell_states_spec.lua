@@ -80,24 +80,7 @@ describe('fused.cell.define: states, parameters, selections', function()
         -- a normaliser n is positive: a zero one selects the first step's stabiliser
         if cell.states[i] == 'n' then inputs[i + 1]:abs_():add_(0.5) end
       end
-      local n_state = #inputs
-      for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-      local ok, worst = fused.gradcheck({
-        forward = function(...)
-          local args = { ... }
-          local i = n_state
-          for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-          local states = { unpack(args, 2, n_state) }
-          states[#states + 1] = { lengths = lengths }
-          return m:forward(args[1], unpack(states))
-        end,
-        backward = function(_, ...)
-          m:zeroGradParameters()
-          local g = { m:backward(...) }
-          for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-          return unpack(g)
-        end,
-      }, inputs)
+      local ok, worst = ref.gradcheck(m, inputs, { lengths = lengths })
       assert.is_true(ok, worst and worst.message)
     end)
   end
@@ -123,22 +106,7 @@ describe('fused.cell.define: states, parameters, selections', function()
     fused.manual_seed(3)
     local m = fused.nn.RNN(2, 3, { cell = cell, bias = false, dtype = 'float64' })
     local xs = fused.randn({ 3, 2, 2 }, o)
-    local inputs = { xs }
-    for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-    local ok, worst = fused.gradcheck({
-      forward = function(...)
-        local args = { ... }
-        local i = 1
-        for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-        return m:forward(args[1])
-      end,
-      backward = function(_, ...)
-        m:zeroGradParameters()
-        local g = { (m:backward(...)) }
-        for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-        return unpack(g)
-      end,
-    }, inputs)
+    local ok, worst = ref.gradcheck(m, { xs })
     assert.is_true(ok, worst and worst.message)
   end)
 
@@ -157,21 +125,7 @@ describe('fused.cell.define: states, parameters, selections', function()
     fused.manual_seed(5)
     local m = fused.nn.RNN(2, 3, { cell = cell, num_layers = 2, bidirectional = true, dtype = 'float64' })
     local inputs = { fused.randn({ 3, 2, 2 }, o), fused.randn({ 4, 2, 3 }, o), fused.randn({ 4, 2, 3 }, o) }
-    for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-    local ok, worst = fused.gradcheck({
-      forward = function(...)
-        local args = { ... }
-        local i = 3
-        for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-        return m:forward(args[1], args[2], args[3], { lengths = { 3, 1 } })
-      end,
-      backward = function(_, ...)
-        m:zeroGradParameters()
-        local g = { m:backward(...) }
-        for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-        return unpack(g)
-      end,
-    }, inputs)
+    local ok, worst = ref.gradcheck(m, inputs, { lengths = { 3, 1 } })
     assert.is_true(ok, worst and worst.message)
   end)
 

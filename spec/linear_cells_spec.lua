@@ -72,24 +72,7 @@ describe('fused.cell.define{linear = true}', function()
       local lengths = { 2, 4, 1 }
       local inputs = { fused.randn({ T, B, I }, o) }
       for i = 1, #cell.states do inputs[i + 1] = fused.randn({ 4, B, H }, o) end
-      local n_state = #inputs
-      for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-      local ok, worst = fused.gradcheck({
-        forward = function(...)
-          local args = { ... }
-          local i = n_state
-          for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-          local states = { unpack(args, 2, n_state) }
-          states[#states + 1] = { lengths = lengths }
-          return m:forward(args[1], unpack(states))
-        end,
-        backward = function(_, ...)
-          m:zeroGradParameters()
-          local g = { m:backward(...) }
-          for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-          return unpack(g)
-        end,
-      }, inputs)
+      local ok, worst = ref.gradcheck(m, inputs, { lengths = lengths })
       assert.is_true(ok, worst and worst.message)
     end)
   end
@@ -102,21 +85,7 @@ describe('fused.cell.define{linear = true}', function()
     local resets = fused.zeros({ T, B }, { dtype = 'bool' })
     resets[1][1], resets[3][2] = true, true
     local inputs = { fused.randn({ T, B, H }, o), fused.randn({ B, H }, o) }
-    for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-    local ok, worst = fused.gradcheck({
-      forward = function(xs, h0, ...)
-        local args = { ... }
-        local i = 0
-        for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-        return m:forward(xs, h0, { resets = resets })
-      end,
-      backward = function(_, ...)
-        m:zeroGradParameters()
-        local g = { m:backward(...) }
-        for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-        return unpack(g)
-      end,
-    }, inputs)
+    local ok, worst = ref.gradcheck(m, inputs, { resets = resets })
     assert.is_true(ok, worst and worst.message)
   end)
 
