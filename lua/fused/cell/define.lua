@@ -341,7 +341,7 @@ return function(spec)
     for k, v in ipairs(names) do rawset(s, v, leaves[k]) end
     for k, v in ipairs(params) do rawset(p, v, p_leaves[k]) end
     if spec.linear then return by_name('s', s), by_name('p', p), x, reset end
-    return by_name('s', s), by_name('p', p)
+    return by_name('s', s), by_name('p', p), x
   end
   local function run()
     local results, n = run_step(g, spec, gates, args())
@@ -375,6 +375,10 @@ return function(spec)
       io.stderr:write(string.format('%s: %s: warning: gate %d is unused (neither gx[%d] nor '
                                     .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
     end
+  end
+  if not spec.linear and reaches[x] then
+    error(message(name, "the step reads x, the layer's input at its unit: only a linear cell "
+                  .. '(linear = true) reads it so far; the cell engine gives a step gx and gh'), 2)
   end
   for k, v in ipairs(params) do
     if not reaches[p_leaves[k]] then
