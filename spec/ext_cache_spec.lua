@@ -4,6 +4,7 @@
 -- file; no path reaches the compiler as an option or the shell as code. Each load runs in a
 -- new luajit, as a user's next run would.
 local fused = require 'fused'
+local helper = require 'spec.helper'
 local hash = require 'fused.ext.hash'
 
 local root = io.popen('pwd'):read('*l')
@@ -18,8 +19,7 @@ local function write(path, text)
   f:close()
 end
 
--- s as one word for the shell.
-local function quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local quote = helper.shell_quote
 
 local function sh(command)
   local p = io.popen(command .. ' 2>&1')
@@ -28,15 +28,7 @@ local function sh(command)
   return out
 end
 
--- The libraries a sanitizer run names by paths relative to the checkout, made absolute for a
--- child that runs elsewhere.
-local libraries = ''
-for _, var in ipairs({ 'FUSED_LIB', 'FUSED_CUDA_LIB', 'FUSED_MPI_LIB' }) do
-  local path = os.getenv(var)
-  if path and path ~= '' and path:sub(1, 1) ~= '/' then
-    libraries = libraries .. var .. '=' .. quote(root .. '/' .. path) .. ' '
-  end
-end
+local libraries = helper.library_env(root)
 
 -- Runs lua code in a new luajit from the checkout (at most 60 s: a load that blocks fails);
 -- returns what it printed.

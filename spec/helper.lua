@@ -267,4 +267,20 @@ function helper.lua_files()
   return files
 end
 
+-- s as one shell word.
+function helper.shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+-- Shell words naming the libraries a sanitizer run gives by paths relative to the checkout
+-- root, made absolute for a child that runs in another folder ('' where none is relative).
+function helper.library_env(root)
+  local words = ''
+  for _, var in ipairs({ 'FUSED_LIB', 'FUSED_CUDA_LIB', 'FUSED_MPI_LIB' }) do
+    local path = os.getenv(var)
+    if path and path ~= '' and path:sub(1, 1) ~= '/' then
+      words = words .. var .. '=' .. helper.shell_quote(root .. '/' .. path) .. ' '
+    end
+  end
+  return words
+end
+
 return helper

@@ -2,7 +2,8 @@
 -- their files unchanged: each for a few iterations on a small input, its losses falling.
 -- spec/th_programs/record.lua prints the losses its criterions compute; nngraph_readme.lua runs
 -- nngraph's README examples as that README does.
-local function shell_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+local helper = require 'spec.helper'
+local shell_quote = helper.shell_quote
 
 -- The checkout, as an absolute path: the programs run in their own directories.
 local here = (debug.getinfo(1, 'S').source:match('^@(.*/)') or './')
@@ -13,8 +14,8 @@ pwd:close()
 -- Runs `fused th` in dir with the arguments; returns its output (stdout and stderr) and
 -- whether it exited 0.
 local function fused_th(dir, args)
-  local command = string.format('cd %s && FUSED_NO_READLINE=1 %s th %s 2>&1; echo "exit $?"', shell_quote(dir),
-                                shell_quote(root .. 'bin/fused'), args)
+  local command = string.format('cd %s && %sFUSED_NO_READLINE=1 %s th %s 2>&1; echo "exit $?"', shell_quote(dir),
+                                helper.library_env(root), shell_quote(root .. 'bin/fused'), args)
   local p = io.popen(command)
   local out = p:read('*a')
   p:close()
