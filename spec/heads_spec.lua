@@ -5,6 +5,7 @@
 -- stacked and bidirectional; bfloat16 compute against the same matrix run dense; gradcheck; the
 -- errors; state_dict shapes and the initialisation's bound.
 local helper = require 'spec.helper'
+local ref = require 'spec.cell_reference'
 local fused = helper.fused
 local close, err = helper.assert_close, helper.assert_error
 local json = require 'fused.json'
@@ -211,24 +212,7 @@ describe('heads: a block-diagonal recurrent matrix', function()
       local lengths = { 2, 4, 1 }
       local inputs = { fused.randn({ T, B, I }, o), fused.randn({ 4, B, H }, o) }
       if m.has_c then inputs[#inputs + 1] = fused.randn({ 4, B, H }, o) end
-      local first = #inputs + 1
-      for _, p in m:named_parameters() do inputs[#inputs + 1] = p:clone() end
-      local f = {
-        forward = function(xs, h0, ...)
-          local args = { ... }
-          local i = first - 3
-          for _, p in m:named_parameters() do i = i + 1; p:copy(args[i]) end
-          if m.has_c then return m:forward(xs, h0, args[1], { lengths = lengths }) end
-          return m:forward(xs, h0, { lengths = lengths })
-        end,
-        backward = function(_, d_hs, d_hn, d_cn)
-          m:zeroGradParameters()
-          local g = { m:backward(d_hs, d_hn, d_cn) }
-          for _, _, grad in m:named_parameters() do g[#g + 1] = grad end
-          return unpack(g)
-        end,
-      }
-      local ok, worst = fused.gradcheck(f, inputs)
+      local ok, worst = ref.gradcheck(m, inputs, { lengths = lengths })
       assert.is_true(ok, worst and worst.message)
     end)
   end
