@@ -56,4 +56,14 @@ describe('memory', function()
     collectgarbage()
     assert.are.same({ 2, 3 }, v:totable())
   end)
+
+  it('tensors from 8 MiB up start on a 2 MiB boundary (huge pages), smaller ones on 64 bytes', function()
+    local ffi = require 'ffi'
+    local function offset(t, align) return tonumber(ffi.cast('uintptr_t', t.data) % align) end
+    local big, small = fused.empty({ 2 * MB }), fused.empty({ 2 * MB - 1 }) -- 8 MiB, just under
+    assert.are.equal(0, offset(big, 2 * MB))
+    assert.are.equal(0, offset(small, 64))
+    big:fill_(1)
+    assert.are.equal(2 * MB, big:sum())
+  end)
 end)

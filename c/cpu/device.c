@@ -1,15 +1,25 @@
 /* The CPU device: aligned host memory, copies, and the kernel tables (one per dtype, of the
  * capability capability.c chose). */
+#define _GNU_SOURCE /* MADV_HUGEPAGE */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "../core/backend.h"
 #include "../core/error.h"
 
+/* Tensors from 8 MiB up sit on 2 MiB boundaries and ask for transparent huge pages (which
+ * Debian gives only where asked): the first touch of fresh pages is then a fault per 2 MiB,
+ * not per 4 KiB, 5x faster on 128 MiB (docs/scan.md). The tail costs at most 2 MiB, 25%. */
+#define HUGE_PAGE ((size_t)2 << 20)
+#define HUGE_FROM ((size_t)8 << 20)
+
 /* 64-byte alignment lets the compiler's vector loads start on cache lines. */
 static void *cpu_alloc(size_t bytes) {
-  void *p = aligned_alloc(64, bytes ? (bytes + 63) / 64 * 64 : 64); /* an empty tensor's too */
+  size_t align = bytes >= HUGE_FROM ? HUGE_PAGE : 64;
+  void *p = aligned_alloc(align, bytes ? (bytes + align - 1) / align * align : 64); /* an empty tensor's too */
   if (!p) fused_error("tensor_new: out of memory allocating %zu bytes on the cpu", bytes);
+  if (align == HUGE_PAGE) madvise(p, bytes, MADV_HUGEPAGE); /* a hint: refused, nothing changes */
   return p;
 }
 
