@@ -3,9 +3,10 @@
 -- LSTM (examples/cells/peephole_lstm.lua) against TensorFlow's use_peepholes equations,
 -- PyTorch float64 references of spec/data/cell_states (gen.py beside them; the heads = 2, 4 and
 -- H sets are spec/slstm_spec.lua's), zero and nonzero initial states, whole and ragged, within 1e-10
--- on outputs, final states and every gradient, on the CPU and the emulated CUDA device; both
--- through nn.RNN (2 layers, both directions, ragged) pass gradcheck, in float64; the new
--- functions' derivatives too; wrong definitions fail at define, saying what.
+-- on outputs, final states and every gradient, on the CPU and the emulated CUDA device (float32
+-- by the golden rule, on every CPU path too); both through nn.RNN (2 layers, both directions,
+-- ragged) pass gradcheck, in float64; the new functions' derivatives too; wrong definitions
+-- fail at define, saying what.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
@@ -20,15 +21,15 @@ local function example(file) return ref.example(file, cache .. '.d') end
 local function config(case) return ref.config(DATA, case) end
 local function load(case, name) return ref.load(DATA, case, name) end
 
--- Forward and backward of the case's reference through nn.RNN on device: every result, by the
--- reference's name.
-local function run_case(case, device)
+-- Forward and backward of the case's reference through nn.RNN on device in dtype (float64
+-- unless given): every result, by the reference's name.
+local function run_case(case, device, dtype)
   local c = config(case)
-  local m = fused.nn.RNN(c.I, c.H, { cell = F.define(example(c.cell)), dtype = 'float64' })
-  for name, p in m:named_parameters() do p:copy(load(case, name)) end
+  local m = fused.nn.RNN(c.I, c.H, { cell = F.define(example(c.cell)), dtype = dtype or 'float64' })
+  for name, p in m:named_parameters() do p:copy(ref.load(DATA, case, name, dtype)) end
   if device then m:cuda() end
   return ref.run(m, c, function(name)
-    local t = load(case, name)
+    local t = ref.load(DATA, case, name, dtype)
     return device and t:cuda() or t
   end), c
 end
@@ -65,6 +66,29 @@ describe('fused.cell.define: states, parameters, selections', function()
         assert.is_true(load(case, 'd_weight_hh_l0'):abs():max() > 1e-3, 'a reference checks something')
       end)
     end
+  end
+
+  -- float64 within 1e-10, float32 by the golden rule: max(1e-5, 4 e), e PyTorch's own float32
+  -- error on the case.
+  local function both_dtypes(case, device, what)
+    for _, dtype in ipairs({ 'float64', 'float32' }) do
+      local got, c = run_case(case, device, dtype)
+      for name, t in pairs(got) do
+        local want = ref.load(DATA, case, name, dtype)
+        t = t:cpu()
+        if t.ndim ~= want.ndim then t = t:contiguous():view(want:shape()) end
+        close(t, want, dtype == 'float64' and 1e-10 or math.max(1e-5, 4 * c.pytorch_float32_error[name]),
+              table.concat({ case, what, dtype, name }, ' '))
+      end
+    end
+  end
+  for _, case in ipairs(CASES) do
+    it(case .. ': float64 within 1e-10 and float32 by the golden rule on every CPU path', function()
+      for _, path in ipairs(helper.runnable_cpu_paths()) do
+        helper.under_cpu_capability(path, function() both_dtypes(case, false, path) end)
+      end
+    end)
+    gpu_it(case .. ': the same on the emulated CUDA device', function() both_dtypes(case, 'cuda', 'cuda') end)
   end
 
   for _, file in ipairs({ 'slstm', 'peephole_lstm' }) do
