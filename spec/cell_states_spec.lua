@@ -298,6 +298,8 @@ describe('fused.cell.define: states, parameters, selections', function()
         "option 'params': the name 'c' is taken (a state)")
     err(function() F.define(def { name = 'while', step = step }) end,
         "fused.cell.define: option 'name' expected a C name, got the C keyword 'while'")
+    err(function() F.define(def { name = 'lstm', step = step }) end,
+        "fused.cell.define: option 'name': 'lstm' is a built-in cell's name; give yours another")
     err(function() F.define(def { state = 'hc', params = { 'u' }, step = step }) end,
         "option 'params' takes a state given as a list of names")
     err(function() F.define(def { params = { 'u' }, init = { u = 'normal' }, step = step }) end,

@@ -252,6 +252,12 @@ return function(spec)
   if KEYWORDS[name] then
     error(string.format("%s: option 'name' expected a C name, got the C keyword '%s'", FN, name), 2)
   end
+  for id = 0, lib.C.FUSED_NUM_CELLS - 1 do -- what nn's repr and the engine's errors call them
+    if require('ffi').string(lib.C.fused_rnn_cell(id).name) == name then
+      error(string.format("%s: option 'name': '%s' is a built-in cell's name; give yours another",
+                          FN, name), 2)
+    end
+  end
   -- the states: 'h' or 'hc' (the step takes h[, c] and returns them), or a list of names (the
   -- step takes s and p by name and returns a table); the first is the one the recurrent
   -- product reads
