@@ -300,6 +300,13 @@ describe('fused.cell.define: states, parameters, selections', function()
         "fused.cell.define: option 'name' expected a C name, got the C keyword 'while'")
     err(function() F.define(def { name = 'lstm', step = step }) end,
         "fused.cell.define: option 'name': 'lstm' is a built-in cell's name; give yours another")
+    -- what the step returns is checked deep in define: the error still points at the user's line
+    local ok, e = pcall(function()
+      local cell = F.define(def { step = function(gx, gh, s) return { h = s.h + gx[1] } end })
+      return cell
+    end)
+    assert.is_false(ok)
+    assert.truthy(e:match("^[^:]*cell_states_spec%.lua:%d+: fused%.cell%.define: bad_states: the step returned no state 'c'"), e)
     err(function() F.define(def { state = 'hc', params = { 'u' }, step = step }) end,
         "option 'params' takes a state given as a list of names")
     err(function() F.define(def { params = { 'u' }, init = { u = 'normal' }, step = step }) end,

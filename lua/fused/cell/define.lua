@@ -51,22 +51,22 @@ end
 local function states(g, name, state, results, n)
   local want = STATES[state]
   local expects = string.format("state '%s' expects %d: %s", state, #want, table.concat(want, ', '))
-  if n == 0 then error(message(name, 'step returned nothing; %s', expects), 3) end
+  if n == 0 then error(message(name, 'step returned nothing; %s', expects), 4) end
   if n ~= #want then
-    error(message(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects), 3)
+    error(message(name, 'step returned %d result%s; %s', n, n == 1 and '' or 's', expects), 4)
   end
   local inputs = state == 'hc' and 'gx, gh, h, c' or 'gx, gh, h'
   for i = 1, n do
     local v = results[i]
     if graph.is_node(v) and v.graph ~= g then
       error(message(name, "step result %d (%s) is a symbol of cell '%s'; a state must be an "
-                    .. 'expression of %s', i, want[i], v.graph.name, inputs), 3)
+                    .. 'expression of %s', i, want[i], v.graph.name, inputs), 4)
     elseif type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
       error(message(name, 'step result %d (%s) is the number %s; a state must be an expression '
-                    .. 'of %s', i, want[i], tostring(type(v) == 'number' and v or v.value), inputs), 3)
+                    .. 'of %s', i, want[i], tostring(type(v) == 'number' and v or v.value), inputs), 4)
     elseif not graph.is_node(v) then
       error(message(name, 'step result %d (%s) is a %s; expected an expression of %s', i,
-                    want[i], type(v), inputs), 3)
+                    want[i], type(v), inputs), 4)
     end
   end
   return results
@@ -81,7 +81,7 @@ local function named_states(g, name, names, results, n, inputs, extras)
     error(message(name, 'step returned %s; a step of state {%s} returns a table of the new '
                   .. 'states by name', n == 0 and 'nothing' or n .. ' result' .. (n == 1 and
                   ' (a ' .. (graph.is_node(t) and 'symbol' or type(t)) .. ')' or 's'),
-                  "'" .. table.concat(names, "', '") .. "'"), 3)
+                  "'" .. table.concat(names, "', '") .. "'"), 4)
   end
   local known, new = {}, {}
   for i, s in ipairs(names) do
@@ -89,16 +89,16 @@ local function named_states(g, name, names, results, n, inputs, extras)
     local v = t[s]
     if v == nil then
       error(message(name, "the step returned no state '%s' (it must return every state: %s)", s,
-                    table.concat(names, ', ')), 3)
+                    table.concat(names, ', ')), 4)
     elseif graph.is_node(v) and v.graph ~= g then
       error(message(name, "state '%s' is a symbol of cell '%s'; a state must be an expression of "
-                    .. '%s', s, v.graph.name, inputs), 3)
+                    .. '%s', s, v.graph.name, inputs), 4)
     elseif type(v) == 'number' or (graph.is_node(v) and v.op == 'const') then
       error(message(name, "state '%s' is the number %s; a state must be an expression of %s", s,
-                    tostring(type(v) == 'number' and v or v.value), inputs), 3)
+                    tostring(type(v) == 'number' and v or v.value), inputs), 4)
     elseif not graph.is_node(v) then
       error(message(name, "state '%s' is a %s; expected an expression of %s", s,
-                    graph.is_condition(v) and 'comparison' or type(v), inputs), 3)
+                    graph.is_condition(v) and 'comparison' or type(v), inputs), 4)
     end
     new[i] = v
   end
@@ -107,17 +107,17 @@ local function named_states(g, name, names, results, n, inputs, extras)
       if not graph.is_node(v) or v.graph ~= g or v.op == 'const' then
         error(message(name, "output '%s' is a %s; expected an expression of %s", tostring(k),
                       graph.is_node(v) and (v.op == 'const' and 'number' or 'symbol of another '
-                      .. 'cell') or type(v), inputs), 3)
+                      .. 'cell') or type(v), inputs), 4)
       end
       extras[k] = v
     elseif not known[k] then
       error(message(name, "the step returned '%s', which is no state (state = {%s})%s",
-                    tostring(k), table.concat(names, ', '), extras and ' nor output' or ''), 3)
+                    tostring(k), table.concat(names, ', '), extras and ' nor output' or ''), 4)
     end
   end
   for k, v in pairs(extras or {}) do
     if v == true then
-      error(message(name, "the step returned no output '%s' (option 'output' names it)", k), 3)
+      error(message(name, "the step returned no output '%s' (option 'output' names it)", k), 4)
     end
   end
   return new
@@ -184,7 +184,7 @@ local function run_step(g, spec, gates, ...)
   local n, extra = #args, select('#', ...)
   for i = 1, extra do args[n + i] = (select(i, ...)) end
   local results = { pcall(graph.within, g, spec.step, unpack(args, 1, n + extra)) }
-  if not results[1] then error(message(spec.name, '%s', tostring(results[2])), 3) end
+  if not results[1] then error(message(spec.name, '%s', tostring(results[2])), 4) end
   return { unpack(results, 2, table.maxn(results)) }, table.maxn(results) - 1
 end
 
