@@ -5,9 +5,10 @@
 -- PyTorch float64 references of spec/data/linear_cells (gen.py beside them), through nn.RNN,
 -- every result (outputs, final states, every gradient) within 1e-10 in float64 and by the
 -- golden rule in float32, on every CPU vector path (H = 5 and 21: tails and whole vectors) and
--- the emulated CUDA device; gradcheck through stacked bidirectional ragged layers; the errors
--- (a step not linear in its states, resets of the wrong shape or dtype, resets past a
--- sequence's length).
+-- the emulated CUDA device; bidirectional layers with resets against every segment run alone
+-- (the reverse direction restarting at each segment's last step, reading reset = 1 there);
+-- gradcheck through stacked bidirectional ragged layers, with resets; the errors (a step not
+-- linear in its states, resets of the wrong shape or dtype, resets past a sequence's length).
 local helper = require 'spec.helper'
 local fused = helper.fused
 local F = fused.cell
@@ -44,7 +45,8 @@ end
 local CASES = { 'mingru_full', 'mingru_ragged', 'minlstm_full', 'minlstm_state_ragged',
                 'rglru_resets', 'rglru_ragged_resets', 'lru_ragged', 'mingru_wide_ragged',
                 'minlstm_wide', 'rglru_wide_ragged_resets', 'lru_wide_ragged', 'sru_ragged',
-                'sru_wide' }
+                'sru_wide', 'bidir_mingru_2layers_ragged_resets', 'bidir_rglru_ragged_resets',
+                'bidir_lru_ragged_resets', 'bidir_sru_wide_resets' }
 
 describe('fused.cell.define{linear = true}', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
@@ -108,6 +110,45 @@ describe('fused.cell.define{linear = true}', function()
     local ok, worst = ref.gradcheck(m, inputs, { resets = resets })
     assert.is_true(ok, worst and worst.message)
   end)
+
+  it('gradcheck: bidirectional with resets and ragged lengths (mingru 2 layers; rglru reads reset)',
+     function()
+    local T, B, H = 6, 3, 3
+    local resets = fused.zeros({ T, B }, { dtype = 'bool' })
+    resets[1][1], resets[3][1], resets[5][1], resets[2][2], resets[4][3] = true, true, true, true, true
+    for _, c in ipairs({ { 'mingru', 2 }, { 'rglru', 1 } }) do
+      local cell = F.define(example(c[1]))
+      fused.manual_seed(16)
+      local m = fused.nn.RNN(H, H, { cell = cell, num_layers = c[2], bidirectional = true,
+                                     dtype = 'float64' })
+      local inputs = { fused.randn({ T, B, H }, o), fused.randn({ 2 * c[2], B, H }, o) }
+      local ok, worst = ref.gradcheck(m, inputs, { resets = resets, lengths = { 6, 4, 5 } })
+      assert.is_true(ok, c[1] .. ': ' .. tostring(worst and worst.message))
+    end
+  end)
+
+  for _, device in ipairs({ 'cpu', 'cuda' }) do
+    local run = device == 'cpu' and it or gpu_it
+    run('the reverse direction reads reset = 1 at the step before each reset, 0 at the end, on '
+        .. device, function()
+      -- a cell whose state is the reset its step reads
+      local cell = F.define { name = 'reads_reset', gates = 1, state = { 'h' }, linear = true,
+                              cache_dir = cache .. '.d', step = function(gx, s, p, x, reset)
+        return { h = 0 * s.h + 0 * gx[1] + reset }
+      end }
+      local T, B = 6, 2
+      local m = fused.nn.RNN(1, 1, { cell = cell, bidirectional = true, dtype = 'float64' })
+      local resets = fused.zeros({ T, B }, { dtype = 'bool' })
+      resets[1][1], resets[4][1], resets[3][2] = true, true, true
+      local xs = fused.zeros({ T, B, 1 }, o)
+      if device == 'cuda' then m:cuda(); xs, resets = xs:cuda(), resets:cuda() end
+      local hs = m:forward(xs, nil, { resets = resets, lengths = { 6, 5 } }):cpu()
+      assert.are.same({ 1, 0, 0, 1, 0, 0 }, hs:select(2, 1):select(2, 1):totable())
+      assert.are.same({ 0, 0, 1, 0, 0, 0 }, hs:select(2, 1):select(2, 2):totable())
+      assert.are.same({ 0, 0, 1, 0, 0, 0 }, hs:select(2, 2):select(2, 1):totable())
+      assert.are.same({ 0, 1, 0, 0, 0, 0 }, hs:select(2, 2):select(2, 2):totable())
+    end)
+  end
 
   for _, device in ipairs({ 'cpu', 'cuda' }) do
     local run = device == 'cpu' and it or gpu_it
