@@ -249,6 +249,15 @@ describe('fused.cell.define{linear = true}', function()
     err(function() F.define(def) end, 'F.stop_gradient(s.h)')
   end)
 
+  it('refuses more states than the scan engine holds, at define', function()
+    local names = { 'a', 'b', 'c', 'd', 'e' }
+    err(function() F.define { name = 'five', gates = 1, state = names, linear = true,
+                              cache_dir = cache .. '.d', step = function(gx, s)
+      return { a = s.a + gx[1], b = s.b, c = s.c, d = s.d, e = s.e }
+    end } end, "fused.cell.define: five: a linear cell holds 1 to 4 states (the scan engine's S x "
+        .. 'S coefficients per unit), got 5 (state = {a, b, c, d, e})')
+  end)
+
   it('an output that is no state must be returned, and read the new states only', function()
     local def = { name = 'bad_output', gates = 2, state = { 'c' }, output = { 'h' }, linear = true,
                   cache_dir = cache .. '.d', step = function(gx, s)
