@@ -5,7 +5,7 @@
 -- PyTorch float64 references of spec/data/linear_cells (gen.py beside them), through nn.RNN,
 -- every result (outputs, final states, every gradient) within 1e-10 in float64 and by the
 -- golden rule in float32, on every CPU vector path (H = 5 and 21: tails and whole vectors) and
--- the emulated CUDA device; bidirectional layers with resets against every segment run alone
+-- the emulated CUDA device, gates deep in saturation among the cases; bidirectional layers with resets against every segment run alone
 -- (the reverse direction restarting at each segment's last step, reading reset = 1 there);
 -- gradcheck through stacked bidirectional ragged layers, with resets; the errors (a step not
 -- linear in its states, resets of the wrong shape or dtype, resets past a sequence's length).
@@ -46,7 +46,8 @@ local CASES = { 'mingru_full', 'mingru_ragged', 'minlstm_full', 'minlstm_state_r
                 'rglru_resets', 'rglru_ragged_resets', 'lru_ragged', 'mingru_wide_ragged',
                 'minlstm_wide', 'rglru_wide_ragged_resets', 'lru_wide_ragged', 'sru_ragged',
                 'sru_wide', 'bidir_mingru_2layers_ragged_resets', 'bidir_rglru_ragged_resets',
-                'bidir_lru_ragged_resets', 'bidir_sru_wide_resets' }
+                'bidir_lru_ragged_resets', 'bidir_sru_wide_resets', 'mingru_saturated',
+                'minlstm_saturated', 'rglru_saturated_resets', 'lru_saturated', 'sru_saturated' }
 
 describe('fused.cell.define{linear = true}', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)

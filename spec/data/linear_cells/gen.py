@@ -254,7 +254,9 @@ def results(cell, t, lengths, resets, names, layers, bidir, exact):
     return run(cell, t, lengths, resets, exact)
 
 
-def case(name, cell, T, B, I, H, lengths, initial, resets_at, seed, layers=1, bidir=False):
+def case(name, cell, T, B, I, H, lengths, initial, resets_at, seed, layers=1, bidir=False,
+         scale=1.0):
+    # scale: the input weights' scale (large: the gates deep in saturation)
     g_ = torch.Generator().manual_seed(seed)
     rnd = lambda *s: torch.randn(*s, generator=g_)
     G, k = GATES[cell], 1 / H ** 0.5
@@ -265,7 +267,7 @@ def case(name, cell, T, B, I, H, lengths, initial, resets_at, seed, layers=1, bi
     for l in range(layers):
         for d in range(D):
             sfx = '_l%d%s' % (l, '_reverse' if d else '')
-            t['weight_ih' + sfx] = rnd(G * H, I if l == 0 else D * OH) * k
+            t['weight_ih' + sfx] = rnd(G * H, I if l == 0 else D * OH) * k * scale
             order.append('weight_ih' + sfx)
             if BIAS[cell]:
                 t['bias_ih' + sfx] = rnd(G * H) * k
@@ -352,3 +354,10 @@ case('bidir_lru_ragged_resets', 'lru', 6, 3, 4, 5, [6, 3, 5], True, [(2, 0), (1,
      bidir=True)
 case('bidir_sru_wide_resets', 'sru', 6, 2, 6, 21, [6, 6], True, [(3, 0), (1, 1), (5, 1)], 17,
      bidir=True)
+# gates deep in saturation (input weights x 12): 1 - sigmoid and the like lose digits in float32
+case('mingru_saturated', 'mingru', 6, 3, 4, 21, [6, 6, 6], True, [], 18, scale=12.0)
+case('minlstm_saturated', 'minlstm', 6, 3, 4, 21, [6, 6, 6], False, [], 19, scale=12.0)
+case('rglru_saturated_resets', 'rglru', 6, 3, 21, 21, [6, 6, 6], True, [(0, 0), (3, 1)], 20,
+     scale=12.0)
+case('lru_saturated', 'lru', 6, 3, 4, 21, [6, 4, 6], True, [], 21, scale=12.0)
+case('sru_saturated', 'sru', 6, 3, 4, 21, [6, 4, 6], True, [], 22, scale=12.0)
