@@ -47,7 +47,8 @@ local CASES = { 'mingru_full', 'mingru_ragged', 'minlstm_full', 'minlstm_state_r
                 'minlstm_wide', 'rglru_wide_ragged_resets', 'lru_wide_ragged', 'sru_ragged',
                 'sru_wide', 'bidir_mingru_2layers_ragged_resets', 'bidir_rglru_ragged_resets',
                 'bidir_lru_ragged_resets', 'bidir_sru_wide_resets', 'mingru_saturated',
-                'minlstm_saturated', 'rglru_saturated_resets', 'lru_saturated', 'sru_saturated' }
+                'minlstm_saturated', 'rglru_saturated_resets', 'lru_saturated', 'sru_saturated', 'mingru_long',
+                'rglru_long_resets' }
 
 describe('fused.cell.define{linear = true}', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)

@@ -361,3 +361,6 @@ case('rglru_saturated_resets', 'rglru', 6, 3, 21, 21, [6, 6, 6], True, [(0, 0), 
      scale=12.0)
 case('lru_saturated', 'lru', 6, 3, 4, 21, [6, 4, 6], True, [], 21, scale=12.0)
 case('sru_saturated', 'sru', 6, 3, 4, 21, [6, 4, 6], True, [], 22, scale=12.0)
+# long sequences: float32's error grows with the steps summed
+case('mingru_long', 'mingru', 400, 2, 4, 8, [400, 400], True, [], 23)
+case('rglru_long_resets', 'rglru', 400, 2, 8, 8, [400, 333], True, [(0, 0), (200, 1)], 24)
