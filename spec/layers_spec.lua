@@ -34,6 +34,8 @@ local MAY_CALL = {
   ['train/interrupt.lua'] = { { '^fused_sigint_' }, "the Ctrl-C flag (c/core/signal.c)" },
   ['cell/define.lua'] = { { '^FUSED_CELL_NAME_MAX$', '^FUSED_CELL_SAVED_MAX$' },
                           "the cell registry's bounds (fused.h), checked before compiling" },
+  ['cell/linear.lua'] = { { '^FUSED_SCAN_MAX_STATES$' },
+                          "the scan engine's bound on states (fused.h), checked before compiling" },
 }
 
 -- The entry for path (relative to lua/fused/): its own, else its folder's.

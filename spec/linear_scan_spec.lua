@@ -245,7 +245,13 @@ describe('linear scan errors', function()
       end, "scan: option 'resets' expected no reset past a row's length, got one at step 4 of row "
            .. "2, whose length is 3" },
     { 'lengths beyond T', function() fused.scan(a, b, nil, { lengths = { 5, 1 } }) end,
-      "scan: argument 'lengths' expected integers 1 to 4 (T from 'xs'), got 5 at position 1" },
+      "scan: argument 'lengths' expected integers 1 to 4 (T from 'a'), got 5 at position 1" },
+    { 'lengths of another count', function() fused.scan(a, b, nil, { lengths = { 4 } }) end,
+      "scan: argument 'lengths' expected 2 step counts (B from 'a'), got 1" },
+    { 'linear_scan: lengths beyond T', function()
+        fused.linear_scan(fused.zeros(2, 1, 1, 1, 3):double(), fused.zeros(2, 1, 1, 3):double(), nil,
+                          { lengths = { 3 } })
+      end, "linear_scan: argument 'lengths' expected integers 1 to 2 (T from 'b'), got 3" },
     { 'reverse not a boolean', function() fused.scan(a, b, nil, { reverse = 1 }) end,
       "scan: option 'reverse' expected a boolean, got number" },
     { 'an integer dtype', function() fused.scan(a:trunc():long(), b:trunc():long()) end,
@@ -326,6 +332,23 @@ describe('fused.nn.Scan and the tape', function()
     helper.assert_error(function() m:forward(a, b:float()) end,
                         "Scan:forward: argument 'b' expected float64 on cpu (the module's), got float32")
     helper.assert_error(function() fused.nn.Scan({ dim = 1 }) end, "Scan: unknown option 'dim'")
+  end)
+
+  it("the module's errors in lengths and resets name Scan:forward and the argument", function()
+    local a, b = fused.rand(4, 2, 3):double(), fused.randn(4, 2, 3):double()
+    local m = fused.nn.Scan({ reverse = true })
+    helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(4, 2):double() }) end,
+                        "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2] (T, B) "
+                        .. 'on cpu, got a float64 tensor of shape [4, 2] on cpu')
+    helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) }) end,
+                        "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2]")
+    local r = fused.zeros(4, 2, { dtype = 'bool' })
+    r[4][2] = true
+    helper.assert_error(function() m:forward(a, b, nil, { resets = r, lengths = { 4, 3 } }) end,
+                        "Scan:forward: option 'resets' expected no reset past a row's length, got "
+                        .. 'one at step 4 of row 2, whose length is 3')
+    helper.assert_error(function() m:forward(a, b, nil, { lengths = { 5, 1 } }) end,
+                        "Scan:forward: argument 'lengths' expected integers 1 to 4 (T from 'a'), got 5")
   end)
 
   it('fused.grad goes through fused.scan and fused.linear_scan (their backwards)', function()

@@ -11,6 +11,7 @@ local grad = require 'fused.cell.grad'
 local linear_codegen = require 'fused.cell.linear_codegen'
 local dt = require 'fused.dtype'
 local factory = require 'fused.factory'
+local lib = require 'fused.lib'
 
 local M = {}
 
@@ -144,6 +145,11 @@ end
 -- {A, b, d_gx, d_p, d_x (nil when x is not read)}; raises the definition's errors.
 function M.analyse(d)
   local g, S = d.g, #d.names
+  if S > lib.C.FUSED_SCAN_MAX_STATES then -- the scan engine's bound, known before compiling
+    error(string.format("%s: %s: a linear cell holds 1 to %d states (the scan engine's S x S "
+                        .. 'coefficients per unit), got %d (state = {%s})', FN, d.name,
+                        lib.C.FUSED_SCAN_MAX_STATES, S, table.concat(d.names, ', ')), 0)
+  end
   local is_state = {}
   for _, l in ipairs(d.leaves) do is_state[l] = true end
   for i, n in ipairs(d.new) do

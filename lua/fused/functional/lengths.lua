@@ -9,8 +9,10 @@ local blame = require 'fused.blame'
 
 local M = {}
 
--- Errors are blamed on the user's line (fused/blame.lua).
-function M.check(lengths, T, B, fn)
+-- Errors are blamed on the user's line (fused/blame.lua) and name from, the argument whose
+-- sizes give T and B (default 'xs').
+function M.check(lengths, T, B, fn, from)
+  from = from or 'xs'
   if lengths == nil then return nil end
   if argcheck.is_tensor(lengths) then
     if lengths.scalar_type ~= dt.dtypes.int64 or lengths.ndim ~= 1 then
@@ -23,15 +25,15 @@ function M.check(lengths, T, B, fn)
                         .. "counts, got %s", fn, B, type(lengths)))
   end
   if #lengths ~= B then
-    blame(string.format("%s: argument 'lengths' expected %d step counts (B from 'xs'), got %d", fn,
-                        B, #lengths))
+    blame(string.format("%s: argument 'lengths' expected %d step counts (B from '%s'), got %d", fn,
+                        B, from, #lengths))
   end
   local a = ffi.new('int64_t[?]', B)
   for i = 1, B do
     local n = lengths[i]
     if type(n) ~= 'number' or n ~= math.floor(n) or n < 1 or n > T then
-      blame(string.format("%s: argument 'lengths' expected integers 1 to %d (T from 'xs'), got %s "
-                          .. "at position %d", fn, T, tostring(n), i))
+      blame(string.format("%s: argument 'lengths' expected integers 1 to %d (T from '%s'), got %s "
+                          .. "at position %d", fn, T, from, tostring(n), i))
     end
     a[i - 1] = n
   end

@@ -9,6 +9,7 @@ local Module = require 'fused.nn.Module'
 local ops = require 'fused.ops'
 local options = require 'fused.options'
 local inputs = require 'fused.nn.inputs'
+local scan_options = require 'fused.ops.scan_options'
 
 local Scan = Module:extend('Scan')
 
@@ -33,6 +34,8 @@ function Scan:forward(a, b, h0, opts, ...)
   end
   opts = options.check(opts, fn, { 'lengths', 'resets' })
   local scan_opts = { lengths = opts.lengths, resets = opts.resets, reverse = self.reverse }
+  local T, B = scan_options.rows_of(a)
+  scan_options.check(scan_opts, fn, a, 'a', T, B, a.ndim >= 2) -- its errors name Scan:forward
   local h = ops.scan(a, b, h0, scan_opts)
   self.saved = { a = a, h = h, h0 = h0, opts = scan_opts }
   return h

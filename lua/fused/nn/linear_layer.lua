@@ -77,8 +77,7 @@ pad_zero = function(t, lengths, T, B)
 end
 
 -- forward's option resets (fn the caller's name): nil, or a bool tensor of xs's T x B (B x T
--- when batch_first) on its device, no reset past a row's length, one direction; returned
--- time-major.
+-- when batch_first) on its device, no reset past a row's length; returned time-major.
 function M.check_resets(self, fn, resets, xs, lengths)
   if resets == nil then return nil end
   local batch_first = self.batch_first
@@ -95,10 +94,6 @@ function M.check_resets(self, fn, resets, xs, lengths)
                         is_tensor and string.format(
                           'a %s tensor of shape [%s] on %s', resets.dtype,
                           table.concat(resets:shape(), ', '), resets.device) or type(resets)))
-  end
-  if self.bidirectional then
-    blame(fn .. ": option 'resets' takes one direction (a segment's start is a forward notion); "
-          .. 'this module is bidirectional')
   end
   if batch_first then resets = resets:t() end
   resets = resets:contiguous()
@@ -119,7 +114,19 @@ function M.check_resets(self, fn, resets, xs, lengths)
   return resets
 end
 
+-- The reverse direction's resets of the forward's (T x B, time-major): a reset marks the
+-- first step of a segment, so the reverse direction starts afresh at each segment's last
+-- step, the step before a reset (and its step there reads reset = 1). A row's last step
+-- reads 0: no reset lies past a row's length.
+local function reverse_resets(self, resets)
+  local T = resets:size(1)
+  local r = self:buffer_shaped('resets_reverse', resets:shape(), resets):zero_()
+  if T > 1 then r:narrow(1, 1, T - 1):copy_(resets:narrow(1, 2, T - 1)) end
+  return r
+end
+
 function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
+  if resets and reverse then resets = reverse_resets(self, resets) end
   local cell, H, G, S = self.cell, self.hidden_size, self.gates, #self.cell.states
   local T, B, I = x:size(1), x:size(2), x:size(3)
   local w, bias, params = layer(self, k)

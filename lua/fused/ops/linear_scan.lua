@@ -11,20 +11,16 @@
 --            new segment starts); true past a row's length is an error;
 --   reverse  true: each row runs from its last step down to its first.
 -- Backward takes the forward's h and opts, and d_h the gradient of every h_t.
-local ffi = require 'ffi'
 local lib = require 'fused.lib'
 local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
 local dt = require 'fused.dtype'
-local options = require 'fused.options'
 local tensor = require 'fused.tensor'
-local lengths_ = require 'fused.functional.lengths'
+local scan_options = require 'fused.ops.scan_options'
 local out_ = require 'fused.ops.out'
 
 local C, check, expect = lib.C, argcheck.c_status, argcheck.expect
 local contiguous = out_.contiguous
-local BOOL = dt.dtypes.bool
-local OPTIONS = { 'lengths', 'resets', 'reverse' }
 local M = {}
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
@@ -44,56 +40,6 @@ local function expect_like(t, fn, arg, ref, ref_arg, sizes, what)
     blame(string.format("%s: argument '%s' expected shape [%s] (%s), got %s", fn, arg,
                         table.concat(sizes, ', '), what, shape_text(t)))
   end
-end
-
--- The options as C takes them: lengths (int64_t[B] or nil), resets (a contiguous bool tensor or
--- nil), reverse (0 or 1), checked against T steps of B rows. A reset past a row's length would
--- be ignored: it is an error instead, since it says the two disagree.
-local function scan_options(opts, fn, ref, T, B, rows_given)
-  local o = options.check(opts, fn, OPTIONS)
-  if (o.lengths ~= nil or o.resets ~= nil) and not rows_given then
-    blame(string.format("%s: options 'lengths' and 'resets' expected a (T, B, ...) layout, got "
-                        .. "a 1-D %s", fn, shape_text(ref)))
-  end
-  local lengths = lengths_.check(o.lengths, T, B, fn)
-  local resets = o.resets
-  if resets ~= nil then
-    expect(resets, fn, 'resets')
-    if resets.scalar_type ~= BOOL or resets.ndim ~= 2 or resets:size(1) ~= T
-        or resets:size(2) ~= B or resets.device ~= ref.device then
-      blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (T, B) on "
-                          .. "%s, got a %s tensor of shape %s on %s", fn, T, B, ref.device,
-                          resets.dtype, shape_text(resets), resets.device))
-    end
-    resets = contiguous(resets)
-    if lengths then
-      local host = resets.device == 'cpu' and resets or resets:to('cpu')
-      local at = ffi.cast('const bool *', host.data)
-      for b = 0, B - 1 do
-        for t = tonumber(lengths[b]), T - 1 do
-          if at[t * B + b] then
-            blame(string.format("%s: option 'resets' expected no reset past a row's length, got "
-                                .. "one at step %d of row %d, whose length is %d", fn, t + 1,
-                                b + 1, tonumber(lengths[b])))
-          end
-        end
-      end
-    end
-  end
-  if o.reverse ~= nil and type(o.reverse) ~= 'boolean' then
-    blame(string.format("%s: option 'reverse' expected a boolean, got %s", fn,
-                        argcheck.type_name(o.reverse)))
-  end
-  return lengths, resets, o.reverse and 1 or 0
-end
-
--- The engine's sizes for scan's a: T, B (a's second dim, 1 for a 1-D a), D (the rest).
-local function rows_of(a)
-  local T = a:size(1)
-  local B = a.ndim >= 2 and a:size(2) or 1
-  local D = 1
-  for d = 3, a.ndim do D = D * a:size(d) end
-  return T, B, D
 end
 
 -- a (named arg) is a (T, ...) tensor of a floating dtype that computes.
@@ -125,8 +71,8 @@ function M.scan(a, b, h0, opts)
   expect_steps(a, fn, 'a')
   expect_like(b, fn, 'b', a, 'a', a:shape(), "a's")
   expect_h0(h0, fn, a)
-  local T, B, D = rows_of(a)
-  local lengths, resets, reverse = scan_options(opts, fn, a, T, B, a.ndim >= 2)
+  local T, B, D = scan_options.rows_of(a)
+  local lengths, resets, reverse = scan_options.check(opts, fn, a, 'a', T, B, a.ndim >= 2)
   local h = tensor.empty_like(a)
   check(C.fused_linear_scan(h:view(T, B, 1, D), contiguous(a):view(T, B, 1, 1, D),
                             contiguous(b):view(T, B, 1, D),
@@ -140,8 +86,8 @@ function M.scan_backward(d_h, a, h, h0, opts)
   expect_like(d_h, fn, 'd_h', a, 'a', a:shape(), "a's")
   expect_like(h, fn, 'h', a, 'a', a:shape(), "a's")
   expect_h0(h0, fn, a)
-  local T, B, D = rows_of(a)
-  local lengths, resets, reverse = scan_options(opts, fn, a, T, B, a.ndim >= 2)
+  local T, B, D = scan_options.rows_of(a)
+  local lengths, resets, reverse = scan_options.check(opts, fn, a, 'a', T, B, a.ndim >= 2)
   local d_a, d_b = tensor.empty_like(a), tensor.empty_like(a)
   local d_h0 = h0 and tensor.empty_like(h0)
   check(C.fused_linear_scan_backward(d_a:view(T, B, 1, 1, D), d_b:view(T, B, 1, D),
@@ -168,7 +114,7 @@ end
 function M.linear_scan(A, b, h0, opts)
   local fn = 'linear_scan'
   local T, B = states_of(fn, b, 'b', A, h0)
-  local lengths, resets, reverse = scan_options(opts, fn, b, T, B, true)
+  local lengths, resets, reverse = scan_options.check(opts, fn, b, 'b', T, B, true)
   local h = tensor.empty_like(b)
   check(C.fused_linear_scan(h, contiguous(A), contiguous(b), h0 and contiguous(h0), resets,
                             lengths, reverse))
@@ -179,7 +125,7 @@ function M.linear_scan_backward(d_h, A, h, h0, opts)
   local fn = 'linear_scan_backward'
   local T, B = states_of(fn, h, 'h', A, h0)
   expect_like(d_h, fn, 'd_h', h, 'h', h:shape(), "h's")
-  local lengths, resets, reverse = scan_options(opts, fn, h, T, B, true)
+  local lengths, resets, reverse = scan_options.check(opts, fn, h, 'h', T, B, true)
   local d_A, d_b = tensor.empty_like(A), tensor.empty_like(h)
   local d_h0 = h0 and tensor.empty_like(h0)
   check(C.fused_linear_scan_backward(d_A, d_b, d_h0, contiguous(d_h), contiguous(A), contiguous(h),

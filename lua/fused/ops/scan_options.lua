@@ -1,0 +1,69 @@
+-- The options of the linear scans (fused.scan, fused.linear_scan, their backwards, nn.Scan):
+-- lengths, resets, reverse, checked with the caller's name in every error.
+local ffi = require 'ffi'
+local argcheck = require 'fused.check'
+local blame = require 'fused.blame'
+local dt = require 'fused.dtype'
+local options = require 'fused.options'
+local lengths_ = require 'fused.functional.lengths'
+local out_ = require 'fused.ops.out'
+
+local expect, contiguous = argcheck.expect, out_.contiguous
+local BOOL = dt.dtypes.bool
+local OPTIONS = { 'lengths', 'resets', 'reverse' }
+local M = {}
+
+local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
+
+-- The options as C takes them: lengths (int64_t[B] or nil), resets (a contiguous bool tensor or
+-- nil), reverse (0 or 1), checked against T steps of B rows of ref (the argument ref_arg). A
+-- reset past a row's length would be ignored: it is an error instead, since it says the two
+-- disagree.
+function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
+  local o = options.check(opts, fn, OPTIONS)
+  if (o.lengths ~= nil or o.resets ~= nil) and not rows_given then
+    blame(string.format("%s: options 'lengths' and 'resets' expected a (T, B, ...) layout, got "
+                        .. "a 1-D %s", fn, shape_text(ref)))
+  end
+  local lengths = lengths_.check(o.lengths, T, B, fn, ref_arg)
+  local resets = o.resets
+  if resets ~= nil then
+    expect(resets, fn, 'resets')
+    if resets.scalar_type ~= BOOL or resets.ndim ~= 2 or resets:size(1) ~= T
+        or resets:size(2) ~= B or resets.device ~= ref.device then
+      blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (T, B) on "
+                          .. "%s, got a %s tensor of shape %s on %s", fn, T, B, ref.device,
+                          resets.dtype, shape_text(resets), resets.device))
+    end
+    resets = contiguous(resets)
+    if lengths then
+      local host = resets.device == 'cpu' and resets or resets:to('cpu')
+      local at = ffi.cast('const bool *', host.data)
+      for b = 0, B - 1 do
+        for t = tonumber(lengths[b]), T - 1 do
+          if at[t * B + b] then
+            blame(string.format("%s: option 'resets' expected no reset past a row's length, got "
+                                .. "one at step %d of row %d, whose length is %d", fn, t + 1,
+                                b + 1, tonumber(lengths[b])))
+          end
+        end
+      end
+    end
+  end
+  if o.reverse ~= nil and type(o.reverse) ~= 'boolean' then
+    blame(string.format("%s: option 'reverse' expected a boolean, got %s", fn,
+                        argcheck.type_name(o.reverse)))
+  end
+  return lengths, resets, o.reverse and 1 or 0
+end
+
+-- The engine's sizes for scan's a: T, B (a's second dim, 1 for a 1-D a), D (the rest).
+function M.rows_of(a)
+  local T = a:size(1)
+  local B = a.ndim >= 2 and a:size(2) or 1
+  local D = 1
+  for d = 3, a.ndim do D = D * a:size(d) end
+  return T, B, D
+end
+
+return M
