@@ -11,6 +11,7 @@ local options = require 'fused.options'
 local hash = require 'fused.ext.hash'
 local build = require 'fused.ext.build'
 local lib = require 'fused.lib'
+local rnn = require 'fused.functional.rnn'
 local clock = require 'fused.train.progress'
 
 local FN = 'fused.cell.define'
@@ -252,11 +253,9 @@ return function(spec)
   if KEYWORDS[name] then
     error(string.format("%s: option 'name' expected a C name, got the C keyword '%s'", FN, name), 2)
   end
-  for id = 0, lib.C.FUSED_NUM_CELLS - 1 do -- what nn's repr and the engine's errors call them
-    if require('ffi').string(lib.C.fused_rnn_cell(id).name) == name then
-      error(string.format("%s: option 'name': '%s' is a built-in cell's name; give yours another",
-                          FN, name), 2)
-    end
+  if rnn.builtin_cells[name] then -- nn's repr, the engine's errors
+    error(string.format("%s: option 'name': '%s' is a built-in cell's name; give yours another",
+                        FN, name), 2)
   end
   -- the states: 'h' or 'hc' (the step takes h[, c] and returns them), or a list of names (the
   -- step takes s and p by name and returns a table); the first is the one the recurrent

@@ -42,6 +42,7 @@ for id = 0, C.FUSED_NUM_CELLS - 1 do
   CELLS[name], cell_names[#cell_names + 1] = id, "'" .. name .. "'"
 end
 cell_names = table.concat(cell_names, ', ')
+M.builtin_cells = CELLS -- name -> id, for fused.cell.define's names
 local sizes = out_.sizes()
 
 -- A built-in cell's name, or a spec from fused.ext.cell (its id a registered cell's).
