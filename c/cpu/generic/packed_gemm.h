@@ -106,14 +106,15 @@ static void packed_gemm(int64_t m, int64_t n, int64_t k, const scalar_t *a, int6
   }
 }
 
-/* The kernel as the chooser measures it (gemm_choice.h): B row-major, A's rows lda apart. */
+/* The kernel as the chooser measures it (gemm_choice.h): B row-major, A row-major (rows lda
+ * apart) or, with ta, the transpose of a row-major k×m. */
 static int64_t packed_gemm_size_of(int64_t k, int64_t n) { return packed_gemm_size(k, n); }
 static void packed_gemm_pack_rows(void *bp, const void *b, int64_t ldb, int64_t k, int64_t n) {
   packed_gemm_pack(bp, b, ldb, k, n, false);
 }
-static void packed_gemm_rows(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+static void packed_gemm_rows(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, bool ta,
                              const void *bp, bool add, void *c, int64_t ldc) {
-  packed_gemm(m, n, k, a, lda, 1, bp, add, c, ldc);
+  packed_gemm(m, n, k, a, ta ? 1 : lda, ta ? lda : 1, bp, add, c, ldc);
 }
 static const cpu_gemm_packed packed_gemm_kernel = {packed_gemm_size_of, packed_gemm_pack_rows,
                                                    packed_gemm_rows};
