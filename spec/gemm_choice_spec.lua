@@ -1,7 +1,8 @@
 -- The GEMM chooser (c/cpu/gemm_choice.c, gemm_wisdom.c): fused.set_gemm and FUSED_GEMM pick
 -- the library of the CPU's products (the sequence engine's per-step ones may run on its packed
 -- kernel), every provider gives the same results within float32 rounding (float64 runs on
--- OpenBLAS under each, but its per-step products on the packed kernel under 'packed'), and
+-- OpenBLAS under each, but its per-step products and weight gradients on the packed kernel
+-- under 'packed'), and
 -- auto's measurements live in a
 -- wisdom file that is written 0600 in a 0700 folder and read defensively: a corrupt, stale,
 -- foreign or planted file is ignored or refused, never trusted, never a crash.
