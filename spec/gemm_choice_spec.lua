@@ -39,8 +39,8 @@ end
 
 -- A child under FUSED_GEMM=auto with the cache folder dir: runs one product on one thread that
 -- is measured (64³ multiply-adds), checks it against float64, prints the wisdom line and the
--- choices.
-local function auto_child(dir)
+-- choices; env: more of the child's environment, or nil.
+local function auto_child(dir, env)
   return helper.child([[
     fused.set_num_threads(1)
     fused.manual_seed(0)
@@ -49,7 +49,7 @@ local function auto_child(dir)
     assert(helper.rel_error(a:matmul(b):double(), want) < 1e-5, 'wrong product')
     print('wisdom: ' .. fused.config().gemm_wisdom)
     print('choices: ' .. fused.config().gemm_choices)
-  ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+  ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s %s', dir, dir, env or ''))
 end
 
 local function write(path, text)
@@ -359,6 +359,20 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
         assert(math.abs(tonumber(sum) - want[dtype]) < 1e-4 * math.abs(want[dtype]) + 1e-3,
                name .. ' ' .. dtype .. ': ' .. sum .. ' against ' .. want[dtype])
       end
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('measures afresh on another vector path (the packed kernel differs there)', function()
+    local dir, folder, path = fresh_cache()
+    local out = auto_child(dir, 'FUSED_CPU_CAPABILITY=default')
+    assert.is_truthy(out:find('(1 classes)', 1, true), out)
+    local on_default = header(path)
+    out = auto_child(dir, 'FUSED_CPU_CAPABILITY=' .. fused.config().cpu_capability)
+    if fused.config().cpu_capability ~= 'default' then
+      assert.is_truthy(out:find('stale: measured on another CPU or with other libraries', 1, true),
+                       out)
+      assert.are_not.equal(on_default, header(path))
     end
     os.execute('rm -rf ' .. dir)
   end)

@@ -98,8 +98,13 @@ static uint64_t hash(uint64_t h, const char *s) {
   return h;
 }
 
+/* The packed kernel's revision (generic/packed_gemm.h), raised where a change to it may move
+ * a choice between it and the libraries: 2, its tiles of 8 rows on the avx512 path. */
+#define PACKED_REVISION "packed 2"
+
 /* What a measurement depends on: the CPU's model and flags, OpenBLAS's build and kernels
- * (OPENBLAS_CORETYPE changes them), oneDNN's version. */
+ * (OPENBLAS_CORETYPE changes them), oneDNN's version, and the packed kernel: its revision and
+ * the vector path it runs on (FUSED_CPU_CAPABILITY changes it). */
 static void make_fingerprint(void) {
   uint64_t h = 0xcbf29ce484222325ull;
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -109,7 +114,7 @@ static void make_fingerprint(void) {
     if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5)) h = hash(h, line), seen++;
   if (f) fclose(f);
   h = hash(hash(h, openblas_get_config()), openblas_get_corename());
-  h = hash(h, fused_gemm_providers());
+  h = hash(hash(hash(h, fused_gemm_providers()), PACKED_REVISION), fused_cpu_capability());
   snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)h);
 }
 
