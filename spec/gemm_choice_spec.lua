@@ -1,7 +1,8 @@
 -- The GEMM chooser (c/cpu/gemm_choice.c, gemm_wisdom.c): fused.set_gemm and FUSED_GEMM pick
 -- the library of the CPU's products (the sequence engine's per-step ones may run on its packed
 -- kernel), every provider gives the same results within float32 rounding (float64 runs on
--- OpenBLAS under each, but its per-step products on the packed kernel under 'packed'), and
+-- OpenBLAS under each, but its per-step products and weight gradients on the packed kernel
+-- under 'packed'), and
 -- auto's measurements live in a
 -- wisdom file that is written 0600 in a 0700 folder and read defensively: a corrupt, stale,
 -- foreign or planted file is ignored or refused, never trusted, never a crash.
@@ -38,8 +39,8 @@ end
 
 -- A child under FUSED_GEMM=auto with the cache folder dir: runs one product on one thread that
 -- is measured (64³ multiply-adds), checks it against float64, prints the wisdom line and the
--- choices.
-local function auto_child(dir)
+-- choices; env: more of the child's environment, or nil.
+local function auto_child(dir, env)
   return helper.child([[
     fused.set_num_threads(1)
     fused.manual_seed(0)
@@ -48,7 +49,7 @@ local function auto_child(dir)
     assert(helper.rel_error(a:matmul(b):double(), want) < 1e-5, 'wrong product')
     print('wisdom: ' .. fused.config().gemm_wisdom)
     print('choices: ' .. fused.config().gemm_choices)
-  ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+  ]], string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s %s', dir, dir, env or ''))
 end
 
 local function write(path, text)
@@ -153,7 +154,8 @@ describe('fused.set_gemm', function()
 
   it("runs the sequence engine's per-step products on the provider it names", function()
     -- T = 5 steps, forward and backward: 10 per-step products on one thread (B = 3 is below a
-    -- second thread's rows); the products over all steps and the weight gradients on BLAS.
+    -- second thread's rows); the products over all steps on BLAS, the weight gradients on the
+    -- provider too (the packed kernel under 'packed').
     local threads = fused.get_num_threads()
     fused.set_num_threads(1)
     for _, name in ipairs(providers) do
@@ -167,7 +169,7 @@ describe('fused.set_gemm', function()
           m:backward(fused.ones({ 5, 3, 32 }, { dtype = dtype }))
         end)
         local after = fused.config().gemm_calls
-        local steps = after[on] - before[on] - (on == 'packed' and 0 or 4)
+        local steps = after[on] - before[on] - (on == 'packed' and 2 or 4)
         assert.equal(10, steps, name .. ' ' .. dtype)
         if on == 'packed' then
           assert.equal(before.onednn, after.onednn, name .. ' ' .. dtype .. ': onednn')
@@ -177,9 +179,9 @@ describe('fused.set_gemm', function()
     fused.set_num_threads(threads)
   end)
 
-  it('puts a small weight gradient on the packed kernel only where the setting lets it', function()
-    -- LSTM(32, 32), T·B = 256 rows: d_w_ih and d_w_hh (128×32) are within the engine's packed
-    -- rule (rnn_weight_grad); 16 steps forward and backward on one thread.
+  it('puts the weight gradients on the packed kernel only where the setting lets it', function()
+    -- LSTM(32, 32), T·B = 256 rows: d_w_ih and d_w_hh (128×32, rnn_weight_grad) on the packed
+    -- kernel under 'packed' only; 16 steps forward and backward on one thread.
     local threads = fused.get_num_threads()
     fused.set_num_threads(1)
     local want = { openblas = 0, onednn = 0, packed = 32 + 2 }
@@ -298,6 +300,79 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       assert.is_truthy(tonumber(calls) >= 3, name .. ': ' .. out)
       want = want or tonumber(sum)
       assert(math.abs(tonumber(sum) - want) < 1e-3, name .. ': ' .. sum .. ' against ' .. want)
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it("measures the weight gradients' classes with the packed kernel, and runs the file's pick",
+     function()
+    -- LSTM(32, 32) on one thread, T·B = 256 rows: d_w_ih and d_w_hh are 128×32 over 256 rows,
+    -- one "TP" class (a transposed d_gates, the packed kernel a candidate).
+    local dir, folder, path = fresh_cache()
+    local run = [[
+      fused.set_num_threads(1)
+      local results = {}
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        fused.manual_seed(5)
+        local o = { dtype = dtype }
+        local m = fused.nn.LSTM(32, 32, o)
+        local before = fused.config().gemm_calls
+        m:forward(fused.randn({ 16, 16, 32 }, o))
+        m:backward(fused.randn({ 16, 16, 32 }, o))
+        local after = fused.config().gemm_calls
+        print(string.format('%s packed %d onednn %d sum %.10f', dtype, after.packed - before.packed,
+                            after.onednn - before.onednn,
+                            m.grad.weight_ih_l0:double():sum() + m.grad.weight_hh_l0:double():sum()))
+      end
+      print('choices: ' .. fused.config().gemm_choices)
+    ]]
+    local env = string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir)
+    local out = helper.child(run, env)
+    assert.is_truthy(out:find('float32 TP ~128x32x256 t1: %a+'), out)
+    assert.is_truthy(out:find('float64 TP ~128x32x256 t1: %a+'), out)
+    assert.is_nil(out:find('float64 TP ~128x32x256 t1: onednn', 1, true), out)
+    assert.is_truthy(helper.read(path):find('\nfloat32 TP 7 5 8 1 %a+\n'), path)
+    -- Read back with the other classes on OpenBLAS: the weight gradients (2 products a
+    -- backward) run on the provider the file names, with the same sums.
+    local head, want = header(path), nil
+    local function on(dtype, name) -- oneDNN has no float64 GEMM
+      return (dtype == 'float64' and name == 'onednn') and 'openblas' or name
+    end
+    local others = 'NP 4 7 5 1 openblas\nNP 4 5 7 1 openblas\nNN 8 7 5 1 openblas\n'
+      .. 'NN 8 5 7 1 openblas\n'
+    for _, name in ipairs(providers) do
+      local lines = {}
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        lines[#lines + 1] = (dtype .. ' ' .. others):gsub('\nN', '\n' .. dtype .. ' N')
+        lines[#lines + 1] = dtype .. ' TP 7 5 8 1 ' .. on(dtype, name) .. '\n'
+      end
+      write(path, head .. table.concat(lines))
+      out = helper.child(run, env)
+      for _, dtype in ipairs({ 'float32', 'float64' }) do
+        local ran = on(dtype, name)
+        local packed, onednn, sum = out:match(dtype .. ' packed (%d+) onednn (%d+) sum (%S+)')
+        local what = name .. ' ' .. dtype .. ': ' .. out
+        assert.equal(ran == 'packed' and 2 or 0, tonumber(packed), what)
+        assert.equal(ran == 'onednn' and 2 or 0, tonumber(onednn), what)
+        want = want or {}
+        want[dtype] = want[dtype] or tonumber(sum)
+        assert(math.abs(tonumber(sum) - want[dtype]) < 1e-4 * math.abs(want[dtype]) + 1e-3,
+               name .. ' ' .. dtype .. ': ' .. sum .. ' against ' .. want[dtype])
+      end
+    end
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('measures afresh on another vector path (the packed kernel differs there)', function()
+    local dir, folder, path = fresh_cache()
+    local out = auto_child(dir, 'FUSED_CPU_CAPABILITY=default')
+    assert.is_truthy(out:find('(1 classes)', 1, true), out)
+    local on_default = header(path)
+    out = auto_child(dir, 'FUSED_CPU_CAPABILITY=' .. fused.config().cpu_capability)
+    if fused.config().cpu_capability ~= 'default' then
+      assert.is_truthy(out:find('stale: measured on another CPU or with other libraries', 1, true),
+                       out)
+      assert.are_not.equal(on_default, header(path))
     end
     os.execute('rm -rf ' .. dir)
   end)

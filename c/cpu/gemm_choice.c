@@ -98,8 +98,13 @@ static uint64_t hash(uint64_t h, const char *s) {
   return h;
 }
 
+/* The packed kernel's revision (generic/packed_gemm.h), raised where a change to it may move
+ * a choice between it and the libraries: 2, its tiles of 8 rows on the avx512 path. */
+#define PACKED_REVISION "packed 2"
+
 /* What a measurement depends on: the CPU's model and flags, OpenBLAS's build and kernels
- * (OPENBLAS_CORETYPE changes them), oneDNN's version. */
+ * (OPENBLAS_CORETYPE changes them), oneDNN's version, and the packed kernel: its revision and
+ * the vector path it runs on (FUSED_CPU_CAPABILITY changes it). */
 static void make_fingerprint(void) {
   uint64_t h = 0xcbf29ce484222325ull;
   FILE *f = fopen("/proc/cpuinfo", "r");
@@ -109,7 +114,7 @@ static void make_fingerprint(void) {
     if (!strncmp(line, "model name", 10) || !strncmp(line, "flags", 5)) h = hash(h, line), seen++;
   if (f) fclose(f);
   h = hash(hash(h, openblas_get_config()), openblas_get_corename());
-  h = hash(h, fused_gemm_providers());
+  h = hash(hash(hash(h, fused_gemm_providers()), PACKED_REVISION), fused_cpu_capability());
   snprintf(fingerprint, sizeof fingerprint, "%016llx", (unsigned long long)h);
 }
 
@@ -190,8 +195,6 @@ void cpu_sgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
   __atomic_add_fetch(&calls[ran], 1, __ATOMIC_RELAXED);
 }
 
-bool cpu_gemm_may_pack(void) { return setting == CPU_GEMM_PACKED || setting == SETTING_AUTO; }
-
 void cpu_gemm_count_packed(void) {
   __atomic_add_fetch(&calls[CPU_GEMM_PACKED], 1, __ATOMIC_RELAXED);
 }
@@ -231,12 +234,14 @@ static double now(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* One product of the measurement on p, in the dtype; the packed kernel reads bp. */
+/* One product of the measurement on p, in the dtype; the packed kernel reads bp, packed from b
+ * first where b is not shared (ta: a weight gradient's). */
 static void run_on(cpu_gemm_provider p, bool float64, const cpu_gemm_packed *packed, bool ta,
                    bool tb, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
-                   const void *bp, void *c) {
+                   void *bp, void *c) {
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
-  if (p == CPU_GEMM_PACKED) packed->run(m, n, k, a, k, bp, false, c, n);
+  if (p == CPU_GEMM_PACKED && ta) packed->pack(bp, b, n, k, n);
+  if (p == CPU_GEMM_PACKED) packed->run(m, n, k, a, lda, ta, bp, false, c, n);
   else if (float64) cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
                                 tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k, 1, a,
                                 (int)lda, b, (int)ldb, 0, c, (int)n);
@@ -244,9 +249,10 @@ static void run_on(cpu_gemm_provider p, bool float64, const cpu_gemm_packed *pac
 }
 
 /* The fastest of the candidates (OpenBLAS; oneDNN in float32; the packed kernel where
- * offered, on its own packing of b) at this shape, alternating CHOICE_ROUNDS rounds (min of
- * each) on scratch operands; OpenBLAS where the scratch cannot be had. A shared b is "NN"
- * (the engine lays it out so once per sequence). */
+ * offered, on its own packing of b, timed with each product where b is not shared) at this
+ * shape, alternating CHOICE_ROUNDS rounds (min of each) on scratch operands; OpenBLAS where
+ * the scratch cannot be had. b is row-major (the engine lays a shared b out so once per
+ * sequence). */
 static cpu_gemm_provider measure(bool float64, bool ta, bool tb, int64_t m, int64_t n, int64_t k,
                                  const cpu_gemm_packed *packed) {
   while ((double)m * k + (double)k * n * (packed ? 2 : 1) + (double)m * n > CHOICE_MAX_ELEMENTS) {
@@ -264,9 +270,9 @@ static cpu_gemm_provider measure(bool float64, bool ta, bool tb, int64_t m, int6
     else ((float *)mem)[i] = (float)v;
   }
   const size_t size = float64 ? sizeof(double) : sizeof(float);
-  const char *a = mem, *b = a + m * k * size, *bp = b + k * n * size;
-  char *c = (char *)bp + packed_size * size;
-  if (packed) packed->pack((void *)bp, b, n, k, n);
+  const char *a = mem, *b = a + m * k * size;
+  char *bp = (char *)b + k * n * size, *c = bp + packed_size * size;
+  if (packed) packed->pack(bp, b, n, k, n);
   const bool candidate[CPU_GEMM_PROVIDERS] = {[CPU_GEMM_OPENBLAS] = true,
                                               [CPU_GEMM_ONEDNN] = !float64 && have_onednn(),
                                               [CPU_GEMM_PACKED] = packed != NULL};
@@ -300,7 +306,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
   if (setting == CPU_GEMM_PACKED && packed) return CPU_GEMM_PACKED;
   if (setting != SETTING_AUTO || (float64 && !packed)) return CPU_GEMM_OPENBLAS;
   if (!packed && !have_onednn()) return CPU_GEMM_OPENBLAS;
-  const cpu_gemm_provider unmeasured = packed ? CPU_GEMM_PACKED : CPU_GEMM_OPENBLAS;
+  const cpu_gemm_provider unmeasured = packed && !ta ? CPU_GEMM_PACKED : CPU_GEMM_OPENBLAS;
   if ((double)m * n * k < CHOICE_MIN_MACS) return unmeasured;
   const cpu_gemm_class key = {float64, ta ? 'T' : 'N', packed ? 'P' : tb ? 'T' : 'N',
                               log2_of(m), log2_of(n), log2_of(k), threads < 1 ? 1 : threads,

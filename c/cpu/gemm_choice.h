@@ -2,8 +2,9 @@
  * dnnl_sgemm or, for a product whose right operand many products share (the sequence engine's
  * per-step recurrent products, over w_hh), the engine's own packed kernel
  * (generic/packed_gemm.h), chosen per shape class by a measurement made once per machine and
- * kept on disk (gemm_wisdom.c). Every GEMM of the op layer and the sequence engine goes
- * through cpu_gemm_choose and cpu_sgemm/cpu_dgemm or the packed kernel. */
+ * kept on disk (gemm_wisdom.c); the engine's weight gradients (d_gatesᵀ·x, x packed once per
+ * product) have the packed kernel as a candidate too. Every GEMM of the op layer and the
+ * sequence engine goes through cpu_gemm_choose and cpu_sgemm/cpu_dgemm or the packed kernel. */
 #ifndef FUSED_CPU_GEMM_CHOICE_H
 #define FUSED_CPU_GEMM_CHOICE_H
 
@@ -19,28 +20,29 @@ typedef enum {
 
 /* The packed kernel of one dtype (generic/packed_gemm.h, compiled per dtype and vector
  * capability), for the chooser to measure: the size in elements of a packed k×n B, its
- * packing from a row-major k×n b, and c (m×n, ldc) = a·B (+ c with add) for a row-major a. */
+ * packing from a row-major k×n b, and c (m×n, ldc) = op(a)·B (+ c with add) for a row-major
+ * a (m×k, or k×m with ta). */
 typedef struct {
   int64_t (*size)(int64_t k, int64_t n);
   void (*pack)(void *bp, const void *b, int64_t ldb, int64_t k, int64_t n);
-  void (*run)(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, const void *bp,
-              bool add, void *c, int64_t ldc);
+  void (*run)(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, bool ta,
+              const void *bp, bool add, void *c, int64_t ldc);
 } cpu_gemm_packed;
 
 /* The provider for c (m×n) = op(a)·op(b) on `threads` threads, float64 or float32 (oneDNN has
- * no float64 GEMM). packed: NULL, or the packed kernel where b is shared by many products, each
- * provider then reading b in the layout it wants (packed, or row-major for "NN"); such a
- * class is apart from the plain one (tb 'P' in its line) and may get CPU_GEMM_PACKED. Under
- * "auto", a shape class with two candidates not yet measured on this machine is measured now
- * (a few ms to a second, once), unless the call is inside a parallel region or too small to be
- * worth it: then OpenBLAS (the packed kernel, where offered), unrecorded. */
+ * no float64 GEMM). packed: NULL, or the packed kernel as a candidate for b row-major ("NN" or
+ * "TN"), each provider then reading b in the layout it wants; such a class is apart from the
+ * plain one (tb 'P' in its line) and may get CPU_GEMM_PACKED. Two uses, told apart by ta: an
+ * "NP" class has a b shared by many products (the per-step recurrent products, w_hh packed once
+ * per sequence: its packing is not timed), a "TP" class a b packed for each product (a weight
+ * gradient d_gatesᵀ·x: timed with it). Under "auto", a shape class with two candidates not yet
+ * measured on this machine is measured now (a few ms to a second, once), unless the call is
+ * inside a parallel region or too small to be worth it: then OpenBLAS (the packed kernel for a
+ * shared b), unrecorded. Under "packed", a product offered the packed kernel gets it. */
 cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int64_t n,
                                   int64_t k, int threads, const cpu_gemm_packed *packed);
 /* Counts a product the engine ran on its packed kernel, for fused_gemm_calls. */
 void cpu_gemm_count_packed(void);
-/* Whether the setting lets the engine's own rules put a product on the packed kernel ("auto"
- * or "packed"; "openblas" and "onednn" put every product on their library). */
-bool cpu_gemm_may_pack(void);
 
 /* c = alpha·op(a)·op(b) + beta·c, row-major, on provider p (BLAS's int sizes: the ops check
  * that they fit). */
@@ -54,7 +56,7 @@ void cpu_dgemm(cpu_gemm_provider p, bool ta, bool tb, int64_t m, int64_t n, int6
 /* A measured shape class: the dtype, the transposes, log2 of m, n and k, the thread count. */
 typedef struct {
   bool float64;
-  char ta, tb; /* 'N' or 'T'; tb 'P' for a shared b, which may be packed */
+  char ta, tb; /* 'N' or 'T'; tb 'P' where the packed kernel is a candidate */
   int32_t lm, ln, lk, threads;
   cpu_gemm_provider provider;
 } cpu_gemm_class;

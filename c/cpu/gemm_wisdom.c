@@ -1,7 +1,7 @@
 /* The GEMM chooser's measurements on disk, as FFTW's wisdom: $XDG_CACHE_HOME/fused/gemm-wisdom
  * (else ~/.cache/fused/gemm-wisdom), 0600 in a 0700 folder. The first line names the machine
- * and libraries it was measured with (a fingerprint: another CPU, flags or library version
- * starts afresh); each other line one shape class and its provider:
+ * and libraries it was measured with (a fingerprint: another CPU, flags, library version or
+ * packed kernel starts afresh); each other line one shape class and its provider:
  *
  *   fused-gemm-wisdom 2 3f2a9c0d11e4b7a5
  *   float32 NT 10 9 7 1 onednn

@@ -117,9 +117,10 @@ int32_t fused_blas_threading(void);
 /* Which library runs the CPU's matrix products (addmm, matmul, Linear, the sequence
  * engine's products over all steps, its per-step recurrent products and its weight gradients):
  * "openblas", "onednn" (dnnl_sgemm), "packed" (the engine's own kernel for the per-step
- * products, whose w_hh it packs once per sequence; OpenBLAS for the rest) or "auto" (the
- * default: each shape class on the fastest, measured once per machine and kept in the wisdom
- * file; the per-step products of float64 too, on OpenBLAS or the packed kernel). Other float64
+ * products, whose w_hh it packs once per sequence, and for the weight gradients; OpenBLAS for
+ * the rest) or "auto" (the default: each shape class on the fastest, measured once per machine
+ * and kept in the wisdom file; float64's per-step products and weight gradients too, on
+ * OpenBLAS or the packed kernel). Other float64
  * products run on OpenBLAS whatever the setting (oneDNN has no float64 GEMM). An unknown name,
  * or "onednn" in a build without oneDNN, is an error. Not while an op runs. */
 int fused_set_gemm(const char *name);

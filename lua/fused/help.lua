@@ -187,7 +187,7 @@ M.entries = {
   ['fused.set_num_threads'] = 'fused.set_num_threads(n): threads for the CPU kernels and OpenBLAS (0 to 1024; 0: all cores)',
   ['fused.get_num_threads'] = 'fused.get_num_threads(): threads the CPU kernels use',
   ['fused.set_cpu_capability'] = "fused.set_cpu_capability(name): the CPU kernels' vector path: 'avx512', 'avx2' or 'default'",
-  ['fused.set_gemm'] = "fused.set_gemm(name): which library runs the CPU's products: 'openblas', 'onednn', 'packed' (the sequence engine's per-step products on its own kernel) or 'auto' (each shape class on the fastest, measured once per machine; FUSED_GEMM at load)",
+  ['fused.set_gemm'] = "fused.set_gemm(name): which library runs the CPU's products: 'openblas', 'onednn', 'packed' (the sequence engine's per-step products and weight gradients on its own kernel) or 'auto' (each shape class on the fastest, measured once per machine; FUSED_GEMM at load)",
   ['fused.grad'] = 'fused.grad(f): df, where grads, value = df(params, ...) are the gradients of f(params, ...) (a number) for every tensor of params (nested tables; grads mirrors them)',
   ['fused.gradcheck'] = 'fused.gradcheck({forward = f, backward = g}, inputs, {eps=, atol=, rtol=}): ok, worst: analytic against central differences in float64',
 

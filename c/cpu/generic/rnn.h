@@ -319,27 +319,46 @@ static void rnn_backward_product(const rnn_step *p, int64_t r0, int64_t r1, cons
  * of two made the cell's backward 1.4x slower with the other core busy. */
 #define RNN_GEMM_MIN_ROWS 32
 
-static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const scalar_t *a,
-                     int64_t lda, const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
-                     int64_t ldc) {
+/* The threads a product over all steps with m rows of C is split over. */
+static int rnn_gemm_threads(int64_t m, int64_t n, int64_t k) {
   const int64_t most = m * n * k < PG_PARALLEL_FLOPS ? 1 : m / RNN_GEMM_MIN_ROWS;
   const int64_t all = omp_in_parallel() ? 1 : omp_get_max_threads();
-  const int threads = (int)(most < all ? most : all);
+  return (int)(most < 1 ? 1 : most < all ? most : all);
+}
+
+/* The provider of such a product, chosen for a thread's block on one thread (the chooser
+ * measures outside regions), or for the whole on the library's threads where it is not split;
+ * packed: the packed kernel as a candidate, or NULL. */
+static cpu_gemm_provider rnn_gemm_choose(bool ta, int64_t m, int64_t n, int64_t k, int threads,
+                                         const cpu_gemm_packed *packed) {
+  return cpu_gemm_choose(SCALAR_IS_FLOAT64, ta, false, m / threads, n, k,
+                         threads > 1 ? 1 : cpu_gemm_threads(), packed);
+}
+
+/* The product on BLAS provider p, its rows split over `threads`. */
+static void rnn_gemm_on(cpu_gemm_provider p, int threads, bool ta, int64_t m, int64_t n,
+                        int64_t k, const scalar_t *a, int64_t lda, const scalar_t *b,
+                        int64_t ldb, scalar_t beta, scalar_t *c, int64_t ldc) {
   if (threads <= 1) {
-    cpu_gemm(ta, CblasNoTrans, m, n, k, a, lda, b, ldb, beta, c, ldc);
+    cpu_blas_gemm(p, ta, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc);
     return;
   }
-  /* Chosen here for a thread's block on one thread: the chooser measures outside regions. */
-  const bool at = ta == CblasTrans;
-  const cpu_gemm_provider p =
-      cpu_gemm_choose(SCALAR_IS_FLOAT64, at, false, m / threads, n, k, 1, NULL);
 #pragma omp parallel num_threads(threads)
   {
     int64_t i0, i1;
     rnn_rows(m, &i0, &i1);
-    cpu_blas_gemm(p, at, false, i1 - i0, n, k, 1, at ? a + i0 : a + i0 * lda, lda, b, ldb, beta,
+    cpu_blas_gemm(p, ta, false, i1 - i0, n, k, 1, ta ? a + i0 : a + i0 * lda, lda, b, ldb, beta,
                   c + i0 * ldc, ldc);
   }
+}
+
+static void rnn_gemm(enum CBLAS_TRANSPOSE ta, int64_t m, int64_t n, int64_t k, const scalar_t *a,
+                     int64_t lda, const scalar_t *b, int64_t ldb, scalar_t beta, scalar_t *c,
+                     int64_t ldc) {
+  const int threads = rnn_gemm_threads(m, n, k);
+  const bool at = ta == CblasTrans;
+  rnn_gemm_on(rnn_gemm_choose(at, m, n, k, threads, NULL), threads, at, m, n, k, a, lda, b, ldb,
+              beta, c, ldc);
 }
 
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
@@ -441,30 +460,30 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
 }
 
 /* d_w (GH×n, ldw) = d_gatesᵀ·x over k rows (d_gates' rows ld_g apart, x's ldx), or += with
- * accumulate. OpenBLAS runs such a product with a small d_w and a long k at a third of its
- * rate (AMD EPYC, AVX2, one thread, float32: (GH, n, k) = (192, 64, 6400), the default
- * training run's d_w_hh, 11 GFLOP/s) where packed_gemm.h, packing x, runs at 28: the default
- * run's step took 13% less time. At (384, 128, 1600) the same comparison alone gave 11 against
- * 31, yet the whole sequence ran 4% slower, and from a d_w of (1536, 256) OpenBLAS is the
- * faster (35 against 28); below a panel's width (n = 2) too (7 against 3), and over a short
- * k (one nn.LLTMCell step at (16, 32, 128) took its backward from 43 to 38 µs on OpenBLAS).
- * A rule measured on that CPU, not the chooser's; under FUSED_GEMM=openblas or onednn every
- * weight gradient runs on that library. */
-#define RNN_PACKED_GRAD_MIN_K PG_KC
-#define RNN_PACKED_GRAD_MAX (1 << 14)
-
+ * accumulate, as rnn_gemm runs its products (d_w's rows split over the threads) but with the
+ * packed kernel a candidate: x packed once, the threads' blocks reading it. On an AVX2 EPYC
+ * OpenBLAS ran such a product with a small d_w and a long k at a third of its rate ((GH, n, k)
+ * = (192, 64, 6400), the default training run's d_w_hh, 11 GFLOP/s, packed 28), yet was the
+ * faster from a d_w of (1536, 256) (35 against 28), below a panel's width and over a short k:
+ * so the chooser measures it (a "TP" class, the packing timed with each product). */
 static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g, int64_t ld_g,
                            const scalar_t *x, int64_t ldx, int32_t accumulate, scalar_t *d_w,
                            int64_t ldw) {
-  if (n < PG_NR || GH * n > RNN_PACKED_GRAD_MAX || k < RNN_PACKED_GRAD_MIN_K ||
-      !cpu_gemm_may_pack()) {
-    rnn_gemm(CblasTrans, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
+  const int threads = rnn_gemm_threads(GH, n, k);
+  const cpu_gemm_provider p = rnn_gemm_choose(true, GH, n, k, threads, &packed_gemm_kernel);
+  if (p != CPU_GEMM_PACKED) {
+    rnn_gemm_on(p, threads, true, GH, n, k, d_g, ld_g, x, ldx, accumulate ? 1 : 0, d_w, ldw);
     return 0;
   }
   scalar_t *x_packed = cpu_scratch("rnn_backward", packed_gemm_size(k, n));
   if (!x_packed) return -1;
   packed_gemm_pack(x_packed, x, ldx, k, n, false);
-  packed_gemm(GH, n, k, d_g, 1, ld_g, x_packed, accumulate, d_w, ldw);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    int64_t i0, i1;
+    rnn_rows(GH, &i0, &i1);
+    packed_gemm(i1 - i0, n, k, d_g + i0, 1, ld_g, x_packed, accumulate, d_w + i0 * ldw, ldw);
+  }
   cpu_gemm_count_packed();
   free(x_packed);
   return 0;
