@@ -258,10 +258,6 @@ describe('fused.cell.define: states, parameters, selections', function()
         "fused.cell.define: bad_states: the step returned no state 'c' (it must return every state: h, c)")
     err(function() F.define(def { step = function(gx, gh, s) return { h = s.c + gx[1], c = s.h, q = s.h } end }) end,
         "fused.cell.define: bad_states: the step returned 'q', which is no state (state = {h, c})")
-    err(function()
-      F.define(def { step = function(gx, gh, s, _, x) return { h = s.c + gx[1] * x, c = s.h + gh[1] } end })
-    end, "fused.cell.define: bad_states: the step reads x, the layer's input at its unit: only a linear "
-         .. 'cell (linear = true) reads it so far; the cell engine gives a step gx and gh')
     err(function() F.define(def { step = function(gx, gh, s) return s.h + gx[1] end }) end,
         "step returned 1 result (a symbol); a step of state {'h', 'c'} returns a table of the new states by name")
     err(function() F.define(def { step = function(gx, gh, s) return { h = s.q, c = s.h } end }) end,
