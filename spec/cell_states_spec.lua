@@ -291,14 +291,6 @@ describe('fused.cell.define: states, parameters, selections', function()
     end, "state 'c' is a comparison; expected an expression of gx, gh, s, p")
   end)
 
-  it('nn.RNNCell refuses a cell of several states or parameters, saying how to run it', function()
-    local cell = F.define(example('slstm'))
-    err(function() fused.nn.RNNCell(2, 3, { cell = cell }) end,
-        "RNNCell: option 'cell': the slstm cell has 4 states and 0 per-unit parameters; "
-        .. "nn.RNNCell takes a cell of state 'h' or 'hc' without parameters (run it as nn.RNN "
-        .. 'over one step, T = 1)')
-  end)
-
   it('compute = bfloat16: the sLSTM runs its products on rounded operands', function()
     local cell = F.define(example('slstm'))
     fused.manual_seed(4)
