@@ -264,14 +264,12 @@ describe('fused.cell.define: states, parameters, selections', function()
         "s.q: no such state (h, c)")
     err(function() F.define(def { step = function(gx, gh, s, p) return { h = s.c * p.w, c = s.h } end }) end,
         "p.w: no such parameter (the cell has none: option 'params' names them)")
-    -- the shorthands' steps take (gx, gh, h[, c]): reading an argument after says so
+    -- the shorthands' steps take (gx, gh, h[, c]): reading x there says where it comes with
     err(function()
       F.define(def { state = 'h', step = function(gx, gh, h, x) return F.tanh(gx[1] + gh[1] * h + x) end })
-    end, "the step of state 'h' takes (gx, gh, h): its argument 4 is nothing (a step that reads x or "
-         .. "per-unit parameters takes a list of states, state = {'h'}: step(gx, gh, s, p, x))")
-    err(function()
-      F.define(def { state = 'hc', step = function(gx, gh, h, c, x) return x * h, c + gx[1] end })
-    end, "the step of state 'hc' takes (gx, gh, h, c): its argument 5 is nothing")
+    end, "a cell's expression takes symbols and numbers, got nil (a step of state 'h' or 'hc' takes "
+         .. "(gx, gh, h[, c]); x and per-unit parameters come with a list of states: state = {'h'}, "
+         .. 'step(gx, gh, s, p, x))')
     err(function() F.define(def { state = { 'h', 'int' }, step = step }) end,
         "option 'state': 'int' is a C keyword")
     err(function() F.define(def { state = { 'h', 'h' }, step = step }) end,

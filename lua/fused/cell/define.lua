@@ -338,17 +338,7 @@ return function(spec)
   -- a list's step also reads the layer's input at its unit; a linear one, whether a segment starts
   local x, reset = graph.leaf(g, 'x'), graph.leaf(g, 'reset')
   local function args()
-    if not list then -- the shorthands' steps take (gx, gh, h[, c]): an argument after is absent
-      local hc = spec.state == 'hc'
-      local function nothing(i)
-        return graph.absent(string.format("the step of state '%s' takes (gx, gh, h%s): its "
-          .. 'argument %d is nothing (a step that reads x or per-unit parameters takes a list '
-          .. "of states, state = {'h'%s}: step(gx, gh, s, p, x))", spec.state,
-          hc and ', c' or '', i, hc and ", 'c'" or ''))
-      end
-      if hc then return leaves[1], leaves[2], nothing(5), nothing(6) end
-      return leaves[1], nothing(4), nothing(5), nothing(6)
-    end
+    if not list then return leaves[1], leaves[2] end
     local s, p = { names = names }, { names = params }
     for k, v in ipairs(names) do rawset(s, v, leaves[k]) end
     for k, v in ipairs(params) do rawset(p, v, p_leaves[k]) end

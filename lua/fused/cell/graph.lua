@@ -190,21 +190,15 @@ M.is_condition = is_condition
 M.NOT_A_VALUE = 'a comparison (F.lt, F.le, F.gt, F.ge, F.eq) is no value: it is the condition '
                 .. 'of F.where(cond, a, b)'
 
--- An argument a step's form does not give (the fifth of a step of state 'h'), which says so
--- wherever it is used rather than being a nil that arithmetic fails on.
-local Absent = {}
-local function absent_error(a) error(rawget(a, 'message'), 3) end
-for _, k in ipairs({ '__add', '__sub', '__mul', '__div', '__unm', '__pow', '__mod', '__index',
-                     '__call', '__lt', '__le' }) do
-  Absent[k] = function(a, b) absent_error(getmetatable(a) == Absent and a or b) end
-end
-function M.absent(message) return setmetatable({ message = message }, Absent) end
-
 local function operand(v)
   if is_node(v) then M.graph_of(v, 3); return v end
-  if getmetatable(v) == Absent then error(rawget(v, 'message'), 3) end
   if type(v) == 'number' then return v end
   if is_condition(v) or type(v) == 'boolean' then error(M.NOT_A_VALUE, 3) end
+  if v == nil then -- most often an argument the step's form does not give
+    error("a cell's expression takes symbols and numbers, got nil (a step of state 'h' or 'hc' "
+          .. 'takes (gx, gh, h[, c]); x and per-unit parameters come with a list of states: '
+          .. "state = {'h'}, step(gx, gh, s, p, x))", 3)
+  end
   error(string.format("a cell's expression takes symbols and numbers, got %s", type(v)), 3)
 end
 
