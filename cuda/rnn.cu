@@ -214,6 +214,16 @@ static int copy_rows(const char *fn, T *dst, int64_t ld_dst, const T *src, int64
                                           cuda_stream));
 }
 
+/* dst (rows×cols, ld_dst) += src (ld_src): the steps' direct gradients at x into d_xs. */
+template <typename T>
+__global__ void add_rows_kernel(T *dst, int64_t ld_dst, const T *src, int64_t ld_src,
+                                int64_t rows, int64_t cols) {
+  GRID_STRIDE(i, rows * cols) {
+    const int64_t r = i / cols, j = i - r * cols;
+    dst[r * ld_dst + j] += src[r * ld_src + j];
+  }
+}
+
 template <typename T>
 int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
                      fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
@@ -242,6 +252,10 @@ int cuda_rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_te
   } else {
     FUSED_TRY(gemm_rows(fn, false, true, T_ * B, GH, In, x, In, wi, w_ih->strides[0], T(0), s,
                         ld));
+  }
+  if (L.x) { /* the CPU's rnn_x_rows: xs's rows as they are, d_x's block zero */
+    FUSED_TRY(copy_rows(fn, s + L.x * H, ld, x, H, T_ * B, H));
+    FUSED_TRY(copy_rows<T>(fn, s + L.d_x * H, ld, nullptr, 0, T_ * B, H));
   }
   const int64_t first = reverse ? T_ - 1 : 0, step = reverse ? -1 : 1;
   FUSED_TRY(copy_rows(fn, s + first * B * ld + L.h_prev * H, ld, (const T *)h0->data, H, B, H));
@@ -339,6 +353,11 @@ int cuda_rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fuse
     else
       FUSED_TRY(gemm_rows(fn, true, false, GH, H, T_ * B, d_hh, ld, s + L.h_prev * H, ld, beta,
                           dwh, ld_dwh));
+  }
+  if (L.d_x) {
+    FUSED_LAUNCH(blocks_for(T_ * B * H), THREADS, 0, cuda_stream, add_rows_kernel<T>)(
+        dx, H, s + L.d_x * H, ld, T_ * B, H);
+    FUSED_TRY(cuda_check(fn, cudaGetLastError()));
   }
   FUSED_TRY(column_sums(fn, (T *)d_b_ih->data, d_ih, T_ * B, GH, ld, accumulate != 0));
   if (d_b_hh)

@@ -222,6 +222,17 @@ local function validate(opts, given)
   if opts.heads > 1 and cell == 'lltm' then
     usage_error('--heads %d: the LLTM has no heads (lstm, gru or a --cell file have)', opts.heads)
   end
+  -- a cell whose step reads x needs the layer's input as wide as the state: the embedding
+  -- (copy and text tasks), or the adding task's 2 inputs
+  if type(cell) == 'table' and cell.reads_x then
+    local width = opts.task == 'adding' and 2 or opts.embed
+    if width ~= opts.hidden then
+      usage_error('--cell %s: its step reads x, the layer\'s input at its unit, so the input '
+                  .. 'size must equal --hidden %d; got %s', opts.cell, opts.hidden,
+                  opts.task == 'adding' and "the adding task's 2 inputs (use --task copy or text "
+                  .. 'with --embed equal to --hidden)' or '--embed ' .. opts.embed)
+    end
+  end
   if opts.hidden % opts.heads ~= 0 then
     usage_error('--heads %d does not divide --hidden %d: each head has --hidden / --heads units',
                 opts.heads, opts.hidden)

@@ -282,14 +282,18 @@ describe('fused.cell.define: states, parameters, selections', function()
         "fused.cell.define: bad_states: the step returned no state 'c' (it must return every state: h, c)")
     err(function() F.define(def { step = function(gx, gh, s) return { h = s.c + gx[1], c = s.h, q = s.h } end }) end,
         "fused.cell.define: bad_states: the step returned 'q', which is no state (state = {h, c})")
-    err(function()
-      F.define(def { step = function(gx, gh, s, _, x) return { h = s.c + gx[1] * x, c = s.h + gh[1] } end })
-    end, "fused.cell.define: bad_states: the step reads x, the layer's input at its unit: only a linear "
-         .. 'cell (linear = true) reads it so far; the cell engine gives a step gx and gh')
     err(function() F.define(def { step = function(gx, gh, s) return s.h + gx[1] end }) end,
         "step returned 1 result (a symbol); a step of state {'h', 'c'} returns a table of the new states by name")
     err(function() F.define(def { step = function(gx, gh, s) return { h = s.q, c = s.h } end }) end,
         "s.q: no such state (h, c)")
+    err(function() F.define(def { step = function(gx, gh, s, p) return { h = s.c * p.w, c = s.h } end }) end,
+        "p.w: no such parameter (the cell has none: option 'params' names them)")
+    -- the shorthands' steps take (gx, gh, h[, c]): reading x there says where it comes with
+    err(function()
+      F.define(def { state = 'h', step = function(gx, gh, h, x) return F.tanh(gx[1] + gh[1] * h + x) end })
+    end, "a cell's expression takes symbols and numbers, got nil (a step of state 'h' or 'hc' takes "
+         .. "(gx, gh, h[, c]); x and per-unit parameters come with a list of states: state = {'h'}, "
+         .. 'step(gx, gh, s, p, x))')
     err(function() F.define(def { state = { 'h', 'int' }, step = step }) end,
         "option 'state': 'int' is a C keyword")
     err(function() F.define(def { state = { 'h', 'h' }, step = step }) end,
@@ -326,14 +330,6 @@ describe('fused.cell.define: states, parameters, selections', function()
     err(function()
       F.define(def { step = function(gx, gh, s) return { h = s.h + gx[1], c = F.gt(s.c, 0) } end })
     end, "state 'c' is a comparison; expected an expression of gx, gh, s, p")
-  end)
-
-  it('nn.RNNCell refuses a cell of several states or parameters, saying how to run it', function()
-    local cell = F.define(example('slstm'))
-    err(function() fused.nn.RNNCell(2, 3, { cell = cell }) end,
-        "RNNCell: option 'cell': the slstm cell has 4 states and 0 per-unit parameters; "
-        .. "nn.RNNCell takes a cell of state 'h' or 'hc' without parameters (run it as nn.RNN "
-        .. 'over one step, T = 1)')
   end)
 
   it('compute = bfloat16: the sLSTM runs its products on rounded operands', function()

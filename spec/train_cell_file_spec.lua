@@ -69,5 +69,17 @@ describe('train.lua --cell FILE --heads', function()
     fails({ '--cell', path('wrong.lua') }, '--cell ' .. path('wrong.lua') .. ': fused.cell.define: wrong_cell: step returned nothing')
     fails({ '--cell', 'lltm', '--heads', '2' }, '--heads 2: the LLTM has no heads')
     fails({ '--cell', SLSTM, '--heads', '3' }, '--heads 3 does not divide --hidden 8')
+    -- a cell whose step reads x needs an input as wide as --hidden
+    local HIGHWAY = 'examples/cells/highway_gru.lua'
+    fails({ '--cell', HIGHWAY }, '--cell ' .. HIGHWAY .. ": its step reads x, the layer's input at "
+          .. "its unit, so the input size must equal --hidden 8; got the adding task's 2 inputs")
+    fails({ '--cell', HIGHWAY, '--task', 'copy', '--embed', '6' }, 'must equal --hidden 8; got --embed 6')
+  end)
+
+  it('trains a cell whose step reads x where --embed equals --hidden', function()
+    local status, _, text = run({ '--cell', 'examples/cells/highway_gru.lua', '--task', 'copy',
+                                  '--embed', '8', '--layers', '2', '--steps', '3' })
+    assert.are.equal(0, status, text)
+    assert.matches('done: 3 steps', text, 1, true)
   end)
 end)

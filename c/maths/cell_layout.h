@@ -22,14 +22,15 @@
 
 typedef struct {
   int32_t gates, saved, has_c, d_ih, d_hh, h_prev, params, outputs;
+  int32_t x, d_x; /* a step that reads the layer's input: its blocks (0: none; fused.h) */
 } cell_layout;
 
 /* {0} (gates 0) for an unknown cell. */
 static inline cell_layout cell_layout_of(int32_t cell) {
   const fused_cell_def *d = fused_rnn_cell(cell);
-  if (!d) return (cell_layout){0, 0, 0, 0, 0, 0, 0, 0};
-  return (cell_layout){d->gates, d->saved, d->has_c, d->d_ih, d->d_hh, d->h_prev, d->params,
-                       d->outputs > 1 ? d->outputs : 1};
+  if (!d) return (cell_layout){0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  return (cell_layout){d->gates, d->saved, d->has_c, d->d_ih,   d->d_hh,
+                       d->h_prev, d->params, d->outputs > 1 ? d->outputs : 1, d->x, d->d_x};
 }
 
 #endif

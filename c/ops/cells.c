@@ -56,6 +56,17 @@ int32_t fused_rnn_register_cell(const fused_cell_def *def) {
     return fused_error("%s: field 'params' expected at most %d (their gradients take the blocks "
                        "after d_hh's %d gates, inside saved = %d), got %d", fn,
                        def->saved - def->d_hh - def->gates, def->gates, def->saved, def->params);
+  /* x and d_x: both 0 (none), or blocks of their own after the gates (the input projection) */
+  const int32_t x = def->x, dx = def->d_x, last = def->saved - 1;
+  if (x < 0 || x > last || (x && (x < def->gates || x == def->h_prev)))
+    return fused_error("%s: field 'x' expected 0 or a block in %d..%d other than h_prev's (%d), "
+                       "got %d", fn, def->gates, last, def->h_prev, x);
+  if (dx < 0 || dx > last || (dx && (dx < def->gates || dx == def->h_prev || dx == x)))
+    return fused_error("%s: field 'd_x' expected 0 or a block in %d..%d other than h_prev's "
+                       "(%d) and x's (%d), got %d", fn, def->gates, last, def->h_prev, x, dx);
+  if (!x != !dx)
+    return fused_error("%s: fields 'x' and 'd_x' expected both 0 or both blocks, got %d and %d",
+                       fn, x, dx);
   if (def->h_prev < def->gates)
     return fused_error("%s: field 'h_prev' expected a block after the %d gate blocks, got %d",
                        fn, def->gates, def->h_prev);

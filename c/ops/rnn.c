@@ -80,6 +80,10 @@ static int check_problem(const char *fn, int32_t cell, const fused_tensor *xs, c
     return fused_error("%s: expected T, B, I and H >= 1, got T=%lld B=%lld I=%lld H=%lld (the "
                        "sequence engine takes no empty sequence or batch yet)", fn,
                        (long long)d->T, (long long)d->B, (long long)d->In, (long long)d->H);
+  if (d->L.x && d->In != d->H)
+    return fused_error("%s: argument 'xs' expected I = H = %lld (the %s cell's step reads the "
+                       "layer's input at its unit), got I=%lld", fn, (long long)d->H,
+                       fused_rnn_cell(cell)->name, (long long)d->In);
   const int64_t GH = d->L.gates * d->H;
   char why[96];
   snprintf(why, sizeof why, "%d H x I for the %s, I from 'xs'", (int)d->L.gates,

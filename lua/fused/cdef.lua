@@ -392,6 +392,10 @@ typedef struct fused_cell_def {
   fused_cell_backward_f32 backward_f32;
   fused_cell_forward_f64 forward_f64;
   fused_cell_backward_f64 backward_f64;
+  /* A step that reads the layer's input at its unit (In = H): the engine copies xs's row into
+   * block x before forward and adds block d_x, the step's direct gradient at it, into d_xs after
+   * backward (0: none; block 0 is always a gate's). */
+  int32_t x, d_x;
 } fused_cell_def;
 /* The registry's bounds: a cell's name has 1 to FUSED_CELL_NAME_MAX characters, its row 2 to
  * FUSED_CELL_SAVED_MAX saved blocks, and a process holds FUSED_CELLS_MAX cells, the built-in

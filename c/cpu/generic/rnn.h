@@ -366,6 +366,22 @@ static int rnn_weight_grad(int64_t k, int64_t GH, int64_t n, const scalar_t *d_g
                            int64_t ldw);
 #include "rnn_heads.h"
 
+/* A step that reads x (In = H): xs's n rows into block x of saved's, as they are (under
+ * compute bfloat16 too: only the products round, and x meets the step's pointwise maths), and
+ * block d_x zeroed, so that a padded row, whose step never runs, adds nothing to d_xs. */
+static void rnn_x_rows(const cell_layout *L, int64_t n, int64_t H, int64_t ld, const scalar_t *xs,
+                       scalar_t *s) {
+  copy_rows(s + L->x * H, ld, xs, H, n, H);
+  for (int64_t i = 0; i < n; i++) memset(s + i * ld + L->d_x * H, 0, (size_t)H * sizeof(scalar_t));
+}
+
+/* d_xs (n rows of H) += the steps' direct gradients at x, block d_x of saved's rows. */
+static void rnn_add_d_x(const cell_layout *L, int64_t n, int64_t H, int64_t ld,
+                        const scalar_t *s, fused_tensor *d_xs) {
+  scalar_t *dx = (scalar_t *)d_xs->data;
+  for (int64_t i = 0; i < n; i++) rnn_add(dx + i * H, s + i * ld + L->d_x * H, H);
+}
+
 static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_tensor *c_n,
                        fused_tensor *saved, const fused_tensor *xs, const fused_tensor *h0,
                        const fused_tensor *c0, const fused_tensor *w_ih, const fused_tensor *w_hh,
@@ -424,6 +440,7 @@ static int rnn_forward(int32_t cell, fused_tensor *hs, fused_tensor *h_n, fused_
     }
     rnn_gemm(CblasNoTrans, T * B, GH, In, x, In, wt, GH, 0, s, ld);
   }
+  if (L.x) rnn_x_rows(&L, T * B, H, ld, (const scalar_t *)xs->data, s);
   const int64_t first = reverse ? T - 1 : 0, step = reverse ? -1 : 1;
   copy_rows(s + first * B * ld + L.h_prev * H, ld, (const scalar_t *)h0->data, H, B, H);
   if (c && c != (scalar_t *)c0->data)
@@ -631,6 +648,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
                                                   s + L.h_prev * H, ld, w_ih, accumulate, d_xs,
                                                   d_w_ih, d_w_hh);
     free(buf);
+    if (!status && L.d_x) rnn_add_d_x(&L, T * B, H, ld, s, d_xs);
     return status;
   }
   free(buf);
@@ -645,6 +663,7 @@ static int rnn_backward(int32_t cell, fused_tensor *d_xs, fused_tensor *d_h0, fu
     x = copies, wi = copies + T * B * In, ldwi = In;
   }
   rnn_gemm(CblasNoTrans, T * B, In, GH, d_ih, ld, wi, ldwi, 0, (scalar_t *)d_xs->data, In);
+  if (L.d_x) rnn_add_d_x(&L, T * B, H, ld, s, d_xs);
   const int status =
       rnn_weight_grad(T * B, GH, In, d_ih, ld, x, In, accumulate, (scalar_t *)d_w_ih->data,
                       d_w_ih->strides[0]) ||

@@ -10,7 +10,10 @@
 -- at the gates' too when they are the same nodes (a gate of gx[k] + gh[k]), else at the G
 -- blocks after the parameters' (d_ih = G + P), over values it has already read. The states
 -- after h are the engine's c, side by side (state k + 1 at c + k H); the parameters follow the
--- G recurrent biases in b_hh.
+-- G recurrent biases in b_hh. A step that reads x (the layer's input at its unit) finds it at
+-- block x, after the others, which the engine fills before forward and nothing overwrites (so
+-- backward reads it there as it reads h_prev), and writes its gradient at block d_x, after the
+-- other gradients', which the engine adds into d_xs.
 local graph = require 'fused.cell.graph'
 
 local M = {}
@@ -37,7 +40,7 @@ local function number(v)
 end
 M.number = number
 
-local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_' }
+local leaf_names = { h = 'h_prev_', c = 'c_prev_', dh = 'g_h_', dc = 'g_c_', x = 'x_' }
 
 local function name_of(n)
   if n.op == 'gx' or n.op == 'gh' then return n.op .. n.index .. '_' end
@@ -124,6 +127,7 @@ local function load_leaf(n, L)
     local at = block(n.index - 1)
     return string.format('vload(gh + %s, m) + vload(b_hh + %s, m)', at, at)
   elseif n.op == 'h' then return 'vload(s + ' .. block(L.h_prev) .. ', m)'
+  elseif n.op == 'x' then return 'vload(s + ' .. block(L.x) .. ', m)'
   elseif n.op == 'c' then return 'vload(c + ' .. block(n.index - 1) .. ', m)'
   elseif n.op == 'p' then return 'vload(b_hh + ' .. block(L.gates + n.index - 1) .. ', m)' end
   -- a seed: the gradient at a new state, and the step's output gradient at the output state's
@@ -135,7 +139,9 @@ end
 
 local function is_leaf(n) return #n.args == 0 and n.op ~= 'const' end
 
--- Which forward nodes backward reads, and how: saved (in order) or recomputed.
+-- Which forward nodes backward reads, and how: saved (in order) or recomputed; h_prev and x
+-- stay in their blocks.
+local kept = { const = true, h = true, x = true }
 local function plan(boundary)
   local saved, recompute, status = {}, {}, {}
   -- depth first, args in order, on a stack of its own (a deep graph overflows Lua's)
@@ -144,11 +150,11 @@ local function plan(boundary)
     while #stack > 0 do
       local n = table.remove(stack)
       if status[n] then -- decided
-      elseif n.op == 'const' or n.op == 'h' then status[n] = 'free'
+      elseif kept[n.op] then status[n] = 'free'
       else
         local missing = 0
         for _, a in ipairs(n.args) do
-          if not status[a] and a.op ~= 'const' and a.op ~= 'h' then missing = missing + 1 end
+          if not status[a] and not kept[a.op] then missing = missing + 1 end
         end
         if cheap[n.op] and missing <= 1 then
           status[n] = 'recompute'
@@ -170,7 +176,8 @@ end
 
 -- d: {name, step, gates, state (the option, for the header), new = {the new states, h's first},
 -- outputs (the indexes of the states the step outputs, side by side), params (P), grads =
--- {gx = {}, gh = {}, states = {}, p = {}}}. Returns the C source and the layout {saved, h_prev, d_ih, d_hh}.
+-- {gx = {}, gh = {}, states = {}, p = {}, x = the gradient at x, for a step that reads it}}.
+-- Returns the C source and the layout {saved, h_prev, d_ih, d_hh, x, d_x} (x, d_x: 0 for none).
 function M.generate(d)
   local G, P = d.gates, d.params
   local d_outputs = {}
@@ -180,6 +187,7 @@ function M.generate(d)
   end
   for _, v in ipairs(d.grads.states) do d_outputs[#d_outputs + 1] = v end
   for _, v in ipairs(d.grads.p) do d_outputs[#d_outputs + 1] = v end
+  if d.grads.x then d_outputs[#d_outputs + 1] = d.grads.x end
   local shared = true
   for k = 1, G do shared = shared and rawequal(d.grads.gx[k], d.grads.gh[k]) end
 
@@ -191,9 +199,12 @@ function M.generate(d)
   end
   local saved, recompute = plan(boundary)
 
-  local blocks = math.max(#saved, (shared and G or 2 * G) + P)
+  local grads_end = (shared and G or 2 * G) + P -- the gradients' blocks, then d_x's
+  local reads_x = d.grads.x ~= nil
+  local blocks = math.max(#saved, grads_end + (reads_x and 1 or 0))
   local L = { saved = blocks + 1, h_prev = blocks, d_hh = 0, d_ih = shared and 0 or G + P,
-              gates = G, output_of = {} }
+              gates = G, output_of = {}, x = 0, d_x = 0 }
+  if reads_x then L.x, L.d_x, L.h_prev, L.saved = blocks, grads_end, blocks + 1, blocks + 2 end
   for k, i in ipairs(d.outputs) do L.output_of[i] = k end
 
   local roots = { unpack(d.new) }
@@ -205,11 +216,13 @@ function M.generate(d)
       local names = {}
       for i, n in ipairs(saved) do names[i] = name_of(n) end
       for i = #saved + 1, blocks do names[i] = '-' end
+      if reads_x then names[#names + 1] = 'x' end
       names[#names + 1] = 'h_prev'
       return table.concat(names, ', ')
     end)() .. ']',
     ' * Register with gates = ' .. G .. ', state = ' .. d.state .. ', saved = ' .. L.saved
       .. ', d_ih = ' .. L.d_ih .. (P > 0 and ', params = ' .. P or '')
+      .. (reads_x and ', x = ' .. L.x .. ', d_x = ' .. L.d_x or '')
       .. (#d.outputs > 1 and ', outputs = ' .. #d.outputs or '') .. '.',
     ' * The same text builds the CPU steps (as C, over vectors) and the CUDA ones (as CUDA, one',
     ' * element a thread: fused_cell_cuda.h). */',
@@ -268,6 +281,9 @@ function M.generate(d)
       out[#out + 1] = string.format('    vstore(s + %s, %s, m);', block(L.d_ih + k - 1),
                                     value(d.grads.gx[k]))
     end
+  end
+  if reads_x then
+    out[#out + 1] = '    vstore(s + ' .. block(L.d_x) .. ', ' .. value(d.grads.x) .. ', m);'
   end
   out[#out + 1] = '    vstore(dh + j, ' .. value(d.grads.states[1]) .. ', m);'
   for k = 2, #d.grads.states do

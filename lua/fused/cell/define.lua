@@ -159,7 +159,9 @@ local function by_name(what, list)
   return setmetatable(list, {
     __index = function(_, k)
       error(string.format("%s.%s: no such %s (%s)", what, tostring(k),
-                          what == 's' and 'state' or 'parameter', table.concat(list.names, ', ')), 2)
+                          what == 's' and 'state' or 'parameter', #list.names > 0
+                          and table.concat(list.names, ', ') or "the cell has none: option "
+                          .. "'params' names them"), 2)
     end,
     __newindex = function(_, k)
       error(string.format("%s.%s: the step's %s are read-only", what, tostring(k),
@@ -177,8 +179,8 @@ local function write_source(dir, name, text, ext)
   return path, true
 end
 
--- Runs the step on the graph's symbols (after gx and gh: h[, c], or the states and parameters
--- by name; a linear cell's: gx, s, p, x, reset); returns its results and their count.
+-- Runs the step on the graph's symbols (after gx and gh: h[, c], or the states, parameters
+-- and x by name; a linear cell's: gx, s, p, x, reset); returns its results and their count.
 local function run_step(g, spec, gates, ...)
   local args = { products(g, 'gx', gates) }
   if not spec.linear then args[2] = products(g, 'gh', gates) end
@@ -338,7 +340,7 @@ return function(spec)
   local leaves, p_leaves = { h }, {}
   for k = 2, #names do leaves[k] = graph.leaf(g, 'c', k - 1, list and names[k] or nil) end
   for k, v in ipairs(params) do p_leaves[k] = graph.leaf(g, 'p', k, v) end
-  -- a linear cell's step also reads the layer's input at its unit and whether a segment starts
+  -- a list's step also reads the layer's input at its unit; a linear one, whether a segment starts
   local x, reset = graph.leaf(g, 'x'), graph.leaf(g, 'reset')
   local function args()
     if not list then return leaves[1], leaves[2] end
@@ -381,10 +383,6 @@ return function(spec)
                                     .. 'gh[%d] reaches the new state)\n', FN, name, k, k, k))
     end
   end
-  if not spec.linear and reaches[x] then
-    error(message(name, "the step reads x, the layer's input at its unit: only a linear cell "
-                  .. '(linear = true) reads it so far; the cell engine gives a step gx and gh'), 2)
-  end
   for k, v in ipairs(params) do
     if not reaches[p_leaves[k]] then
       io.stderr:write(string.format("%s: %s: warning: parameter '%s' is never read (p.%s reaches "
@@ -410,6 +408,7 @@ return function(spec)
   end
   for k = 1, n do grads.states[k] = adj[leaves[k]] or zero end
   for k = 1, #params do grads.p[k] = adj[p_leaves[k]] or zero end
+  if reaches[x] then grads.x = adj[x] or zero end -- a highway cell's direct path from its input
   local step = 'cell_' .. name
   local source, L = codegen.generate {
     name = name, step = step, gates = gates, new = new, outputs = outputs, params = #params,
@@ -445,7 +444,8 @@ return function(spec)
                           gates = gates, state = list and names or spec.state,
                           params = list and params or nil, outputs = #outputs,
                           saved = L.saved, h_prev = L.h_prev,
-                          d_ih = L.d_ih, d_hh = L.d_hh, cache_dir = spec.cache_dir,
+                          d_ih = L.d_ih, d_hh = L.d_hh, x = L.x, d_x = L.d_x,
+                          cache_dir = spec.cache_dir,
                           verbose = spec.verbose }
   cell.init, cell.output = init, output_names
   if say then

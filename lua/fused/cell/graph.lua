@@ -194,6 +194,11 @@ local function operand(v)
   if is_node(v) then M.graph_of(v, 3); return v end
   if type(v) == 'number' then return v end
   if is_condition(v) or type(v) == 'boolean' then error(M.NOT_A_VALUE, 3) end
+  if v == nil then -- most often an argument the step's form does not give
+    error("a cell's expression takes symbols and numbers, got nil (a step of state 'h' or 'hc' "
+          .. 'takes (gx, gh, h[, c]); x and per-unit parameters come with a list of states: '
+          .. "state = {'h'}, step(gx, gh, s, p, x))", 3)
+  end
   error(string.format("a cell's expression takes symbols and numbers, got %s", type(v)), 3)
 end
 

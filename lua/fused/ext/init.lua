@@ -184,7 +184,8 @@ int %s_cuda_backward_f64(const fused_cell_launch *step);
 ]]
 
 local CELL_OPTIONS = { 'name', 'sources', 'cflags', 'cache_dir', 'verbose', 'gates', 'state',
-                       'params', 'outputs', 'saved', 'h_prev', 'd_ih', 'd_hh', 'step', 'cuda_sources', 'cuda_cflags' }
+                       'params', 'outputs', 'saved', 'h_prev', 'd_ih', 'd_hh', 'x', 'd_x', 'step',
+                       'cuda_sources', 'cuda_cflags' }
 local registered = {} -- library path and step -> cell id: one registration per build
 local registered_cuda = {} -- cell id -> true once its CUDA steps are given
 
@@ -220,7 +221,8 @@ end
 -- state 'h', 'hc' or a list of names (those after the first in c, side by side), params the
 -- names of its per-unit parameters (after the G recurrent biases in b_hh), outputs the blocks
 -- of H its step writes to out (1), its saved row layout (saved blocks, h_prev, d_ih, d_hh: cell_layout.h;
--- defaults G + 1 blocks with h_prev last and d_ih = d_hh = 0) and step, the name its steps
+-- defaults G + 1 blocks with h_prev last and d_ih = d_hh = 0; x and d_x, where a step reads
+-- the layer's input and writes its gradient, default 0: none) and step, the name its steps
 -- were defined under (default: name). Returns the spec that functional.rnn_forward and
 -- fused.nn.RNN take as their cell.
 function M.cell(opts)
@@ -259,7 +261,8 @@ function M.cell(opts)
     local def = ffi.new('fused_cell_def', {
       name = opts.name, gates = gates, saved = saved, has_c = #states - 1, params = #params,
       outputs = int('outputs', 1, 1),
-      h_prev = int('h_prev', saved - 1, 0), d_ih = int('d_ih', 0, 0), d_hh = int('d_hh', 0, 0) })
+      h_prev = int('h_prev', saved - 1, 0), d_ih = int('d_ih', 0, 0), d_hh = int('d_hh', 0, 0),
+      x = int('x', 0, 0), d_x = int('d_x', 0, 0) })
     for _, f in ipairs({ 'forward_f32', 'backward_f32', 'forward_f64', 'backward_f64' }) do
       local ok, sym = pcall(function() return namespace[step .. '_' .. f] end)
       if not ok then
@@ -273,7 +276,8 @@ function M.cell(opts)
     registered[key] = id
   end
   local spec = { name = opts.name, id = registered[key], gates = gates, has_c = #states > 1,
-                 states = states, params = params, outputs = int('outputs', 1, 1) }
+                 states = states, params = params, outputs = int('outputs', 1, 1),
+                 reads_x = int('x', 0, 0) > 0 }
   if opts.cuda_sources ~= nil then
     local cuda_sources = expect_list(fn, 'cuda_sources', opts.cuda_sources)
     expect_list(fn, 'cuda_cflags', opts.cuda_cflags, true)

@@ -20,6 +20,27 @@ local RNN = RNNBase:extend('RNN')
 RNN.takes_heads = true
 RNN.add_layer, RNN.run_layer, RNN.back_layer = gated.add_layer, gated.run_layer, gated.back_layer
 
+-- A dense cell whose step reads x, the layer's input at its unit, needs every layer's input
+-- size to be hidden_size (a linear cell's layers check theirs: nn/linear_layer.lua).
+local function check_reads_x(spec, input_size, H, opts)
+  if spec.linear or not spec.reads_x or type(input_size) ~= 'number' or type(H) ~= 'number' then
+    return
+  end
+  if input_size ~= H then
+    error(string.format("RNN: cell '%s' reads x, the layer's input at its unit, so argument "
+                        .. "'input_size' must equal 'hidden_size'; got input_size=%s, "
+                        .. 'hidden_size=%s', spec.name, tostring(input_size), tostring(H)), 4)
+  end
+  local layers, width = opts.num_layers or 1, (opts.bidirectional and 2 or 1) * (spec.outputs or 1)
+  if type(layers) == 'number' and layers > 1 and width > 1 then
+    error(string.format("RNN: cell '%s' reads x, the layer's input at its unit, so each layer's "
+                        .. "input size must equal 'hidden_size' (%d); with num_layers=%d%s layer 1 "
+                        .. 'takes %d x %d = %d features', spec.name, H, layers,
+                        opts.bidirectional and ' and bidirectional=true' or '', width, H,
+                        width * H), 4)
+  end
+end
+
 function RNN:__init(input_size, hidden_size, opts, ...)
   inputs.no_more('RNN', 3, ...)
   local spec = type(opts) == 'table' and opts.cell or nil
@@ -27,6 +48,7 @@ function RNN:__init(input_size, hidden_size, opts, ...)
     error(string.format("RNN: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)
   end
+  check_reads_x(spec, input_size, hidden_size, opts)
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c

@@ -6,8 +6,14 @@
 --   local new_h = cell:forward(x, h)                     -- state 'h': x B×I, h B×H
 --   local new_h, new_c = cell:forward(x, h, c)           -- state 'hc'
 --   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into grad.<name>
+-- A cell of a list of states takes and returns them in its order, and its per-unit parameters
+-- are parameters named as nn.RNN names them, without the layer suffix (w_ci), after the biases:
+--   local s1, s2, s3 = cell:forward(x, s1, s2, s3)        -- each B×H
+--   local d_x, d_s1, d_s2, d_s3 = cell:backward(grad_s1, grad_s2, grad_s3)
 local RNNCellBase = require 'fused.nn.RNNCellBase'
 local inputs = require 'fused.nn.inputs'
+local blame = require 'fused.blame'
+local functional = require 'fused.functional'
 
 local RNNCell = RNNCellBase:extend('RNNCell')
 
@@ -22,25 +28,98 @@ function RNNCell:__init(input_size, hidden_size, opts, ...)
     error(string.format("RNNCell: option 'cell' expected a cell from fused.cell.define or "
                         .. 'fused.ext.cell, got %s', type(spec)), 3)
   end
-  if (spec.states and #spec.states > 2) or (spec.params and #spec.params > 0) then
-    error(string.format("RNNCell: option 'cell': the %s cell has %d states and %d per-unit "
-                        .. "parameters; nn.RNNCell takes a cell of state 'h' or 'hc' without "
-                        .. 'parameters (run it as nn.RNN over one step, T = 1)', spec.name,
-                        #spec.states, #spec.params), 3)
+  if spec.reads_x and input_size ~= hidden_size then
+    error(string.format("RNNCell: cell '%s' reads x, the layer's input at its unit, so argument "
+                        .. "'input_size' must equal 'hidden_size'; got input_size=%s, "
+                        .. 'hidden_size=%s', spec.name, tostring(input_size),
+                        tostring(hidden_size)), 3)
   end
   local rest = {}
   for k, v in pairs(opts) do if k ~= 'cell' then rest[k] = v end end
   self.cell, self.gates, self.has_c = spec, spec.gates, spec.has_c
+  local params = spec.params or {}
+  -- a list of more than two states, or per-unit parameters: the general form below
+  self.general = (spec.states and #spec.states > 2) or #params > 0
+  if self.general then self.state_names = spec.states end
   RNNCellBase.__init(self, input_size, hidden_size, rest)
+  local stdv, o = 1 / math.sqrt(hidden_size), { dtype = self.weight_ih.dtype,
+                                                device = self.weight_ih.device }
+  for _, name in ipairs(params) do -- as nn.RNN's layers initialise them
+    local p = self:parameter(name, { hidden_size }, o)
+    local how = spec.init and spec.init[name] or 'uniform'
+    if how == 'uniform' then p:uniform(-stdv, stdv) elseif how == 'ones' then p:fill_(1)
+    else p:zero_() end
+  end
+end
+
+-- The engine's recurrent bias vector: bias_hh then the per-unit parameters (gated_layer.lua).
+local function joint_bias(self, x)
+  local GH, H, params = self.gates * self.hidden_size, self.hidden_size, self.cell.params
+  local b = self:buffer_shaped('bias_hh_params', { GH + #params * H }, x)
+  b:narrow(1, 1, GH):copy_(self.bias_hh)
+  for i, name in ipairs(params) do b:narrow(1, GH + (i - 1) * H + 1, H):copy_(self[name]) end
+  return b
+end
+
+-- x B×I and the states B×H each, in the cell's order: the new states in the same order.
+local function general_forward(self, x, ...)
+  local fn, names, w = 'RNNCell:forward', self.state_names, self.weight_ih
+  local K = #names
+  inputs.no_more(fn, K + 1, select(K + 1, ...))
+  inputs.floating(x, fn, 'x', w)
+  local I, H = self.input_size, self.hidden_size
+  if x.ndim ~= 2 or x.sizes[1] ~= I or x.sizes[0] < 1 then
+    blame(string.format("%s: argument 'x' expected B x %d (B >= 1, input_size %d), got %s", fn, I,
+                        I, inputs.shape_text(x)))
+  end
+  local B = tonumber(x.sizes[0])
+  local states = { ... }
+  for k, name in ipairs(names) do
+    inputs.shaped(states[k], fn, name, w, { B, H }, "B from 'x' x hidden_size")
+  end
+  local c = K > 1 and self:buffer_shaped('c_in', { B, (K - 1) * H }, x) or nil -- the engine's c
+  for k = 2, K do c:narrow(2, (k - 2) * H + 1, H):copy_(states[k]) end
+  local _, h_n, c_n, ctx = functional.rnn_forward(self.cell, x:contiguous():view(1, B, I), w,
+    self.weight_hh, self.bias_ih, joint_bias(self, x), self:unshared(states[1]), c)
+  self.saved = ctx
+  local new = { h_n }
+  for k = 2, K do new[k] = c_n:narrow(2, (k - 2) * H + 1, H):contiguous() end
+  return unpack(new, 1, K)
+end
+
+-- The gradients at the new states, in the cell's order: d_x, then those at the old states.
+local function general_backward(self, ...)
+  local fn, names, ctx = 'RNNCell:backward', self.state_names, self:expect_saved()
+  local K, H, GH = #names, self.hidden_size, self.gates * self.hidden_size
+  inputs.no_more(fn, K, select(K + 1, ...))
+  local grads, shape = { ... }, ctx.h0:shape()
+  for k, name in ipairs(names) do
+    inputs.shaped(grads[k], fn, 'grad_' .. name, self.weight_ih, shape, "forward's new " .. name)
+  end
+  local B = shape[1]
+  local d_c = K > 1 and self:buffer_shaped('grad_c', { B, (K - 1) * H }, grads[1]) or nil
+  for k = 2, K do d_c:narrow(2, (k - 2) * H + 1, H):copy_(grads[k]) end
+  local params = self.cell.params
+  local joint = self:buffer_shaped('d_bias_hh_params', { GH + #params * H }, grads[1], true)
+  joint:zero_()
+  local d_xs, d_h, d_cs = functional.rnn_backward_accumulate(ctx, nil, grads[1], d_c,
+    { self.grad.weight_ih, self.grad.weight_hh, self.grad.bias_ih, joint })
+  self.grad.bias_hh:add_(joint:narrow(1, 1, GH))
+  for i, name in ipairs(params) do self.grad[name]:add_(joint:narrow(1, GH + (i - 1) * H + 1, H)) end
+  local out = { d_xs:select(1, 1), d_h }
+  for k = 2, K do out[k + 1] = d_cs:narrow(2, (k - 2) * H + 1, H):contiguous() end
+  return unpack(out, 1, K + 1)
 end
 
 function RNNCell:forward(x, h, c, ...)
+  if self.general then return general_forward(self, x, h, c, ...) end
   if self.has_c then return self:step(x, h, c, ...) end
   return (self:step(x, h, nil, c, ...))
 end
 
-function RNNCell:backward(grad_h, grad_c)
-  local d_x, d_h, d_c = self:step_backward(grad_h, grad_c)
+function RNNCell:backward(grad_h, grad_c, ...)
+  if self.general then return general_backward(self, grad_h, grad_c, ...) end
+  local d_x, d_h, d_c = self:step_backward(grad_h, grad_c, ...)
   if self.has_c then return d_x, d_h, d_c end
   return d_x, d_h
 end

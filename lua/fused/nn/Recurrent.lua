@@ -15,7 +15,9 @@
 -- Step t runs on a clone of the cell that shares its parameters and gradients and keeps its own
 -- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
 -- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
--- rnn:parameters() returns the cell's, under 'cell.' in named_parameters.
+-- rnn:parameters() returns the cell's, under 'cell.' in named_parameters. A cell of a list of
+-- states (nn.RNNCell over a defined cell: its state_names) takes and returns them all, in its
+-- order, as nn.RNN does.
 local blame = require 'fused.blame'
 local ffi = require 'ffi'
 local Module = require 'fused.nn.Module'
@@ -39,7 +41,7 @@ function Recurrent:__init(cell, ...)
           .. 'forward(x, h[, c]), has_c, hidden_size), got '
           .. (type(cell) == 'table' and tostring(cell.__name or 'a table') or type(cell)), 3)
   end
-  self.cell, self.has_c = cell, cell.has_c
+  self.cell, self.has_c, self.state_names = cell, cell.has_c, cell.state_names
   self.hidden_size = cell.hidden_size or cell.state_size
 end
 
@@ -67,9 +69,10 @@ function Recurrent:step_mask(lengths, T, B, xs)
   return self:buffer_shaped('mask', { T, B, 1 }, xs):copy_(host)
 end
 
--- forward's xs (T×B×I, on the cell's dtype and device), h0 and c0 (B×H or nil): checked here,
--- so that an error names Recurrent:forward and its arguments rather than the cell's.
-function Recurrent:expect_inputs(fn, xs, h0, c0)
+-- forward's xs (T×B×I, on the cell's dtype and device) and initial states (B×H or nil):
+-- checked here, so that an error names Recurrent:forward and its arguments rather than the
+-- cell's.
+function Recurrent:expect_inputs(fn, xs, states)
   local w = self.cell:parameters()[1]
   inputs.floating(xs, fn, 'xs', w)
   local I = self.cell.input_size or self.cell.input_features
@@ -78,37 +81,46 @@ function Recurrent:expect_inputs(fn, xs, h0, c0)
                         .. "the cell's input size), got %s", fn, I or 'I', inputs.shape_text(xs)))
   end
   local state = { xs:size(2), self.hidden_size }
-  if h0 ~= nil then inputs.shaped(h0, fn, 'h0', xs, state, "B from 'xs' x the cell's hidden size") end
-  if c0 ~= nil then inputs.shaped(c0, fn, 'c0', xs, state, "B from 'xs' x the cell's hidden size") end
+  for k, name in ipairs(recurrent_args.names(self)) do
+    if states[k] ~= nil then
+      inputs.shaped(states[k], fn, name .. '0', xs, state, "B from 'xs' x the cell's hidden size")
+    end
+  end
 end
 
 function Recurrent:forward(xs, ...)
   local fn = 'Recurrent:forward'
   local states, opts = recurrent_args.forward(self, fn, ...)
-  local h0, c0 = states[1], states[2]
-  self:expect_inputs(fn, xs, h0, c0)
+  self:expect_inputs(fn, xs, states)
   local b, T, B, H = self.buffers, xs:size(1), xs:size(2), self.hidden_size
+  local names = recurrent_args.names(self)
   local lengths = lengths_.check(opts.lengths, T, B, fn)
   local mask = lengths and self:step_mask(lengths, T, B, xs)
-  local h = h0 and self:unshared(h0) or self:buffer_shaped('zeros', { B, H }, xs, true)
-  local c = self.has_c and (c0 and self:unshared(c0) or self:buffer_shaped('zeros', { B, H }, xs, true)) or nil
+  local s = {}
+  for k = 1, #names do
+    s[k] = states[k] and self:unshared(states[k]) or self:buffer_shaped('zeros', { B, H }, xs, true)
+  end
   b.hs = self:buffer_shaped('hs', { T, B, H }, xs)
   for t = 1, T do
-    local new_h, new_c = self:step(t):forward(xs:select(1, t), h, c)
-    b.hs:select(1, t):copy_(new_h)
-    if mask then -- a sequence past its end keeps its state: h + m·(new_h − h); hs is zero there
+    local new = { self:step(t):forward(xs:select(1, t), unpack(s, 1, #names)) }
+    b.hs:select(1, t):copy_(new[1])
+    if mask then -- a sequence past its end keeps its state: s + m·(new_s − s); hs is zero there
       local m = mask:select(1, t)
       b.hs:select(1, t):mul_(m)
-      new_h = self:buffer_shaped('h' .. t, { B, H }, xs):copy_(new_h):sub_(h):mul_(m):add_(h)
-      if c then new_c = self:buffer_shaped('c' .. t, { B, H }, xs):copy_(new_c):sub_(c):mul_(m):add_(c) end
+      for k, name in ipairs(names) do
+        new[k] = self:buffer_shaped(name .. t, { B, H }, xs):copy_(new[k]):sub_(s[k]):mul_(m)
+          :add_(s[k])
+      end
     end
-    h, c = new_h, new_c
+    s = new
   end
   self.saved = { T = T, mask = mask }
-  b.h_T = self:buffer_shaped('h_T', { B, H }, xs):copy_(h)
-  if not self.has_c then return b.hs, b.h_T end
-  b.c_T = self:buffer_shaped('c_T', { B, H }, xs):copy_(c)
-  return b.hs, b.h_T, b.c_T
+  local out = { b.hs }
+  for k, name in ipairs(names) do
+    b[name .. '_T'] = self:buffer_shaped(name .. '_T', { B, H }, xs):copy_(s[k])
+    out[k + 1] = b[name .. '_T']
+  end
+  return unpack(out, 1, #names + 1)
 end
 
 -- g·(1 − m) into the buffer `name`: the part of a state's gradient that passes a padded step.
@@ -116,44 +128,51 @@ local function passed(self, name, g, m)
   return self:buffer_shaped(name, g:shape(), g):copy_(g):mul_(m):mul_(-1):add_(g)
 end
 
-function Recurrent:backward(d_hs, d_hT, d_cT, ...)
-  recurrent_args.backward(self, 'Recurrent:backward', d_hs, d_hT, d_cT, ...)
+function Recurrent:backward(d_hs, ...)
+  recurrent_args.backward(self, 'Recurrent:backward', d_hs, ...)
   local fn, s, b = 'Recurrent:backward', self:expect_saved(), self.buffers
+  local names = recurrent_args.names(self)
   inputs.shaped(d_hs, fn, 'd_hs', b.hs, b.hs:shape(), "forward's hs")
-  local state = b.h_T:shape()
-  if d_hT ~= nil then inputs.shaped(d_hT, fn, 'd_hT', b.hs, state, "forward's h_T") end
-  if d_cT ~= nil then inputs.shaped(d_cT, fn, 'd_cT', b.hs, state, "forward's c_T") end
+  local state, d = b.h_T:shape(), { ... }
+  for k, name in ipairs(names) do
+    if d[k] ~= nil then
+      inputs.shaped(d[k], fn, 'd_' .. name .. 'T', b.hs, state, "forward's " .. name .. '_T')
+    end
+  end
   local T, steps = s.T, b.steps
-  local d_h, d_c = d_hT, d_cT
   for t = T, 1, -1 do
     local m = s.mask and s.mask:select(1, t)
-    local pass_h = m and d_h and passed(self, 'pass_h', d_h, m)
-    local pass_c = m and d_c and passed(self, 'pass_c', d_c, m)
-    local grad_h = d_hs:select(1, t)
-    if d_h then
-      b.grad_h = ops.add(grad_h, d_h, { out = self:buffer('grad_h', d_hs) })
-      grad_h = b.grad_h
+    local pass = {}
+    for k, name in ipairs(names) do
+      pass[k] = m and d[k] and passed(self, 'pass_' .. name, d[k], m)
+    end
+    local grad = { d_hs:select(1, t) }
+    if d[1] then
+      b.grad_h = ops.add(grad[1], d[1], { out = self:buffer('grad_h', d_hs) })
+      grad[1] = b.grad_h
     elseif m then
-      grad_h = self:buffer_shaped('grad_h', grad_h:shape(), grad_h):copy_(grad_h)
+      grad[1] = self:buffer_shaped('grad_h', grad[1]:shape(), grad[1]):copy_(grad[1])
     end
-    if m then grad_h:mul_(m) end
-    local d_x
-    if self.has_c then
-      local grad_c = d_c or self:buffer_shaped('zeros', grad_h:shape(), grad_h, true)
-      if m then grad_c = self:buffer_shaped('grad_c', grad_h:shape(), grad_h):copy_(grad_c):mul_(m) end
-      d_x, d_h, d_c = steps[t]:backward(grad_h, grad_c)
-    else
-      d_x, d_h = steps[t]:backward(grad_h)
+    if m then grad[1]:mul_(m) end
+    for k = 2, #names do
+      local name = names[k]
+      grad[k] = d[k] or self:buffer_shaped('zeros', grad[1]:shape(), grad[1], true)
+      if m then
+        grad[k] = self:buffer_shaped('grad_' .. name, grad[1]:shape(), grad[1]):copy_(grad[k])
+          :mul_(m)
+      end
     end
-    if pass_h then d_h:add_(pass_h) end
-    if pass_c then d_c:add_(pass_c) end
+    local r = { steps[t]:backward(unpack(grad, 1, #names)) }
+    for k = 1, #names do
+      d[k] = r[k + 1]
+      if pass[k] then d[k]:add_(pass[k]) end
+    end
     if t == T then
-      b.d_xs = self:buffer_shaped('d_xs', { T, d_x:size(1), d_x:size(2) }, d_x)
+      b.d_xs = self:buffer_shaped('d_xs', { T, r[1]:size(1), r[1]:size(2) }, r[1])
     end
-    b.d_xs:select(1, t):copy_(d_x)
+    b.d_xs:select(1, t):copy_(r[1])
   end
-  if not self.has_c then return b.d_xs, d_h end
-  return b.d_xs, d_h, d_c
+  return b.d_xs, unpack(d, 1, #names)
 end
 
 return Recurrent
