@@ -28,6 +28,25 @@ function M.load(dir, case, name, dtype)
   return dtype and t:to(dtype) or t
 end
 
+-- Every result in got that the case's reference has, against it in dtype: float64 within 1e-10,
+-- float32 by the golden rule (max(1e-5, 4 e), e PyTorch's own float32 error on the case and
+-- tensor, config c's pytorch_float32_error: ../shared/golden/README.md); a (1, B, H) state is
+-- viewed as the reference's (B, H). what names the run in a failure. Returns how many it compared.
+function M.compare(dir, case, c, got, dtype, what)
+  local n = 0
+  for _, name in ipairs(helper.sorted_keys(got)) do
+    if M.exists(dir, case, name) then
+      local want, t = M.load(dir, case, name, dtype), got[name]:cpu()
+      if t.ndim ~= want.ndim then t = t:contiguous():view(want:shape()) end
+      helper.assert_close(t, want, dtype == 'float64' and 1e-10
+                          or math.max(1e-5, 4 * c.pytorch_float32_error[name]),
+                          table.concat({ case, what, dtype, name }, ' '))
+      n = n + 1
+    end
+  end
+  return n
+end
+
 -- Forward and backward of case c through m, the reference's tensors read by get(name) (on the
 -- module's device): {name = result}, named as the reference names them. initial(s) gives state
 -- s's initial value (default get(s .. '0'); nil: zeros).

@@ -41,14 +41,8 @@ end
 -- Every result against the reference: float64 within 1e-10, float32 by the golden rule.
 local function compare(case, dtype, device, what)
   local got, c = run_case(case, dtype, device)
-  local n = 0
-  for _, name in ipairs(helper.sorted_keys(got)) do
-    local tol = dtype == 'float64' and 1e-10
-                or math.max(1e-5, 4 * c.pytorch_float32_error[name])
-    close(got[name], load(case, name, dtype), tol, case .. ' ' .. what .. ' ' .. dtype .. ' ' .. name)
-    n = n + 1
-  end
-  assert.are.equal(4 + 4 * c.num_layers * (c.bidirectional and 2 or 1), n)
+  assert.are.equal(4 + 4 * c.num_layers * (c.bidirectional and 2 or 1),
+                   ref.compare(DATA, case, c, got, dtype, what))
   assert.is_true(load(case, 'd_xs', 'float64'):abs():max() > 1e-3, 'a reference checks something')
 end
 
