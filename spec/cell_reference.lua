@@ -47,6 +47,26 @@ function M.compare(dir, case, c, got, dtype, what)
   return n
 end
 
+-- For each case, a test of check(case, dtype, device, what) in float64 and float32 on every CPU
+-- vector path, and one on the CUDA device (check takes busted's it from its own spec file).
+function M.every_path(cases, check)
+  local spec = getfenv(check)
+  for _, case in ipairs(cases) do
+    spec.it(case .. ': float64 within 1e-10 and float32 by the golden rule on every CPU path', function()
+      for _, path in ipairs(helper.runnable_cpu_paths()) do
+        helper.under_cpu_capability(path, function()
+          check(case, 'float64', false, path)
+          check(case, 'float32', false, path)
+        end)
+      end
+    end)
+    helper.gpu_it(case .. ': the same on the CUDA device', setfenv(function()
+      check(case, 'float64', 'cuda', 'cuda')
+      check(case, 'float32', 'cuda', 'cuda')
+    end, spec)) -- gpu_it finds it in its function's environment
+  end
+end
+
 -- Forward and backward of case c through m, the reference's tensors read by get(name) (on the
 -- module's device): {name = result}, named as the reference names them. initial(s) gives state
 -- s's initial value (default get(s .. '0'); nil: zeros).

@@ -68,21 +68,10 @@ describe('fused.cell.define: states, parameters, selections', function()
     end
   end
 
-  -- float64 within 1e-10, float32 by the golden rule
-  local function both_dtypes(case, device, what)
-    for _, dtype in ipairs({ 'float64', 'float32' }) do
-      local got, c = run_case(case, device, dtype)
-      assert.are.equal(2 + 2 * #c.states + 4 + #c.params, ref.compare(DATA, case, c, got, dtype, what))
-    end
-  end
-  for _, case in ipairs(CASES) do
-    it(case .. ': float64 within 1e-10 and float32 by the golden rule on every CPU path', function()
-      for _, path in ipairs(helper.runnable_cpu_paths()) do
-        helper.under_cpu_capability(path, function() both_dtypes(case, false, path) end)
-      end
-    end)
-    gpu_it(case .. ': the same on the emulated CUDA device', function() both_dtypes(case, 'cuda', 'cuda') end)
-  end
+  ref.every_path(CASES, function(case, dtype, device, what)
+    local got, c = run_case(case, device, dtype)
+    assert.are.equal(2 + 2 * #c.states + 4 + #c.params, ref.compare(DATA, case, c, got, dtype, what))
+  end)
 
   for _, file in ipairs({ 'slstm', 'peephole_lstm' }) do
     it('gradcheck: ' .. file .. ' through nn.RNN, 2 layers, bidirectional, ragged', function()

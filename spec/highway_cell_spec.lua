@@ -49,20 +49,7 @@ end
 describe('a dense cell whose step reads x (a highway GRU)', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
 
-  for _, case in ipairs(CASES) do
-    it(case .. ': float64 within 1e-10 and float32 by the golden rule on every CPU path', function()
-      for _, path in ipairs(helper.runnable_cpu_paths()) do
-        helper.under_cpu_capability(path, function()
-          compare(case, 'float64', false, path)
-          compare(case, 'float32', false, path)
-        end)
-      end
-    end)
-    helper.gpu_it(case .. ': the same on the CUDA device', function()
-      compare(case, 'float64', 'cuda', 'cuda')
-      compare(case, 'float32', 'cuda', 'cuda')
-    end)
-  end
+  ref.every_path(CASES, compare)
 
   -- With zero weights every product is exactly zero however its operands round, so a step that
   -- read x rounded to bfloat16 would differ from float32 by x's rounding (about 1e-3 of it).

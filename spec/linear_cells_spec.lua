@@ -61,21 +61,7 @@ describe('fused.cell.define{linear = true}', function()
     -- hs, d_xs, the weight's gradient, a final state per state at least
     assert.is_true(checked >= 3 + #c.states, case .. ': ' .. checked .. ' checked')
   end
-  for _, case in ipairs(CASES) do
-    it(case .. ': every result, float64 within 1e-10 and float32 by the golden rule, on every '
-       .. 'CPU vector path', function()
-      for _, path in ipairs(helper.runnable_cpu_paths()) do
-        helper.under_cpu_capability(path, function()
-          check_case(case, 'float64', nil, path)
-          check_case(case, 'float32', nil, path)
-        end)
-      end
-    end)
-    gpu_it(case .. ' on CUDA (the same generated source as CUDA): the same', function()
-      check_case(case, 'float64', 'cuda', 'cuda')
-      check_case(case, 'float32', 'cuda', 'cuda')
-    end)
-  end
+  ref.every_path(CASES, check_case)
 
   for _, file in ipairs({ 'mingru', 'minlstm', 'lru', 'sru' }) do
     it('gradcheck: ' .. file .. ' through nn.RNN, 2 layers, bidirectional, ragged', function()

@@ -72,20 +72,7 @@ end
 describe('sLSTM with heads against xLSTM\'s vanilla step', function()
   teardown(function() os.execute('rm -rf ' .. cache .. '.d'); os.remove(cache) end)
 
-  for _, case in ipairs(CASES) do
-    it(case .. ': float64 within 1e-10 and float32 by the golden rule on every CPU path', function()
-      for _, path in ipairs(helper.runnable_cpu_paths()) do
-        helper.under_cpu_capability(path, function()
-          compare(case, 'float64', false, path)
-          compare(case, 'float32', false, path)
-        end)
-      end
-    end)
-    helper.gpu_it(case .. ': the same on the CUDA device', function()
-      compare(case, 'float64', 'cuda', 'cuda')
-      compare(case, 'float32', 'cuda', 'cuda')
-    end)
-  end
+  ref.every_path(CASES, compare)
 
   -- compute = 'bfloat16' multiplies the same rounded operands as the dense matrix with its zeros
   -- (a zero rounds to zero and adds nothing): only the float32 sums' order differs.
