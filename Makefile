@@ -107,9 +107,12 @@ cuda: $(BUILD)/libfused_cuda.so $(if $(NCCL_HEADER),$(BUILD)/libfused_nccl.so)
 # One object per .cu file, so that `make -j` compiles them side by side.
 CU_OBJECTS = $(CU_SOURCES:%.cu=$(BUILD)/obj/%.o)
 
-$(BUILD)/libfused_cuda.so: $(CU_OBJECTS) $(BUILD)/libfused.so
+# -z nodelete, as every library fused loads (../shared/TOOLCHAIN.md; spec/libraries_spec.lua):
+# busted collects each spec file's handles while the device table points into the library.
+# Linked again when this file changes, so that a build from before a flag gets it.
+$(BUILD)/libfused_cuda.so: $(CU_OBJECTS) $(BUILD)/libfused.so Makefile
 	$(NVCC) $(NVCCFLAGS) -shared $(CU_OBJECTS) -o $@ \
-	  -L$(BUILD) -lfused -lcublas -lcusparse -Xlinker -rpath,'$$ORIGIN'
+	  -L$(BUILD) -lfused -lcublas -lcusparse -Xlinker -rpath,'$$ORIGIN' -Xlinker -z,nodelete
 
 $(BUILD)/obj/%.o: %.cu $(CU_HEADERS) $(C_HEADERS)
 	@mkdir -p $(@D)
@@ -183,9 +186,9 @@ $(BUILD)/asan/libfused_mpi.so: $(MPI_SOURCES) $(C_HEADERS) $(BUILD)/asan/libfuse
 	  $< -o $@ $(MPI_FLAGS) -L$(BUILD)/asan -lfused -Wl,-rpath,'$$ORIGIN' $(LDFLAGS)
 
 $(BUILD)/libfused_nccl.so: cuda/dist/nccl.cu cuda/dist/fused_nccl.h c/dist/check.h $(CU_HEADERS) $(C_HEADERS) \
-  $(BUILD)/libfused_cuda.so
+  $(BUILD)/libfused_cuda.so Makefile
 	$(NVCC) $(NVCCFLAGS) -shared $< -o $@ -L$(BUILD) -lfused_cuda -lfused -lnccl \
-	  -Xlinker -rpath,'$$ORIGIN'
+	  -Xlinker -rpath,'$$ORIGIN' -Xlinker -z,nodelete
 
 lua/fused/distributed/mpi_cdef.lua: c/dist/fused_mpi.h scripts/gen-cdef.sh
 	scripts/gen-cdef.sh $< > $@

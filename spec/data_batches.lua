@@ -37,6 +37,15 @@ for _, t in ipairs({ task('adding', { seq_len = 100, batch = 64, heldout = 1000 
   made[#made + 1] = { t.name .. ' held-out inputs', xs }
   made[#made + 1] = { t.name .. ' held-out targets', ys }
 end
+-- fused.data.graph's communities and node split (fused's generator, seeded), its draws in
+-- memory that their readers own.
+local graph = require 'fused.data.graph'
+fused.manual_seed(5)
+local g = graph.stochastic_block_model({ nodes = 2000, degree = 4, features = 4 })
+local train_nodes, test_nodes = graph.split(2000, { train = 100, test = 100 })
+made[#made + 1] = { 'graph labels', g.labels }
+made[#made + 1] = { 'graph train nodes', train_nodes }
+made[#made + 1] = { 'graph test nodes', test_nodes }
 -- examples/train.lua's text samples, drawn from their own stream.
 local out = sink()
 local status = train.run({ '--task', 'text', '--data', text_path, '--hidden', '8', '--seq-len', '20',

@@ -1,6 +1,7 @@
--- The data paths under forced garbage collections and scribbled freed memory: every batch,
--- held-out set and text sample is the same, bit for bit, as without them. A value read
--- through memory that nothing keeps alive changes, or the run crashes.
+-- The data paths (fused.data's tasks and graphs) under forced garbage collections and
+-- scribbled freed memory: every batch, held-out set, graph and text sample is the same, bit for
+-- bit, as without them. A value read through memory that nothing keeps alive changes, or the
+-- run crashes.
 local here = debug.getinfo(1, 'S').source:match('^@(.*/)') or './'
 
 local text_path = os.tmpname()
@@ -29,13 +30,13 @@ end
 describe('fused.data under forced collections', function()
   teardown(function() os.remove(text_path) end)
 
-  it('makes the same batches, held-out sets and text samples, bit for bit', function()
+  it('makes the same batches, held-out sets, graphs and text samples, bit for bit', function()
     local f = assert(io.open(text_path, 'wb'))
     for i = 1, 400 do f:write(('line %d: the quick brown fox jumps over the lazy dog\n'):format(i)) end
     f:close()
     local clean, names = batches('', '')
     local forced = batches('MALLOC_PERTURB_=165', 'forced')
-    assert.are.equal(14, #names) -- 3 tasks x 2 tensors x (batch, held-out), 2 samples
+    assert.are.equal(17, #names) -- 3 tasks x 2 tensors x (batch, held-out), a graph's 3, 2 samples
     for _, name in ipairs(names) do
       local a, b = clean[name], forced[name]
       assert(b, name .. ': missing from the forced run')

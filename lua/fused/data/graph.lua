@@ -18,6 +18,7 @@ local functional = require 'fused.functional'
 local options = require 'fused.options'
 local sparse = require 'fused.sparse'
 local factory = require 'fused.factory'
+local stream = require 'fused.data.stream'
 
 local M = {}
 local I64 = { dtype = 'int64' }
@@ -42,7 +43,9 @@ function M.stochastic_block_model(opts)
   local label = ffi.cast('int64_t*', labels.data)
   local members = {}
   for c = 1, k do members[c] = {} end
-  local u = ffi.cast('double*', factory.rand({ n }, { dtype = 'float64' }).data)
+  -- the draws in arrays that own their memory (data/stream.lua): a pointer into a tensor that
+  -- nothing holds reads freed memory once the collector runs
+  local u = stream.values(factory.rand({ n }, { dtype = 'float64' }))
   for i = 0, n - 1 do
     local c = math.floor(u[i] * k) + 1
     label[i] = c
@@ -50,8 +53,7 @@ function M.stochastic_block_model(opts)
   end
 
   local draws = math.max(1, math.floor(n * degree / 2))
-  local r = factory.rand({ draws, 3 }, { dtype = 'float64' })
-  local x = ffi.cast('double*', r.data)
+  local x = stream.values(factory.rand({ draws, 3 }, { dtype = 'float64' }))
   local rows, cols = factory.empty({ 2 * draws }, I64), factory.empty({ 2 * draws }, I64)
   local row, col, m = ffi.cast('int64_t*', rows.data), ffi.cast('int64_t*', cols.data), 0
   for e = 0, draws - 1 do
@@ -84,7 +86,7 @@ function M.split(n, opts)
   if n_train + n_test > n then
     error(string.format("%s: options 'train' and 'test' expected at most %d nodes in all, got %d", fn, n, n_train + n_test), 2)
   end
-  local keys = ffi.cast('double*', factory.rand({ n }, { dtype = 'float64' }).data)
+  local keys = stream.values(factory.rand({ n }, { dtype = 'float64' }))
   local order = {}
   for i = 1, n do order[i] = i end
   table.sort(order, function(a, b) return keys[a - 1] < keys[b - 1] end)
