@@ -8,11 +8,11 @@
 -- compute = 'bfloat16': the GEMMs' operands rounded to bfloat16, float32 accumulation.
 local fused_ops = require 'fused.ops'
 local linear_scan = require 'fused.ops.linear_scan'
+local scan_options = require 'fused.ops.scan_options'
 local factory = require 'fused.factory'
 local blame = require 'fused.blame'
 local lengths_ = require 'fused.functional.lengths'
 local dt = require 'fused.dtype'
-local ffi = require 'ffi'
 local argcheck = require 'fused.check'
 
 local M = {}
@@ -98,18 +98,7 @@ function M.check_resets(self, fn, resets, xs, lengths)
   if batch_first then resets = resets:t() end
   resets = resets:contiguous()
   if lengths then
-    local L = lengths_.check(lengths, T, B, fn)
-    local host = resets.device == 'cpu' and resets or resets:to('cpu')
-    local at = ffi.cast('const bool *', host.data)
-    for b = 0, B - 1 do
-      for t = tonumber(L[b]), T - 1 do
-        if at[t * B + b] then
-          blame(string.format("%s: option 'resets' expected no reset past a sequence's length, "
-                              .. 'got one at step %d of sequence %d, whose length is %d', fn,
-                              t + 1, b + 1, tonumber(L[b])))
-        end
-      end
-    end
+    scan_options.resets_within(resets, lengths_.check(lengths, T, B, fn), T, B, fn, 'sequence')
   end
   return resets
 end

@@ -19,6 +19,22 @@ local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' 
 -- nil), reverse (0 or 1), checked against T steps of B rows of ref (the argument ref_arg). A
 -- reset past a row's length would be ignored: it is an error instead, since it says the two
 -- disagree.
+-- Refuses a reset past a length (lengths int64_t[B]) in the contiguous T x B resets: the
+-- engine would ignore it, so the two disagree. row names a batch row in the error.
+function M.resets_within(resets, lengths, T, B, fn, row)
+  local host = resets.device == 'cpu' and resets or resets:to('cpu')
+  local at = ffi.cast('const bool *', host.data)
+  for b = 0, B - 1 do
+    for t = tonumber(lengths[b]), T - 1 do
+      if at[t * B + b] then
+        blame(string.format("%s: option 'resets' expected no reset past a %s's length, got one at "
+                            .. 'step %d of %s %d, whose length is %d', fn, row, t + 1, row, b + 1,
+                            tonumber(lengths[b])))
+      end
+    end
+  end
+end
+
 function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
   local o = options.check(opts, fn, OPTIONS)
   if (o.lengths ~= nil or o.resets ~= nil) and not rows_given then
@@ -36,19 +52,7 @@ function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
                           resets.dtype, shape_text(resets), resets.device))
     end
     resets = contiguous(resets)
-    if lengths then
-      local host = resets.device == 'cpu' and resets or resets:to('cpu')
-      local at = ffi.cast('const bool *', host.data)
-      for b = 0, B - 1 do
-        for t = tonumber(lengths[b]), T - 1 do
-          if at[t * B + b] then
-            blame(string.format("%s: option 'resets' expected no reset past a row's length, got "
-                                .. "one at step %d of row %d, whose length is %d", fn, t + 1,
-                                b + 1, tonumber(lengths[b])))
-          end
-        end
-      end
-    end
+    if lengths then M.resets_within(resets, lengths, T, B, fn, 'row') end
   end
   if o.reverse ~= nil and type(o.reverse) ~= 'boolean' then
     blame(string.format("%s: option 'reverse' expected a boolean, got %s", fn,
