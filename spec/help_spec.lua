@@ -16,7 +16,7 @@ end
 
 -- Files of nn and optim that no user calls: the folder's loader and helpers of its modules.
 local INTERNAL = { ['nn.init'] = true, ['nn.activation'] = true, ['nn.gated_layer'] = true, ['nn.linear_layer'] = true,
-                   ['nn.recurrent_args'] = true, ['optim.init'] = true,
+                   ['nn.recurrent_args'] = true, ['nn.cell_params'] = true, ['optim.init'] = true,
                    ['nn.class_rows'] = true, ['nn.softmax_layer'] = true, ['nn.compute'] = true,
                    ['nn.inputs'] = true,
                    ['nn.calls'] = true, ['nn.gradients'] = true, ['nn.tree'] = true }

@@ -14,6 +14,7 @@ local RNNCellBase = require 'fused.nn.RNNCellBase'
 local inputs = require 'fused.nn.inputs'
 local blame = require 'fused.blame'
 local functional = require 'fused.functional'
+local cell_params = require 'fused.nn.cell_params'
 
 local RNNCell = RNNCellBase:extend('RNNCell')
 
@@ -42,23 +43,15 @@ function RNNCell:__init(input_size, hidden_size, opts, ...)
   self.general = (spec.states and #spec.states > 2) or #params > 0
   if self.general then self.state_names = spec.states end
   RNNCellBase.__init(self, input_size, hidden_size, rest)
-  local stdv, o = 1 / math.sqrt(hidden_size), { dtype = self.weight_ih.dtype,
-                                                device = self.weight_ih.device }
-  for _, name in ipairs(params) do -- as nn.RNN's layers initialise them
-    local p = self:parameter(name, { hidden_size }, o)
-    local how = spec.init and spec.init[name] or 'uniform'
-    if how == 'uniform' then p:uniform(-stdv, stdv) elseif how == 'ones' then p:fill_(1)
-    else p:zero_() end
-  end
+  cell_params.add(self, spec, '', hidden_size, { dtype = self.weight_ih.dtype,
+                                                 device = self.weight_ih.device })
 end
 
--- The engine's recurrent bias vector: bias_hh then the per-unit parameters (gated_layer.lua).
-local function joint_bias(self, x)
-  local GH, H, params = self.gates * self.hidden_size, self.hidden_size, self.cell.params
-  local b = self:buffer_shaped('bias_hh_params', { GH + #params * H }, x)
-  b:narrow(1, 1, GH):copy_(self.bias_hh)
-  for i, name in ipairs(params) do b:narrow(1, GH + (i - 1) * H + 1, H):copy_(self[name]) end
-  return b
+-- The cell's per-unit parameters (or their gradients, from t = self.grad) in its order.
+local function by_name(self, t)
+  local list = {}
+  for i, name in ipairs(self.cell.params) do list[i] = t[name] end
+  return list
 end
 
 -- x B×I and the states B×H each, in the cell's order: the new states in the same order.
@@ -80,7 +73,9 @@ local function general_forward(self, x, ...)
   local c = K > 1 and self:buffer_shaped('c_in', { B, (K - 1) * H }, x) or nil -- the engine's c
   for k = 2, K do c:narrow(2, (k - 2) * H + 1, H):copy_(states[k]) end
   local _, h_n, c_n, ctx = functional.rnn_forward(self.cell, x:contiguous():view(1, B, I), w,
-    self.weight_hh, self.bias_ih, joint_bias(self, x), self:unshared(states[1]), c)
+    self.weight_hh, self.bias_ih,
+    cell_params.joint(self, 'bias_hh_params', self.bias_hh, by_name(self, self), H, x),
+    self:unshared(states[1]), c)
   self.saved = ctx
   local new = { h_n }
   for k = 2, K do new[k] = c_n:narrow(2, (k - 2) * H + 1, H):contiguous() end
@@ -104,8 +99,7 @@ local function general_backward(self, ...)
   joint:zero_()
   local d_xs, d_h, d_cs = functional.rnn_backward_accumulate(ctx, nil, grads[1], d_c,
     { self.grad.weight_ih, self.grad.weight_hh, self.grad.bias_ih, joint })
-  self.grad.bias_hh:add_(joint:narrow(1, 1, GH))
-  for i, name in ipairs(params) do self.grad[name]:add_(joint:narrow(1, GH + (i - 1) * H + 1, H)) end
+  cell_params.split(joint, self.grad.bias_hh, by_name(self, self.grad), GH, H)
   local out = { d_xs:select(1, 1), d_h }
   for k = 2, K do out[k + 1] = d_cs:narrow(2, (k - 2) * H + 1, H):contiguous() end
   return unpack(out, 1, K + 1)

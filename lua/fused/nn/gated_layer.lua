@@ -5,6 +5,7 @@
 -- names its tensors, w_ci_l0, w_ci_l0_reverse) follow the biases; the engine takes them after
 -- the recurrent biases in one vector (functional/rnn.lua), copied there for each run.
 local functional = require 'fused.functional'
+local cell_params_ = require 'fused.nn.cell_params'
 
 local M = {}
 
@@ -21,12 +22,7 @@ function M.add_layer(self, l, suffix, in_size, opts)
   for _, p in ipairs(params) do
     self:parameter(p[1] .. suffix, p[2], opts):uniform(-stdv, stdv)
   end
-  local init = self.cell and self.cell.init or {}
-  for _, name in ipairs(cell_params(self)) do
-    local p = self:parameter(name .. suffix, { H }, opts)
-    local how = init[name] or 'uniform'
-    if how == 'uniform' then p:uniform(-stdv, stdv) elseif how == 'ones' then p:fill_(1) end
-  end
+  cell_params_.add(self, self.cell, suffix, H, opts)
 end
 
 -- The parameters of layer-direction k (and their gradients): from parameter_names, or the zero
@@ -51,12 +47,9 @@ local function layer(self, k, x)
     g[4] = self:buffer_shaped('unused_d_bias_hh', GH, x)
   end
   if P > 0 then
-    local GH, H = tonumber(p[1].sizes[0]), self.hidden_size
-    local b = self:buffer_shaped('bias_hh_params' .. k, { GH + P * H }, x)
-    b:narrow(1, 1, GH):copy_(p[4])
-    for i = 1, P do b:narrow(1, GH + (i - 1) * H + 1, H):copy_(p[4 + i]) end
-    p[4] = b
-    g[4] = self:buffer_shaped('d_bias_hh_params', { GH + P * H }, x)
+    p[4] = cell_params_.joint(self, 'bias_hh_params' .. k, p[4], { unpack(p, 5, 4 + P) },
+                              self.hidden_size, x)
+    g[4] = self:buffer_shaped('d_bias_hh_params', p[4]:shape(), x)
   end
   return p, g
 end
@@ -75,11 +68,9 @@ function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   if P > 0 then g[4]:zero_() end
   functional.rnn_backward_accumulate(ctx, d_hs, d_hn, d_cn, g, { out = out })
   if P > 0 then -- the parts of the joint gradient: the recurrent biases' and the parameters'
-    local GH, H = tonumber(g[1].sizes[0]), self.hidden_size
-    if self.has_bias then
-      self.grad[self.parameter_names[(4 + P) * (k - 1) + 4]]:add_(g[4]:narrow(1, 1, GH))
-    end
-    for i = 1, P do g[4 + i]:add_(g[4]:narrow(1, GH + (i - 1) * H + 1, H)) end
+    local d_bias_hh = self.has_bias and self.grad[self.parameter_names[(4 + P) * (k - 1) + 4]]
+    cell_params_.split(g[4], d_bias_hh, { unpack(g, 5, 4 + P) }, tonumber(g[1].sizes[0]),
+                       self.hidden_size)
   end
 end
 

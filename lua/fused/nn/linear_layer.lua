@@ -9,6 +9,7 @@
 local fused_ops = require 'fused.ops'
 local linear_scan = require 'fused.ops.linear_scan'
 local scan_options = require 'fused.ops.scan_options'
+local cell_params = require 'fused.nn.cell_params'
 local factory = require 'fused.factory'
 local blame = require 'fused.blame'
 local lengths_ = require 'fused.functional.lengths'
@@ -32,12 +33,7 @@ function M.add_layer(self, l, suffix, in_size, opts)
   if self.has_bias then
     self:parameter('bias_ih' .. suffix, { self.gates * H }, opts):uniform(-stdv, stdv)
   end
-  for _, name in ipairs(cell.params) do
-    local p = self:parameter(name .. suffix, { H }, opts)
-    local how = cell.init[name] or 'uniform'
-    if how == 'uniform' then p:uniform(-stdv, stdv) elseif how == 'ones' then p:fill_(1)
-    else p:zero_() end
-  end
+  cell_params.add(self, cell, suffix, H, opts)
 end
 
 -- Layer-direction k's parameters and gradients: w, b (nil without biases), the per-unit ones.
