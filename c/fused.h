@@ -173,6 +173,12 @@ int fused_set_cpu_capability(const char *name);
 const char *fused_cpu_capability(void);
 int32_t fused_cpu_vector_bits(void);
 const char *fused_cpu_capability_flags(void);
+/* The last-level cache's bytes the CPU kernels assume: the linear scan writes results larger
+ * than it past the caches (streaming stores). The library reads it from sysfs when it loads
+ * (32 MiB where sysfs does not say); bytes > 0 sets it, 0 goes back to what it read. Not while
+ * an op runs. */
+void fused_set_cpu_cache_bytes(int64_t bytes);
+int64_t fused_cpu_cache_bytes(void);
 /* How the sequence engine's bfloat16 products run now on the CPU (FUSED_COMPUTE_BFLOAT16 below):
  * "avx512_bf16" (oneDNN's matmul and a packed vdpbf16ps kernel; the avx512 kernels active, the
  * CPU with AVX512_BF16, oneDNN linked) or "float32" (the same rounded operands through the

@@ -194,7 +194,7 @@ local BY_HAND = {
   'fused_rnn_saved_blocks', 'fused_rnn_register_cell', 'fused_rnn_cell',
   'fused_rnn_register_cell_cuda', 'fused_rnn_cell_cuda',
   'fused_cpu_capability', 'fused_cpu_vector_bits', 'fused_cpu_capability_flags',
-  'fused_cpu_bf16_path',
+  'fused_cpu_bf16_path', 'fused_set_cpu_cache_bytes', 'fused_cpu_cache_bytes',
   'fused_blas_config', 'fused_blas_core', 'fused_blas_threading',
   -- spec/gemm_choice_spec.lua checks these.
   'fused_gemm', 'fused_gemm_providers', 'fused_gemm_wisdom', 'fused_gemm_choices', 'fused_gemm_calls',

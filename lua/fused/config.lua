@@ -1,5 +1,6 @@
 -- fused.config(): what this process computes with, for banners and benchmark headers. A table
--- (version, cpu, cpu_capability, vector_bits, threads, blas, blas_core, blas_threading,
+-- (version, cpu, cpu_capability, vector_bits, cpu_cache: the last-level cache's bytes as the
+-- kernels take them (fused_set_cpu_cache_bytes), threads, blas, blas_core, blas_threading,
 -- gemm: which library runs the products ('openblas', 'onednn', 'packed' or 'auto', fused.set_gemm),
 -- gemm_providers: those this build has, gemm_wisdom: the file of auto's measurements and its
 -- state, gemm_choices: the shape classes measured so far and their provider, gemm_calls: the
@@ -23,9 +24,9 @@ end
 
 local line = {
   __tostring = function(c)
-    return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d threads | '
+    return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d MiB cache | %d threads | '
       .. 'OpenBLAS %s kernels, %s | GEMM: %s (%s) | bf16 products: %s | %s', c.version,
-      c.cpu, c.cpu_capability, c.vector_bits, c.threads, c.blas_core, c.blas_threading, c.gemm,
+      c.cpu, c.cpu_capability, c.vector_bits, c.cpu_cache / 2 ^ 20, c.threads, c.blas_core, c.blas_threading, c.gemm,
       c.gemm_providers, c.bf16,
       (c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
       .. (c.cuda_bf16 and ', bf16 products: ' .. c.cuda_bf16 or ''))
@@ -46,6 +47,7 @@ return function()
     cpu = cpu_model(),
     cpu_capability = ffi.string(C.fused_cpu_capability()),
     vector_bits = C.fused_cpu_vector_bits(),
+    cpu_cache = tonumber(C.fused_cpu_cache_bytes()),
     threads = C.fused_get_num_threads(),
     blas = ffi.string(C.fused_blas_config()),
     blas_core = ffi.string(C.fused_blas_core()),

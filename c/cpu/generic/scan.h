@@ -1,12 +1,20 @@
 /* The linear-recurrence engine (fused_linear_scan, c/fused.h has the layout), vectorised across
  * channels. A piece is up to SCAN_CHUNK channels of one batch row; each thread takes a run of
  * adjacent pieces and walks the steps in its outer loop, its pieces in the inner one, so that
- * it sweeps a, b and h in memory order (one step of all rows is contiguous), as a memcpy does,
- * while the previous step it reads back as h_{t-1} is still in cache. Neither pass needs
- * scratch: forward reads h_{t-1} from h, backward carries its gradient in d_b. */
+ * it sweeps a, b and h in memory order (one step of all rows is contiguous), as a memcpy does.
+ * The state it carries from step to step (forward: h; backward: d_b) stays in a carry, in
+ * cache whatever happens to the outputs, which go past the caches when they are larger than them
+ * (scan_stream). */
 #include <omp.h>
 
+#include "../cache.h"
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
 #define SCAN_CHUNK 256
+
+
 
 typedef struct scan_dims {
   int64_t T, B, S, D, row; /* row: the elements of one step of one batch row, S·D */
@@ -18,6 +26,15 @@ static scan_dims scan_dims_of(const fused_tensor *b) {
   d.row = d.S * d.D;
   d.per_row = (d.D + SCAN_CHUNK - 1) / SCAN_CHUNK;
   return d;
+}
+
+/* Whether a pass over arrays of this many elements of one step of one row (forward: A, b and
+ * h, S + 2 per state; backward: d_h, A, h, d_A and d_b) writes its results with streaming
+ * stores: a normal store reads each line before it writes it, a fourth stream beside a, b and
+ * h, for results the pass itself has pushed out of cache by its end (docs/scan.md); a pass that
+ * fits the last-level cache leaves them there for whoever reads them next. */
+static int scan_stream(const scan_dims *d, int64_t per_element) {
+  return d->T * d->B * d->row * per_element * (int64_t)sizeof(scalar_t) > fused_cpu_cache_bytes();
 }
 
 /* The step taken k-th by a row of len steps: k itself forward, from the end in reverse. */
@@ -32,22 +49,47 @@ static inline int scan_starts(const bool *resets, const scan_dims *d, int64_t b,
   return k == 0 || (resets && resets[t * d->B + b]);
 }
 
-/* out[i] = (add ? add[i] : 0) + sum_j A[i][j] · v[j] (transposed: A[j][i]) for the n channels
- * of one piece; v NULL is zero. Rows are D apart, A's S·D. Inlined with S constant for S = 1. */
-static inline void scan_apply(scalar_t *out, const scalar_t *add, const scalar_t *A,
-                              const scalar_t *v, int transposed, int64_t S, int64_t D,
-                              int64_t n) {
-  for (int64_t i = 0; i < S; i++) {
-    VEC_FOR(n, c, m, {
-      vec acc = add ? vload(add + i * D + c, m) : (vec){};
-      if (v)
-        for (int64_t j = 0; j < S; j++) {
-          const scalar_t *a = A + (transposed ? j * S + i : i * S + j) * D;
-          acc += vload(a + c, m) * vload(v + j * D + c, m);
-        }
-      vstore(out + i * D + c, acc, m);
-    })
-  }
+/* vstore, past the caches where stream and the vector is whole (p then on a VEC_BYTES boundary:
+ * the caller checks the row's start): a streaming store writes a line without reading it. */
+static inline void scan_put(scalar_t *p, vec v, int64_t n, int stream) {
+#if defined(__AVX512F__)
+  if (stream && n == VEC_LANES) return _mm512_stream_si512((__m512i *)p, (__m512i)v);
+#elif defined(__AVX__)
+  if (stream && n == VEC_LANES) return _mm256_stream_si256((__m256i *)p, (__m256i)v);
+#elif defined(__SSE2__)
+  if (stream && n == VEC_LANES) return _mm_stream_si128((__m128i *)p, (__m128i)v);
+#endif
+  vstore(p, v, n);
+}
+
+/* Streamed lines are weakly ordered: each thread fences its own before the region's barrier. */
+static inline void scan_fence(void) {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+/* One step of a piece's n channels: state[i] = add[i] + sum_j A[i][j] · v[j] (transposed:
+ * A[j][i]; v NULL is zero), into the carry (rows ld_state apart) and out (rows D apart, as add's
+ * and A's; streamed where stream). v's rows are ld_v apart: h0's, or the carry's, read whole
+ * before state overwrites it. Always inlined, so that S = 1 is a constant there. */
+__attribute__((always_inline)) static inline void scan_apply(
+    scalar_t *state, int64_t ld_state, scalar_t *out, int stream, const scalar_t *add,
+    const scalar_t *A, const scalar_t *v, int64_t ld_v, int transposed, int64_t S, int64_t D,
+    int64_t n) {
+  const int whole =
+      stream && (uintptr_t)out % VEC_BYTES == 0 && D * sizeof(scalar_t) % VEC_BYTES == 0;
+  VEC_FOR(n, c, m, {
+    vec old[FUSED_SCAN_MAX_STATES];
+    for (int64_t j = 0; j < S; j++) old[j] = v ? vload(v + j * ld_v + c, m) : (vec){};
+    for (int64_t i = 0; i < S; i++) {
+      vec acc = vload(add + i * D + c, m);
+      for (int64_t j = 0; j < S && v; j++)
+        acc += vload(A + (transposed ? j * S + i : i * S + j) * D + c, m) * old[j];
+      vstore(state + i * ld_state + c, acc, m);
+      scan_put(out + i * D + c, acc, m, whole);
+    }
+  })
 }
 
 static inline void scan_zero(scalar_t *out, int64_t rows, int64_t D, int64_t n) {
@@ -69,6 +111,24 @@ static void scan_my_pieces(const scan_dims *d, int64_t *first, int64_t *last) {
 #define SCAN_THREADS(d)                                                                    \
   _Pragma("omp parallel if ((d).T * (d).B * (d).row > PARALLEL_MIN_ELEMENTS)")
 
+/* The carry: every piece's state at the last step taken (a piece's S rows min(D, SCAN_CHUNK)
+ * apart: at most 2/T of h's size). */
+typedef struct scan_carry {
+  scalar_t *data;
+  int64_t ld, width; /* a row's elements, a piece's */
+} scan_carry;
+
+static int scan_carry_new(scan_carry *c, const char *fn, const scan_dims *d) {
+  const int64_t line = 64 / sizeof(scalar_t); /* rows on cache lines: a split vector costs two */
+  c->ld = ((d->D < SCAN_CHUNK ? d->D : SCAN_CHUNK) + line - 1) / line * line;
+  c->width = d->S * c->ld;
+  const int64_t n = d->B * d->per_row * c->width;
+  c->data = aligned_alloc(64, (size_t)(n + line) / line * 64); /* a multiple of 64, never 0 */
+  if (!c->data)
+    return fused_error("%s: out of memory for a carry of %lld elements", fn, (long long)n);
+  return 0;
+}
+
 static int linear_scan(fused_tensor *h_t, const fused_tensor *A_t, const fused_tensor *b_t,
                        const fused_tensor *h0_t, const fused_tensor *resets_t,
                        const int64_t *lengths, int32_t reverse) {
@@ -77,6 +137,9 @@ static int linear_scan(fused_tensor *h_t, const fused_tensor *A_t, const fused_t
   const scalar_t *h0 = h0_t ? (const scalar_t *)h0_t->data : NULL;
   const bool *resets = resets_t ? (const bool *)resets_t->data : NULL;
   scalar_t *h = (scalar_t *)h_t->data;
+  scan_carry carry;
+  FUSED_TRY(scan_carry_new(&carry, "linear_scan", &d));
+  const int stream = scan_stream(&d, d.S + 2);
   SCAN_THREADS(d) {
     int64_t first, last;
     scan_my_pieces(&d, &first, &last);
@@ -90,20 +153,25 @@ static int linear_scan(fused_tensor *h_t, const fused_tensor *A_t, const fused_t
         }
         const int64_t t = scan_step(k, len, reverse), r = t * d.B + b;
         const scalar_t *prev = h0 ? h0 + b * d.row + c0 : NULL;
-        if (!scan_starts(resets, &d, b, t, k))
-          prev = h + (scan_step(k - 1, len, reverse) * d.B + b) * d.row + c0;
-        scalar_t *out = h + r * d.row + c0;
+        int64_t ld_prev = d.D;
+        if (!scan_starts(resets, &d, b, t, k)) {
+          prev = carry.data + p * carry.width;
+          ld_prev = carry.ld;
+        }
+        scalar_t *state = carry.data + p * carry.width, *out = h + r * d.row + c0;
         const scalar_t *add = bs + r * d.row + c0, *a = A + r * d.row * d.S + c0;
-        if (d.S == 1) scan_apply(out, add, a, prev, 0, 1, d.D, n);
-        else scan_apply(out, add, a, prev, 0, d.S, d.D, n);
+        if (d.S == 1) scan_apply(state, carry.ld, out, stream, add, a, prev, ld_prev, 0, 1, d.D, n);
+        else scan_apply(state, carry.ld, out, stream, add, a, prev, ld_prev, 0, d.S, d.D, n);
       }
+    scan_fence();
   }
+  free(carry.data);
   return 0;
 }
 
 /* In the forward's order reversed: d_b[t] = d_h[t] + A_{next}ᵀ d_b[next], where next is the step
  * taken after t unless it starts a segment; d_A[t][i][j] = d_b[t][i] · h_{t-1}[j]; at a
- * segment's start d_h0 gathers A_tᵀ d_b[t]. */
+ * segment's start d_h0 gathers A_tᵀ d_b[t]. The carry holds d_b of the step taken last. */
 static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_tensor *d_h0_t,
                                 const fused_tensor *d_h_t, const fused_tensor *A_t,
                                 const fused_tensor *h_t, const fused_tensor *h0_t,
@@ -117,6 +185,9 @@ static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_
   scalar_t *d_A = (scalar_t *)d_A_t->data, *d_b = (scalar_t *)d_b_t->data;
   scalar_t *d_h0 = d_h0_t ? (scalar_t *)d_h0_t->data : NULL;
   const int64_t S = d.S, SS = S * S;
+  scan_carry carry;
+  FUSED_TRY(scan_carry_new(&carry, "linear_scan_backward", &d));
+  const int stream = scan_stream(&d, 2 * S + 3);
   SCAN_THREADS(d) {
     int64_t first, last;
     scan_my_pieces(&d, &first, &last);
@@ -136,18 +207,21 @@ static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_
         }
         const int64_t t = scan_step(k, len, reverse), r = t * d.B + b;
         const int64_t at = r * d.row + c0, at_A = r * d.row * S + c0;
-        scalar_t *g = d_b + at;
+        scalar_t *g = carry.data + p * carry.width;
         /* the gradient from the step taken next, unless that one starts a segment */
         const scalar_t *next_A = NULL, *next_g = NULL;
         if (k + 1 < len) {
           const int64_t next = scan_step(k + 1, len, reverse);
           if (!scan_starts(resets, &d, b, next, k + 1)) {
             next_A = A + (next * d.B + b) * d.row * S + c0;
-            next_g = d_b + (next * d.B + b) * d.row + c0;
+            next_g = g;
           }
         }
-        if (S == 1) scan_apply(g, d_h + at, next_A, next_g, 1, 1, d.D, n);
-        else scan_apply(g, d_h + at, next_A, next_g, 1, S, d.D, n);
+        scalar_t *out = d_b + at;
+        const scalar_t *add = d_h + at;
+        const int64_t ld = carry.ld;
+        if (S == 1) scan_apply(g, ld, out, stream, add, next_A, next_g, ld, 1, 1, d.D, n);
+        else scan_apply(g, ld, out, stream, add, next_A, next_g, ld, 1, S, d.D, n);
         const int starts = scan_starts(resets, &d, b, t, k);
         const scalar_t *prev = NULL;
         if (!starts) prev = h + (scan_step(k - 1, len, reverse) * d.B + b) * d.row + c0;
@@ -155,9 +229,10 @@ static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_
         for (int64_t i = 0; i < S; i++)
           for (int64_t j = 0; j < S; j++) {
             scalar_t *out = d_A + at_A + (i * S + j) * d.D;
+            const int whole = stream && (uintptr_t)out % VEC_BYTES == 0;
             VEC_FOR(n, c, m, {
               const vec v = prev ? vload(prev + j * d.D + c, m) : (vec){};
-              vstore(out + c, vload(g + i * d.D + c, m) * v, m);
+              scan_put(out + c, vload(g + i * carry.ld + c, m) * v, m, whole);
             })
           }
         if (starts && d_h0) {
@@ -167,11 +242,13 @@ static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_
               const scalar_t *a = A + at_A + (i * S + j) * d.D;
               VEC_FOR(n, c, m, {
                 vstore(dh0 + j * d.D + c, vload(dh0 + j * d.D + c, m) +
-                                              vload(a + c, m) * vload(g + i * d.D + c, m), m);
+                                              vload(a + c, m) * vload(g + i * carry.ld + c, m), m);
               })
             }
         }
       }
+    scan_fence();
   }
+  free(carry.data);
   return 0;
 }
