@@ -232,12 +232,16 @@ describe('linear scan errors', function()
       "scan: unknown option 'dim' (expected one of: lengths, resets, reverse)" },
     { 'resets of a float dtype', function()
         fused.scan(a, b, nil, { resets = fused.zeros(4, 2):double() })
-      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu, got a "
-           .. "float64 tensor of shape [4, 2] on cpu" },
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got a float64 tensor of shape [4, 2] on cpu" },
     { 'resets of the wrong shape', function()
         fused.scan(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) })
-      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu, got a "
-           .. "bool tensor of shape [2, 4] on cpu" },
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got a bool tensor of shape [2, 4] on cpu" },
+    { 'resets as a table of flags (the same error as the layer\'s)', function()
+        fused.scan(a, b, nil, { resets = { { true, false } } })
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got table" },
     { 'a reset past a row\'s length', function()
         local r = fused.zeros(4, 2, { dtype = 'bool' })
         r[4][2] = true
@@ -303,8 +307,9 @@ describe('the linear scan on the GPU', function()
   helper.gpu_it('gives the CPU\'s errors', function()
     local a, b = fused.rand(4, 2):double():cuda(), fused.rand(4, 2):double():cuda()
     helper.assert_error(function() fused.scan(a, b, nil, { resets = fused.zeros(4, 2, { dtype = 'bool' }) }) end,
-                        "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cuda, got a "
-                        .. "bool tensor of shape [4, 2] on cpu")
+                        "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cuda (a "
+                        .. "0/1 tensor of another dtype: resets:ne(0)), got a bool tensor of shape "
+                        .. "[4, 2] on cpu")
     helper.assert_error(function() fused.scan(a, b:to('cpu')) end,
                         "scan: argument 'b' expected float64 on cuda (as 'a'), got float64 on cpu")
     local r = fused.zeros(4, 2, { dtype = 'bool' })
@@ -339,7 +344,8 @@ describe('fused.nn.Scan and the tape', function()
     local m = fused.nn.Scan({ reverse = true })
     helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(4, 2):double() }) end,
                         "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2] (T, B) "
-                        .. 'on cpu, got a float64 tensor of shape [4, 2] on cpu')
+                        .. 'on cpu (a 0/1 tensor of another dtype: resets:ne(0)), got a float64 '
+                        .. 'tensor of shape [4, 2] on cpu')
     helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) }) end,
                         "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2]")
     local r = fused.zeros(4, 2, { dtype = 'bool' })

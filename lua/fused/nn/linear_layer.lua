@@ -13,8 +13,6 @@ local cell_params = require 'fused.nn.cell_params'
 local factory = require 'fused.factory'
 local blame = require 'fused.blame'
 local lengths_ = require 'fused.functional.lengths'
-local dt = require 'fused.dtype'
-local argcheck = require 'fused.check'
 
 local M = {}
 local pad_zero
@@ -79,18 +77,7 @@ function M.check_resets(self, fn, resets, xs, lengths)
   local batch_first = self.batch_first
   local T, B = xs:size(batch_first and 2 or 1), xs:size(batch_first and 1 or 2)
   local want = batch_first and { B, T } or { T, B }
-  local is_tensor = argcheck.is_tensor(resets)
-  local ok = is_tensor and resets.scalar_type == dt.dtypes.bool and
-             resets.ndim == 2 and resets:size(1) == want[1] and resets:size(2) == want[2] and
-             resets.device == xs.device
-  if not ok then
-    blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (%s) on %s "
-                        .. '(a 0/1 tensor of another dtype: resets:ne(0)), got %s', fn, want[1],
-                        want[2], batch_first and 'B, T' or 'T, B', xs.device,
-                        is_tensor and string.format(
-                          'a %s tensor of shape [%s] on %s', resets.dtype,
-                          table.concat(resets:shape(), ', '), resets.device) or type(resets)))
-  end
+  scan_options.expect_resets(resets, fn, want, batch_first and 'B, T' or 'T, B', xs.device)
   if batch_first then resets = resets:t() end
   resets = resets:contiguous()
   if lengths then
