@@ -4,7 +4,10 @@
 -- layers, 3 layers bidirectional, input size != hidden size, no initial state, lengths of 1 and
 -- T together, resets at step 0, at the last step, at every step, and a reset tensor of zeros.
 -- Every result (outputs, final states, every gradient) within 1e-10 in float64 and by the
--- golden rule in float32, on every CPU vector path and the emulated CUDA device.
+-- golden rule in float32, on every CPU vector path and the emulated CUDA device. The layer in
+-- nn.Sequential with a Linear, trained by SGD with momentum on the mean squared error, against
+-- PyTorch doing the same (every step's loss and the parameters after, within 1e-10), on the CPU
+-- and the emulated device, the parameters loaded by load_state_dict.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local ref = require 'spec.cell_reference'
@@ -44,4 +47,52 @@ describe('linear cells on more shapes and options', function()
     -- hs, d_xs, the weights' gradients, a final state per state at least
     assert.is_true(checked >= 3 + #c.states, case .. ': ' .. checked .. ' checked')
   end)
+
+  -- The case's model, its parameters from the reference's init_<name> loaded by a state_dict,
+  -- trained for as many steps as the reference on device: the losses and the parameters.
+  local function train(case, device)
+    local c = ref.config(DATA, case)
+    local cell = fused.cell.define(ref.example(c.cell, cache .. '.d'))
+    local D = c.bidirectional and 2 or 1
+    local model = fused.nn.Sequential(
+      fused.nn.RNN(c.I, c.H, { cell = cell, num_layers = c.num_layers, bias = c.bias,
+                               bidirectional = c.bidirectional, dtype = 'float64' }),
+      fused.nn.Linear(D * c.H * (c.cell == 'lru' and 2 or 1), c.out, { dtype = 'float64' }))
+    local state = {}
+    for name in pairs(model:state_dict()) do state[name] = ref.load(DATA, case, 'init_' .. name) end
+    model:load_state_dict(state)
+    for name, p in pairs(model:state_dict()) do
+      helper.assert_close(p, state[name], 0, 'state_dict ' .. name)
+    end
+    local xs, target = ref.load(DATA, case, 'xs'), ref.load(DATA, case, 'target')
+    if device then model:cuda(); xs, target = xs:cuda(), target:cuda() end
+    local params, grads = model:parameters()
+    local opt = fused.optim.SGD(params, grads, { lr = c.lr, momentum = c.momentum })
+    local mse, losses = fused.nn.MSELoss(), {}
+    for k = 1, #c.losses do
+      local y = model:forward(xs)
+      losses[k] = mse:forward(y, target)
+      model:zeroGradParameters()
+      model:backward(mse:backward(y, target))
+      opt:step()
+    end
+    return losses, model:state_dict(), c
+  end
+
+  for _, case in ipairs({ 'train_mingru_2layers', 'train_bidir_lru', 'train_rglru_2layers' }) do
+    for _, device in ipairs({ false, 'cuda' }) do
+      local run = device and helper.gpu_it or it
+      run(case .. ': nn.Sequential trained by SGD as PyTorch, on ' .. (device or 'cpu'), function()
+        local losses, state, c = train(case, device)
+        for k, want in ipairs(c.losses) do
+          assert.is_true(math.abs(losses[k] - want) <= 1e-10 * math.max(1, math.abs(want)),
+                         string.format('%s step %d: loss %.17g, PyTorch %.17g', case, k,
+                                       losses[k], want))
+        end
+        for name, p in pairs(state) do
+          helper.assert_close(p:cpu(), ref.load(DATA, case, name), 1e-10, case .. ' ' .. name)
+        end
+      end)
+    end
+  end
 end)

@@ -18,6 +18,9 @@
 # autograd's. config.json's pytorch_float32_error: PyTorch's own float32 error per tensor, the
 # same code run from the inputs rounded to float32 (the golden rule: max(1e-5, 4 e)).
 # A case with no initial state stores no <state>0 (and no d_<state>0): the spec passes nil.
+# train_*: nn.Sequential(the layer, Linear) trained by SGD with momentum on the mean squared
+# error, as torch.optim.SGD and nn.MSELoss compute them: the parameters (named as fused's
+# Sequential names them, from 0) before (init_*) and after (<name>) the steps, every step's loss.
 # Run: /work/venv-torch/bin/python spec/data/linear_more/gen.py
 import json, os
 import numpy as np
@@ -227,3 +230,56 @@ case('mingru_long_resets', 'mingru', 700, 2, 2, 3, [700, 517], True, [(100, 0), 
 case('bidir_minlstm_zero_resets', 'minlstm', 5, 2, 4, 17, [5, 3], True, [], 109, bidir=True)
 # T = 1, B = 1 bidirectional, reset at step 0
 case('bidir_mingru_t1', 'mingru', 1, 1, 4, 5, [1], True, [(0, 0)], 110, bidir=True)
+
+
+def train(name, cell, T, B, I, H, layers, bidir, out, steps, lr, momentum, seed):
+    g_ = torch.Generator().manual_seed(seed)
+    rnd = lambda *s: torch.randn(*s, generator=g_)
+    G, D = GATES[cell], 2 if bidir else 1
+    names, OH = STATES.get(cell, ['h']), OUTPUTS.get(cell, 1) * H
+    t, order = {}, []
+    for l in range(layers):
+        for d in range(D):
+            sfx = '_l%d%s' % (l, '_reverse' if d else '')
+            t['weight_ih' + sfx] = rnd(G * H, I if l == 0 else D * OH) / H ** 0.5
+            order.append('weight_ih' + sfx)
+            if BIAS[cell]:
+                t['bias_ih' + sfx] = rnd(G * H) / H ** 0.5
+                order.append('bias_ih' + sfx)
+            for p in PARAMS.get(cell, []):
+                t[p + sfx] = rnd(H) * 0.5 + (-0.5 if p == 'nu_log' else 0)
+                order.append(p + sfx)
+    lin = {'weight': rnd(out, D * OH) / (D * OH) ** 0.5, 'bias': rnd(out) * 0.1}
+    xs, target = rnd(T, B, I), rnd(T, B, out)
+    params = {'0.' + n: t[n].clone().requires_grad_() for n in order}
+    params.update({'1.' + n: v.clone().requires_grad_() for n, v in lin.items()})
+    init = {'init_' + n: v.detach().clone() for n, v in params.items()}
+    opt = torch.optim.SGD(list(params.values()), lr=lr, momentum=momentum)
+    zeros = {s: torch.zeros(layers * D, B, H) for s in names}
+    no_resets = torch.zeros(T, B, dtype=torch.bool)
+    losses = []
+    for _ in range(steps):
+        leaves = {n[2:]: v for n, v in params.items() if n.startswith('0.')}
+        leaves['xs'] = xs
+        hs, _ = forward(cell, leaves, names, layers, D, [T] * B, no_resets, zeros)
+        y = hs @ params['1.weight'].T + params['1.bias']
+        loss = F.mse_loss(y, target)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    d = os.path.join(HERE, name)
+    os.makedirs(d, exist_ok=True)
+    save = dict(init, xs=xs, target=target)
+    save.update({n: v.detach() for n, v in params.items()})
+    for n, v in save.items():
+        np.save(os.path.join(d, n + '.npy'), v.numpy())
+    with open(os.path.join(d, 'config.json'), 'w') as f:
+        json.dump({'cell': cell, 'I': I, 'H': H, 'num_layers': layers, 'bidirectional': bidir,
+                   'bias': BIAS[cell], 'out': out, 'lr': lr, 'momentum': momentum,
+                   'losses': losses}, f)
+
+
+train('train_mingru_2layers', 'mingru', 6, 3, 3, 5, 2, False, 2, 4, 0.5, 0.9, 201)
+train('train_bidir_lru', 'lru', 5, 2, 3, 4, 1, True, 2, 4, 0.1, 0.9, 202)
+train('train_rglru_2layers', 'rglru', 5, 2, 4, 4, 2, False, 3, 4, 0.5, 0.9, 203)
