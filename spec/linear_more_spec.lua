@@ -7,12 +7,14 @@
 -- golden rule in float32, on every CPU vector path and the emulated CUDA device. The layer in
 -- nn.Sequential with a Linear, trained by SGD with momentum on the mean squared error, against
 -- PyTorch doing the same (every step's loss and the parameters after, within 1e-10), on the CPU
--- and the emulated device, the parameters loaded by load_state_dict.
+-- and the emulated device, the parameters loaded by load_state_dict. Backward goes through
+-- forward's lengths and resets, whatever the caller writes in them after (as the dense engine).
 local helper = require 'spec.helper'
 local fused = helper.fused
 local ref = require 'spec.cell_reference'
 
 local cache = os.tmpname()
+local o = { dtype = 'float64' }
 local DATA = 'spec/data/linear_more/'
 
 local CASES = { 'mingru_one', 'mingru_h257_resets', 'minlstm_3layers_no_h0', 'rglru_2layers_h33',
@@ -77,6 +79,39 @@ describe('linear cells on more shapes and options', function()
       opt:step()
     end
     return losses, model:state_dict(), c
+  end
+
+  for _, device in ipairs({ 'cpu', 'cuda' }) do
+    local run = device == 'cpu' and it or helper.gpu_it
+    run('backward goes through forward\'s lengths and resets, whatever is written in them after, on '
+        .. device, function()
+      local cell = fused.cell.define(ref.example('rglru', cache .. '.d'))
+      local m = fused.nn.RNN(3, 3, { cell = cell, bidirectional = true, dtype = 'float64' })
+      local function on(t) return device == 'cuda' and t:cuda() or t end
+      if device == 'cuda' then m:cuda() end
+      fused.manual_seed(21)
+      local xs, d_hs = on(fused.randn({ 5, 2, 3 }, o)), on(fused.randn({ 5, 2, 6 }, o))
+      local function grads(lengths, resets, change)
+        m:forward(xs, nil, { lengths = lengths, resets = resets })
+        if change then change() end
+        m:zeroGradParameters()
+        return { m:backward(d_hs):clone(), m.grad.a_param_l0:clone(), m.grad.weight_ih_l0_reverse:clone() }
+      end
+      local list, r = { 5, 3 }, fused.zeros({ 5, 2 }, { dtype = 'bool' })
+      r[2][1] = true
+      local want = grads(list, on(r))
+      local lengths_tensor = on(fused.tensor({ 5, 3 }, { dtype = 'int64' }))
+      local resets = on(r:clone())
+      local got = grads(list, resets, function()
+        list[2] = 5
+        resets:fill(false)
+      end)
+      local got_tensor = grads(lengths_tensor, on(r), function() lengths_tensor:fill(4) end)
+      for k = 1, 3 do
+        helper.assert_close(got[k]:cpu(), want[k]:cpu(), 0, 'list and resets ' .. k)
+        helper.assert_close(got_tensor[k]:cpu(), want[k]:cpu(), 0, 'lengths tensor ' .. k)
+      end
+    end)
   end
 
   for _, case in ipairs({ 'train_mingru_2layers', 'train_bidir_lru', 'train_rglru_2layers' }) do
