@@ -339,6 +339,29 @@ describe('fused.nn.Scan and the tape', function()
     helper.assert_error(function() fused.nn.Scan({ dim = 1 }) end, "Scan: unknown option 'dim'")
   end)
 
+  it('the module\'s backward goes through forward\'s lengths and resets, whatever is written in '
+     .. 'them after', function()
+    fused.manual_seed(13)
+    local a, b, h0 = fused.rand(5, 2, 3):double(), fused.randn(5, 2, 3):double(),
+                     fused.randn(2, 3):double()
+    local d_h = fused.randn(5, 2, 3):double()
+    local m = fused.nn.Scan()
+    local lengths, resets = { 5, 3 }, fused.zeros(5, 2, { dtype = 'bool' })
+    resets[2][1] = true
+    local opts = { lengths = { 5, 3 }, resets = resets:clone() }
+    local want = { fused.scan_backward(d_h, a, fused.scan(a, b, h0, opts), h0, opts) }
+    m:forward(a, b, h0, { lengths = lengths, resets = resets })
+    lengths[2] = 5
+    resets:fill(false)
+    local got = { m:backward(d_h) }
+    for k = 1, 3 do close(got[k], want[k], 0, 'gradient ' .. k) end
+    local tensor = fused.tensor({ 5, 3 }, { dtype = 'int64' })
+    m:forward(a, b, h0, { lengths = tensor, resets = opts.resets })
+    tensor:fill(5)
+    got = { m:backward(d_h) }
+    for k = 1, 3 do close(got[k], want[k], 0, 'gradient ' .. k .. ' (an int64 tensor of lengths)') end
+  end)
+
   it("the module's errors in lengths and resets name Scan:forward and the argument", function()
     local a, b = fused.rand(4, 2, 3):double(), fused.randn(4, 2, 3):double()
     local m = fused.nn.Scan({ reverse = true })
