@@ -83,8 +83,8 @@ describe('linear cells on more shapes and options', function()
 
   for _, device in ipairs({ 'cpu', 'cuda' }) do
     local run = device == 'cpu' and it or helper.gpu_it
-    run('backward goes through forward\'s lengths and resets, whatever is written in them after, on '
-        .. device, function()
+    run('backward goes through forward\'s lengths and resets, whatever is written in them after, '
+        .. 'on ' .. device, function()
       local cell = fused.cell.define(ref.example('rglru', cache .. '.d'))
       local m = fused.nn.RNN(3, 3, { cell = cell, bidirectional = true, dtype = 'float64' })
       local function on(t) return device == 'cuda' and t:cuda() or t end
@@ -95,7 +95,8 @@ describe('linear cells on more shapes and options', function()
         m:forward(xs, nil, { lengths = lengths, resets = resets })
         if change then change() end
         m:zeroGradParameters()
-        return { m:backward(d_hs):clone(), m.grad.a_param_l0:clone(), m.grad.weight_ih_l0_reverse:clone() }
+        return { m:backward(d_hs):clone(), m.grad.a_param_l0:clone(),
+                 m.grad.weight_ih_l0_reverse:clone() }
       end
       local list, r = { 5, 3 }, fused.zeros({ 5, 2 }, { dtype = 'bool' })
       r[2][1] = true

@@ -34,8 +34,8 @@ describe('train.model', function()
                                         dtype = 'float64', device = 'cpu' }
           local built = {}
           for key, p in pairs(SequenceModel(t, opts):state_dict()) do built[key] = p:shape() end
-          assert.are.same(built, SequenceModel.shapes(t, opts),
-                          name .. ' ' .. (type(cell) == 'table' and cell.name or cell) .. ' ' .. layers)
+          local what = name .. ' ' .. (type(cell) == 'table' and cell.name or cell) .. ' ' .. layers
+          assert.are.same(built, SequenceModel.shapes(t, opts), what)
         end
       end
     end

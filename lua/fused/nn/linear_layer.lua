@@ -122,7 +122,8 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   h0s:select(2, 1):copy_(h0)
   if S > 1 then h0s:narrow(2, 2, S - 1):copy_(c0:contiguous():view(B, S - 1, H)) end
   lengths = lengths_.check(lengths, T, B, 'RNN:forward') -- a copy, kept for backward
-  local opts = { lengths = lengths and lengths_.list(lengths, B), resets = resets, reverse = reverse }
+  local opts = { lengths = lengths and lengths_.list(lengths, B), resets = resets,
+                  reverse = reverse }
   local A5 = A:view(T, B, S, S, H)
   local h = linear_scan.linear_scan(A5, b:view(T, B, S, H), h0s, opts)
   local hs, h_n, c_n = out[1], out[2], out[3]
