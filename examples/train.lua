@@ -41,8 +41,8 @@ local cmd = options.new('luajit examples/train.lua [options]',
   { 'data', false, 'string', 'text file for --task text' },
   { 'cell', 'lltm', 'string',
     'recurrent cell: lltm, lstm, gru, or a file of fused.cell.define (examples/cells/*.lua)' },
-  { 'heads', 1, 'int', "heads of the recurrent matrix (block-diagonal; lstm, gru and cell files)",
-    min = 1 },
+  { 'heads', 1, 'int',
+    'heads of the recurrent matrix (block-diagonal; lstm, gru and cell files not linear)', min = 1 },
   { 'layers', 1, 'int', 'stacked recurrent layers', min = 1 },
   { 'hidden', 64, 'int', 'hidden units', min = 1 },
   { 'embed', 32, 'int', 'embedding size (copy and text tasks)', min = 1 },
@@ -221,6 +221,9 @@ local function validate(opts, given)
   local cell = cell_of(opts)
   if opts.heads > 1 and cell == 'lltm' then
     usage_error('--heads %d: the LLTM has no heads (lstm, gru or a --cell file have)', opts.heads)
+  elseif opts.heads > 1 and not SequenceModel.has_heads(cell) then
+    usage_error('--heads %d: the linear cell of %s has no recurrent weights to cut into heads',
+                opts.heads, opts.cell)
   end
   -- a cell whose step reads x needs the layer's input as wide as the state: the embedding
   -- (copy and text tasks), or the adding task's 2 inputs

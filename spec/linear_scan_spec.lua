@@ -232,12 +232,17 @@ describe('linear scan errors', function()
       "scan: unknown option 'dim' (expected one of: lengths, resets, reverse)" },
     { 'resets of a float dtype', function()
         fused.scan(a, b, nil, { resets = fused.zeros(4, 2):double() })
-      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu, got a "
-           .. "float64 tensor of shape [4, 2] on cpu" },
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got a float64 tensor of shape [4, 2] on "
+           .. 'cpu' },
     { 'resets of the wrong shape', function()
         fused.scan(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) })
-      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu, got a "
-           .. "bool tensor of shape [2, 4] on cpu" },
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got a bool tensor of shape [2, 4] on cpu" },
+    { 'resets as a table of flags (the same error as the layer\'s)', function()
+        fused.scan(a, b, nil, { resets = { { true, false } } })
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got table" },
     { 'a reset past a row\'s length', function()
         local r = fused.zeros(4, 2, { dtype = 'bool' })
         r[4][2] = true
@@ -303,8 +308,9 @@ describe('the linear scan on the GPU', function()
   helper.gpu_it('gives the CPU\'s errors', function()
     local a, b = fused.rand(4, 2):double():cuda(), fused.rand(4, 2):double():cuda()
     helper.assert_error(function() fused.scan(a, b, nil, { resets = fused.zeros(4, 2, { dtype = 'bool' }) }) end,
-                        "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cuda, got a "
-                        .. "bool tensor of shape [4, 2] on cpu")
+                        "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cuda (a "
+                        .. "0/1 tensor of another dtype: resets:ne(0)), got a bool tensor of shape "
+                        .. "[4, 2] on cpu")
     helper.assert_error(function() fused.scan(a, b:to('cpu')) end,
                         "scan: argument 'b' expected float64 on cuda (as 'a'), got float64 on cpu")
     local r = fused.zeros(4, 2, { dtype = 'bool' })
@@ -334,12 +340,36 @@ describe('fused.nn.Scan and the tape', function()
     helper.assert_error(function() fused.nn.Scan({ dim = 1 }) end, "Scan: unknown option 'dim'")
   end)
 
+  it('the module\'s backward goes through forward\'s lengths and resets, whatever is written in '
+     .. 'them after', function()
+    fused.manual_seed(13)
+    local a, b, h0 = fused.rand(5, 2, 3):double(), fused.randn(5, 2, 3):double(),
+                     fused.randn(2, 3):double()
+    local d_h = fused.randn(5, 2, 3):double()
+    local m = fused.nn.Scan()
+    local lengths, resets = { 5, 3 }, fused.zeros(5, 2, { dtype = 'bool' })
+    resets[2][1] = true
+    local opts = { lengths = { 5, 3 }, resets = resets:clone() }
+    local want = { fused.scan_backward(d_h, a, fused.scan(a, b, h0, opts), h0, opts) }
+    m:forward(a, b, h0, { lengths = lengths, resets = resets })
+    lengths[2] = 5
+    resets:fill(false)
+    local got = { m:backward(d_h) }
+    for k = 1, 3 do close(got[k], want[k], 0, 'gradient ' .. k) end
+    local tensor = fused.tensor({ 5, 3 }, { dtype = 'int64' })
+    m:forward(a, b, h0, { lengths = tensor, resets = opts.resets })
+    tensor:fill(5)
+    got = { m:backward(d_h) }
+    for k = 1, 3 do close(got[k], want[k], 0, 'gradient ' .. k .. ' (an int64 tensor of lengths)') end
+  end)
+
   it("the module's errors in lengths and resets name Scan:forward and the argument", function()
     local a, b = fused.rand(4, 2, 3):double(), fused.randn(4, 2, 3):double()
     local m = fused.nn.Scan({ reverse = true })
     helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(4, 2):double() }) end,
                         "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2] (T, B) "
-                        .. 'on cpu, got a float64 tensor of shape [4, 2] on cpu')
+                        .. 'on cpu (a 0/1 tensor of another dtype: resets:ne(0)), got a float64 '
+                        .. 'tensor of shape [4, 2] on cpu')
     helper.assert_error(function() m:forward(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) }) end,
                         "Scan:forward: option 'resets' expected a bool tensor of shape [4, 2]")
     local r = fused.zeros(4, 2, { dtype = 'bool' })

@@ -1,6 +1,6 @@
 -- examples/train.lua --cell FILE (a cell of fused.cell.define from a file as examples/cells/
--- has them) and --heads: it trains, carries every state when sampling, resumes only with the
--- file named again, and refuses what cannot run, saying why.
+-- has them) and --heads: it trains (a linear cell too), carries every state when sampling,
+-- resumes only with the file named again, and refuses what cannot run, saying why.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local safetensors = require 'fused.safetensors'
@@ -74,6 +74,24 @@ describe('train.lua --cell FILE --heads', function()
     fails({ '--cell', HIGHWAY }, '--cell ' .. HIGHWAY .. ": its step reads x, the layer's input at "
           .. "its unit, so the input size must equal --hidden 8; got the adding task's 2 inputs")
     fails({ '--cell', HIGHWAY, '--task', 'copy', '--embed', '6' }, 'must equal --hidden 8; got --embed 6')
+  end)
+
+  it('trains a linear cell (no recurrent weights saved), resumes it, refuses heads for it', function()
+    local MINGRU, ck = 'examples/cells/mingru.lua', path('mingru.safetensors')
+    local status, _, text = run({ '--cell', MINGRU, '--layers', '2', '--steps', '3',
+                                  '--checkpoint', ck })
+    assert.are.equal(0, status, text)
+    local saved = safetensors.load(ck)
+    assert.are.same({ 16, 8 }, saved['model.rnn.weight_ih_l1']:shape())
+    assert.is_nil(saved['model.rnn.weight_hh_l0'])
+    local result
+    status, result, text = run({ '--resume', ck, '--cell', MINGRU, '--steps', '5' })
+    assert.are.equal(0, status, text)
+    assert.are.equal(5, result.step)
+    status, _, text = run({ '--cell', MINGRU, '--heads', '2' })
+    assert.are.equal(2, status, text)
+    assert.matches('--heads 2: the linear cell of ' .. MINGRU .. ' has no recurrent weights to cut '
+                   .. 'into heads', text, 1, true)
   end)
 
   it('trains a cell whose step reads x where --embed equals --hidden', function()

@@ -25,13 +25,17 @@ describe('train.model', function()
 
   it('works out the shapes of its state_dict without building it, for every cell, task and depth', function()
     for _, name in ipairs({ 'adding', 'copy' }) do
-      for _, cell in ipairs({ 'lltm', 'lstm', 'gru' }) do
+      for _, cell in ipairs({ 'lltm', 'lstm', 'gru', 'mingru', 'sru' }) do
+        if cell == 'mingru' or cell == 'sru' then -- linear cells: no recurrent weights
+          cell = fused.cell.define(dofile('examples/cells/' .. cell .. '.lua')(fused.cell))
+        end
         for layers = 1, 3 do
           local t, opts = task(name), { cell = cell, num_layers = layers, hidden_size = 5, embedding_dim = 3,
                                         dtype = 'float64', device = 'cpu' }
           local built = {}
           for key, p in pairs(SequenceModel(t, opts):state_dict()) do built[key] = p:shape() end
-          assert.are.same(built, SequenceModel.shapes(t, opts), name .. ' ' .. cell .. ' ' .. layers)
+          local what = name .. ' ' .. (type(cell) == 'table' and cell.name or cell) .. ' ' .. layers
+          assert.are.same(built, SequenceModel.shapes(t, opts), what)
         end
       end
     end

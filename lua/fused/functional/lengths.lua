@@ -40,4 +40,11 @@ function M.check(lengths, T, B, fn, from)
   return a
 end
 
+-- check's int64_t[B] as a Lua list (a copy, as a caller's option takes it again).
+function M.list(a, B)
+  local list = {}
+  for b = 1, B do list[b] = tonumber(a[b - 1]) end
+  return list
+end
+
 return M

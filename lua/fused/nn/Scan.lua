@@ -10,6 +10,7 @@ local ops = require 'fused.ops'
 local options = require 'fused.options'
 local inputs = require 'fused.nn.inputs'
 local scan_options = require 'fused.ops.scan_options'
+local lengths_ = require 'fused.functional.lengths'
 
 local Scan = Module:extend('Scan')
 
@@ -35,7 +36,11 @@ function Scan:forward(a, b, h0, opts, ...)
   opts = options.check(opts, fn, { 'lengths', 'resets' })
   local scan_opts = { lengths = opts.lengths, resets = opts.resets, reverse = self.reverse }
   local T, B = scan_options.rows_of(a)
-  scan_options.check(scan_opts, fn, a, 'a', T, B, a.ndim >= 2) -- its errors name Scan:forward
+  -- its errors name Scan:forward; backward goes through copies of the lengths and resets,
+  -- whatever the caller writes in theirs after
+  local lengths, resets = scan_options.check(scan_opts, fn, a, 'a', T, B, a.ndim >= 2)
+  scan_opts.lengths = lengths and lengths_.list(lengths, B)
+  scan_opts.resets = resets and resets:clone()
   local h = ops.scan(a, b, h0, scan_opts)
   self.saved = { a = a, h = h, h0 = h0, opts = scan_opts }
   return h

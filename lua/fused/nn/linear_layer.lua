@@ -13,8 +13,6 @@ local cell_params = require 'fused.nn.cell_params'
 local factory = require 'fused.factory'
 local blame = require 'fused.blame'
 local lengths_ = require 'fused.functional.lengths'
-local dt = require 'fused.dtype'
-local argcheck = require 'fused.check'
 
 local M = {}
 local pad_zero
@@ -73,26 +71,17 @@ pad_zero = function(t, lengths, T, B)
 end
 
 -- forward's option resets (fn the caller's name): nil, or a bool tensor of xs's T x B (B x T
--- when batch_first) on its device, no reset past a row's length; returned time-major.
+-- when batch_first) on its device, no reset past a row's length; returned time-major, a copy:
+-- backward goes back through forward's resets whatever the caller writes in theirs after, as
+-- through its lengths.
 function M.check_resets(self, fn, resets, xs, lengths)
   if resets == nil then return nil end
   local batch_first = self.batch_first
   local T, B = xs:size(batch_first and 2 or 1), xs:size(batch_first and 1 or 2)
   local want = batch_first and { B, T } or { T, B }
-  local is_tensor = argcheck.is_tensor(resets)
-  local ok = is_tensor and resets.scalar_type == dt.dtypes.bool and
-             resets.ndim == 2 and resets:size(1) == want[1] and resets:size(2) == want[2] and
-             resets.device == xs.device
-  if not ok then
-    blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (%s) on %s "
-                        .. '(a 0/1 tensor of another dtype: resets:ne(0)), got %s', fn, want[1],
-                        want[2], batch_first and 'B, T' or 'T, B', xs.device,
-                        is_tensor and string.format(
-                          'a %s tensor of shape [%s] on %s', resets.dtype,
-                          table.concat(resets:shape(), ', '), resets.device) or type(resets)))
-  end
+  scan_options.expect_resets(resets, fn, want, batch_first and 'B, T' or 'T, B', xs.device)
   if batch_first then resets = resets:t() end
-  resets = resets:contiguous()
+  resets = resets:clone()
   if lengths then
     scan_options.resets_within(resets, lengths_.check(lengths, T, B, fn), T, B, fn, 'sequence')
   end
@@ -132,8 +121,9 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
   local h0s = factory.empty({ B, S, H }, { dtype = x.dtype, device = x.device })
   h0s:select(2, 1):copy_(h0)
   if S > 1 then h0s:narrow(2, 2, S - 1):copy_(c0:contiguous():view(B, S - 1, H)) end
-  local opts = { lengths = lengths, resets = resets, reverse = reverse }
-  lengths = lengths_.check(lengths, T, B, 'RNN:forward')
+  lengths = lengths_.check(lengths, T, B, 'RNN:forward') -- a copy, kept for backward
+  local opts = { lengths = lengths and lengths_.list(lengths, B), resets = resets,
+                  reverse = reverse }
   local A5 = A:view(T, B, S, S, H)
   local h = linear_scan.linear_scan(A5, b:view(T, B, S, H), h0s, opts)
   local hs, h_n, c_n = out[1], out[2], out[3]
@@ -153,14 +143,14 @@ function M.run_layer(self, k, x, h0, c0, lengths, reverse, out, resets)
     if S > 1 then c_n:select(1, r):view(S - 1, H):copy_(final:narrow(1, 2, S - 1)) end
   end
   return { xf = xf, gx = gx, pv = pv, xr = xr, resets = flat_resets, A = A5, h = h, h0s = h0s,
-           opts = opts, T = T, B = B, I = I, alloc = alloc }
+           lengths = lengths, opts = opts, T = T, B = B, I = I, alloc = alloc }
 end
 
 function M.back_layer(self, k, ctx, d_hs, d_hn, d_cn, out)
   local cell, H, S = self.cell, self.hidden_size, #self.cell.states
   local T, B = ctx.T, ctx.B
   local w, _, _, dw, db, dps = layer(self, k)
-  local lengths = lengths_.check(ctx.opts.lengths, T, B, 'RNN:backward')
+  local lengths = ctx.lengths
   local n = T * B
   local d_h, out_grads
   if cell.computes_outputs then -- the outputs' pass backward: into the new states and more

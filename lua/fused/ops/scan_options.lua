@@ -8,7 +8,7 @@ local options = require 'fused.options'
 local lengths_ = require 'fused.functional.lengths'
 local out_ = require 'fused.ops.out'
 
-local expect, contiguous = argcheck.expect, out_.contiguous
+local contiguous = out_.contiguous
 local BOOL = dt.dtypes.bool
 local OPTIONS = { 'lengths', 'resets', 'reverse' }
 local M = {}
@@ -35,6 +35,21 @@ function M.resets_within(resets, lengths, T, B, fn, row)
   end
 end
 
+-- Raises unless resets (the option a caller fn was given) is a bool tensor of shape want (its
+-- dims named by layout) on device; any other value, a table of flags too, gets the same error.
+function M.expect_resets(resets, fn, want, layout, device)
+  local is_tensor = argcheck.is_tensor(resets)
+  if is_tensor and resets.scalar_type == BOOL and resets.ndim == 2 and resets:size(1) == want[1]
+      and resets:size(2) == want[2] and resets.device == device then
+    return
+  end
+  blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (%s) on %s "
+                      .. '(a 0/1 tensor of another dtype: resets:ne(0)), got %s', fn, want[1],
+                      want[2], layout, device, is_tensor and string.format(
+                        'a %s tensor of shape %s on %s', resets.dtype, shape_text(resets),
+                        resets.device) or argcheck.type_name(resets)))
+end
+
 function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
   local o = options.check(opts, fn, OPTIONS)
   if (o.lengths ~= nil or o.resets ~= nil) and not rows_given then
@@ -44,13 +59,7 @@ function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
   local lengths = lengths_.check(o.lengths, T, B, fn, ref_arg)
   local resets = o.resets
   if resets ~= nil then
-    expect(resets, fn, 'resets')
-    if resets.scalar_type ~= BOOL or resets.ndim ~= 2 or resets:size(1) ~= T
-        or resets:size(2) ~= B or resets.device ~= ref.device then
-      blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (T, B) on "
-                          .. "%s, got a %s tensor of shape %s on %s", fn, T, B, ref.device,
-                          resets.dtype, shape_text(resets), resets.device))
-    end
+    M.expect_resets(resets, fn, { T, B }, 'T, B', ref.device)
     resets = contiguous(resets)
     if lengths then M.resets_within(resets, lengths, T, B, fn, 'row') end
   end

@@ -11,8 +11,8 @@
 -- cell: 'lltm', 'lstm' or 'gru' (nn.LLTM, nn.LSTM, nn.GRU, whose parameters are then
 -- 'rnn.weight_ih_l0', ...), or a cell of fused.cell.define (nn.RNN over it, its per-unit
 -- parameters 'rnn.w_ci_l0', ...); the head reads the last layer's h. heads: the recurrent
--- matrix's (lstm, gru and defined cells; default 1). compute: the recurrent layer's (nil, or
--- 'bfloat16': docs/cells.md).
+-- matrix's (lstm, gru and defined cells that are not linear; default 1). compute: the
+-- recurrent layer's (nil, or 'bfloat16': docs/cells.md).
 --   local loss = model:loss(xs, ys, true)      -- true: and add the gradients (backward); dropout
 --                                              -- (fused.manual_seed's masks) only then
 --   local heldout = model:evaluate(task)       -- the mean loss over the held-out set
@@ -40,7 +40,8 @@ function SequenceModel:__init(task, opts)
   self.rnn = nn[class](input_size, H, { num_layers = opts.num_layers, dtype = opts.dtype,
                                         device = opts.device, compute = opts.compute,
                                         cell = defined and opts.cell or nil,
-                                        heads = opts.cell ~= 'lltm' and opts.heads or nil })
+                                        heads = SequenceModel.has_heads(opts.cell) and opts.heads
+                                                or nil })
   if opts.cell == 'lltm' then
     -- Input gates start mostly shut (bias -3): the LLTM has no forget gate, so its cell state
     -- only adds up; shut gates keep it from drifting over long sequences until the gates learn
@@ -51,6 +52,12 @@ function SequenceModel:__init(task, opts)
   if (opts.dropout or 0) > 0 then self.drop = nn.Dropout(opts.dropout) end
   self.head = nn.Linear(H, task.output.size or task.output.classes, topts)
   self.criterion = nn[task.output.loss]()
+end
+
+-- Whether the cell (opts.cell) has a recurrent matrix to cut into heads: not the LLTM's (one
+-- joint matrix) nor a linear cell (none).
+function SequenceModel.has_heads(cell)
+  return cell ~= 'lltm' and not (type(cell) == 'table' and cell.linear)
 end
 
 -- The state_dict shapes of SequenceModel(task, opts), {name = {sizes...}}, worked out without
@@ -72,9 +79,11 @@ function SequenceModel.shapes(task, opts)
     else
       local defined = type(opts.cell) == 'table'
       local GH = (defined and opts.cell.gates or nn[opts.cell == 'lstm' and 'LSTM' or 'GRU'].gates) * H
-      shapes['rnn.weight_ih_l' .. l] = { GH, I }
-      shapes['rnn.weight_hh_l' .. l] = { GH, H / (opts.heads or 1) }
-      shapes['rnn.bias_ih_l' .. l], shapes['rnn.bias_hh_l' .. l] = { GH }, { GH }
+      shapes['rnn.weight_ih_l' .. l], shapes['rnn.bias_ih_l' .. l] = { GH, I }, { GH }
+      if not (defined and opts.cell.linear) then -- a linear cell has no recurrent weights
+        shapes['rnn.weight_hh_l' .. l] = { GH, H / (opts.heads or 1) }
+        shapes['rnn.bias_hh_l' .. l] = { GH }
+      end
       for _, p in ipairs(defined and opts.cell.params or {}) do shapes['rnn.' .. p .. '_l' .. l] = { H } end
     end
   end
