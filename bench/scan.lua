@@ -3,8 +3,9 @@
 -- log-space cumsum/logcumsumexp scan of minGRU-pytorch, each with autograd (bench/scan_torch.py,
 -- in the python FUSED_TORCH_PYTHON names), one thread pinned to CPU 0; the engine's forward
 -- (into a preallocated h) against a memcpy of the same bytes (a and b read, h written) in the
--- same run; then 1 against 2 threads, with a + b into h (the same bytes through a threaded
--- pointwise op) for what the memory gives a second thread. fused runs before and after PyTorch
+-- same run; then 1 against 2 threads, the engine's backward (into preallocated d_a, d_b) too,
+-- with a + b into h (the same bytes through a threaded pointwise op) for what the memory gives
+-- a second thread. fused runs before and after PyTorch
 -- and each figure is the min of both rounds. Run: make bench-scan (REPEATS=n, default 3).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
@@ -38,10 +39,12 @@ local a = fused.rand(T, B, D):mul_(0.1):add_(0.9)
 local b = fused.rand(T, B, D):add_(0.1)
 local d_h = fused.randn(T, B, D)
 local h = fused.scan(a, b)
+local d_a, d_b = fused.scan_backward(d_h, a, h)
 local N = T * B * D
 local bytes = 3 * N * 4 -- a and b read, h written
 local src, dst = fused.rand(3 * N / 2), fused.zeros(3 * N / 2) -- a memcpy reads and writes 3N/2
 local a4, b4, h4 = a:view(T, B, 1, 1, D), b:view(T, B, 1, D), h:view(T, B, 1, D)
+local d_a4, d_b4, d_h4 = d_a:view(T, B, 1, 1, D), d_b:view(T, B, 1, D), d_h:view(T, B, 1, D)
 
 -- Seconds of each figure, the best of REPEATS calls, at this many threads.
 local function run_fused(threads)
@@ -52,6 +55,9 @@ local function run_fused(threads)
     memcpy = best(function() ffi.C.memcpy(dst.data, src.data, 3 * N / 2 * 4) end),
     add = best(function() fused.add(a, b, { out = h }) end), -- the same bytes, threaded
     engine = best(function() assert(C.fused_linear_scan(h4, a4, b4, nil, nil, nil, 0) == 0) end),
+    engine_backward = best(function()
+      assert(C.fused_linear_scan_backward(d_a4, d_b4, nil, d_h4, a4, h4, nil, nil, nil, 0) == 0)
+    end),
     forward = best(function() local r = fused.scan(a, b) end),
     forward_backward = best(function()
       local y = fused.scan(a, b)
@@ -108,14 +114,16 @@ print(string.format('\n# memory: the engine moves %.0f MB (a, b read, h written)
                     .. 'memcpy of the same bytes %.2f GB/s: %.0f%% of memcpy (one thread)',
                     bytes / 1e6, bytes / one.engine / 1e9, bytes / one.memcpy / 1e9,
                     100 * one.memcpy / one.engine))
-print('\n| threads | engine ms | fused.scan ms | scan + backward ms | a + b into h ms |')
-print('| ---: | ---: | ---: | ---: | ---: |')
+print('\n| threads | engine ms | engine backward ms | fused.scan ms | scan + backward ms | '
+      .. 'a + b into h ms |')
+print('| ---: | ---: | ---: | ---: | ---: | ---: |')
 for n, r in ipairs({ one, two }) do
-  print(string.format('| %d | %s | %s | %s | %s |', n, ms(r.engine), ms(r.forward),
-                      ms(r.forward_backward), ms(r.add)))
+  print(string.format('| %d | %s | %s | %s | %s | %s |', n, ms(r.engine), ms(r.engine_backward),
+                      ms(r.forward), ms(r.forward_backward), ms(r.add)))
 end
-print(string.format('# 2 threads against 1: engine %.2fx, fused.scan %.2fx, scan + backward %.2fx; '
+print(string.format('# 2 threads against 1: engine %.2fx, its backward %.2fx, fused.scan %.2fx, '
+                    .. 'scan + backward %.2fx; '
                     .. 'a + b into h (the same bytes, a threaded pointwise op: what the memory '
                     .. 'gives a second thread) %.2fx', one.engine / two.engine,
-                    one.forward / two.forward, one.forward_backward / two.forward_backward,
-                    one.add / two.add))
+                    one.engine_backward / two.engine_backward, one.forward / two.forward,
+                    one.forward_backward / two.forward_backward, one.add / two.add))
