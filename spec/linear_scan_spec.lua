@@ -235,6 +235,10 @@ describe('linear scan errors', function()
       end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
            .. "tensor of another dtype: resets:ne(0)), got a float64 tensor of shape [4, 2] on "
            .. 'cpu' },
+    { 'resets of int64 0/1 flags', function()
+        fused.scan(a, b, nil, { resets = fused.zeros(4, 2, { dtype = 'int64' }) })
+      end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "
+           .. "tensor of another dtype: resets:ne(0)), got an int64 tensor of shape [4, 2] on cpu" },
     { 'resets of the wrong shape', function()
         fused.scan(a, b, nil, { resets = fused.zeros(2, 4, { dtype = 'bool' }) })
       end, "scan: option 'resets' expected a bool tensor of shape [4, 2] (T, B) on cpu (a 0/1 "

@@ -46,8 +46,9 @@ function M.expect_resets(resets, fn, want, layout, device)
   blame(string.format("%s: option 'resets' expected a bool tensor of shape [%d, %d] (%s) on %s "
                       .. '(a 0/1 tensor of another dtype: resets:ne(0)), got %s', fn, want[1],
                       want[2], layout, device, is_tensor and string.format(
-                        'a %s tensor of shape %s on %s', resets.dtype, shape_text(resets),
-                        resets.device) or argcheck.type_name(resets)))
+                        '%s %s tensor of shape %s on %s', resets.dtype:match('^[aeiou]') and 'an'
+                        or 'a', resets.dtype, shape_text(resets), resets.device)
+                      or argcheck.type_name(resets)))
 end
 
 function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
