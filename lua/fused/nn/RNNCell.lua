@@ -6,6 +6,7 @@
 --   local new_h = cell:forward(x, h)                     -- state 'h': x B×I, h B×H
 --   local new_h, new_c = cell:forward(x, h, c)           -- state 'hc'
 --   local d_x, d_h, d_c = cell:backward(grad_h, grad_c)  -- adds into grad.<name>
+--   local new_h, new_c = cell:forward(x)                 -- no state: zeros, as PyTorch's cell(x)
 -- A cell of a list of states takes and returns them in its order, and its per-unit parameters
 -- are parameters named as nn.RNN names them, without the layer suffix (w_ci), after the biases:
 --   local s1, s2, s3 = cell:forward(x, s1, s2, s3)        -- each B×H
@@ -67,6 +68,7 @@ local function general_forward(self, x, ...)
   end
   local B = tonumber(x.sizes[0])
   local states = { ... }
+  if next(states) == nil then states = { self:zero_states(x, K) } end
   for k, name in ipairs(names) do
     inputs.shaped(states[k], fn, name, w, { B, H }, "B from 'x' x hidden_size")
   end

@@ -2,7 +2,9 @@
 -- run as a sequence of one step (functional.rnn_forward), with PyTorch's parameters weight_ih
 -- (G·H × I), weight_hh (G·H × H), bias_ih, bias_hh (G·H), uniform in ±1/sqrt(H), and their
 -- gradients grad.<name>, which backward ADDS into. A subclass sets cell, gates and has_c.
+local argcheck = require 'fused.check'
 local blame = require 'fused.blame'
+local factory = require 'fused.factory'
 local Module = require 'fused.nn.Module'
 local functional = require 'fused.functional'
 local inputs = require 'fused.nn.inputs'
@@ -40,8 +42,21 @@ function RNNCellBase:expect_inputs(x, h, c, ...)
   if self.has_c then inputs.shaped(c, fn, 'c', w, state, "B from 'x' x hidden_size") end
 end
 
--- x B×I, h (and c) B×H: the new h (and c). An h or c that is this cell's own output is copied.
+-- PyTorch's cell(x) with no state: n states of zeros, B (x's) × hidden_size, of the module's
+-- dtype and device. One state given without the others stays an error.
+function RNNCellBase:zero_states(x, n)
+  local B = argcheck.is_tensor(x) and x.ndim == 2 and tonumber(x.sizes[0]) or 1 -- x checked after
+  local w, zeros = self.weight_ih, {}
+  for k = 1, n do
+    zeros[k] = factory.zeros({ B, self.hidden_size }, { dtype = w.dtype, device = w.device })
+  end
+  return unpack(zeros, 1, n)
+end
+
+-- x B×I, h (and c) B×H (none: zeros): the new h (and c). An h or c that is this cell's own
+-- output is copied.
 function RNNCellBase:step(x, h, c, ...)
+  if h == nil and c == nil then h, c = self:zero_states(x, self.has_c and 2 or 1) end
   self:expect_inputs(x, h, c, ...)
   local b = self.buffers
   h, c = self:unshared(h), self:unshared(c)
