@@ -4,7 +4,9 @@
 -- {resets = ...}). x is the layer's input at the unit: input size = hidden size. As
 -- recurrentgemma's SqrtBoundDerivative, the derivative of that sqrt is clipped at 1000 (where
 -- 1 - a^2 < 2.5e-7, a gate deep in saturation): the stop_gradient terms are 0 in value and
--- give the derivative 1 / sqrt(max(4 u, 1e-6)).
+-- give the derivative 1 / sqrt(max(4 u, 1e-6)). recurrentgemma resets wherever segment_pos is
+-- 0, every sequence's first step included: to match it on a fresh sequence, set resets[1] (the
+-- first step of every row) too; without it step 1 continues from h0, as a second chunk should.
 return function(F)
   local function sqrt_bound_derivative(u)
     return F.stop_gradient(F.sqrt(u))
