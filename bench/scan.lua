@@ -5,8 +5,8 @@
 -- (into a preallocated h) against a memcpy of the same bytes (a and b read, h written) in the
 -- same run; then 1 against 2 threads, the engine's backward (into preallocated d_a, d_b) too,
 -- with a + b into h (the same bytes through a threaded pointwise op) for what the memory gives
--- a second thread. fused runs before and after PyTorch
--- and each figure is the min of both rounds. Run: make bench-scan (REPEATS=n, default 3).
+-- a second thread. fused runs before and after PyTorch and each figure is the min of both
+-- rounds. Run: make bench-scan (REPEATS=n, default 3).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'

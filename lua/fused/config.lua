@@ -24,10 +24,10 @@ end
 
 local line = {
   __tostring = function(c)
-    return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d MiB cache | %d threads | '
-      .. 'OpenBLAS %s kernels, %s | GEMM: %s (%s) | bf16 products: %s | %s', c.version,
-      c.cpu, c.cpu_capability, c.vector_bits, c.cpu_cache / 2 ^ 20, c.threads, c.blas_core, c.blas_threading, c.gemm,
-      c.gemm_providers, c.bf16,
+    return string.format('fused %s | %s | %s kernels (%d-bit vectors) | %d MiB cache | '
+      .. '%d threads | OpenBLAS %s kernels, %s | GEMM: %s (%s) | bf16 products: %s | %s',
+      c.version, c.cpu, c.cpu_capability, c.vector_bits, c.cpu_cache / 2 ^ 20, c.threads,
+      c.blas_core, c.blas_threading, c.gemm, c.gemm_providers, c.bf16,
       (c.cuda and 'CUDA' or c.cuda_emulated and 'cuda (emulated)' or 'no CUDA')
       .. (c.cuda_bf16 and ', bf16 products: ' .. c.cuda_bf16 or ''))
   end,

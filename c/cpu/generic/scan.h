@@ -14,8 +14,6 @@
 
 #define SCAN_CHUNK 256
 
-
-
 typedef struct scan_dims {
   int64_t T, B, S, D, row; /* row: the elements of one step of one batch row, S·D */
   int64_t per_row;         /* pieces per row */
@@ -50,7 +48,8 @@ static inline int scan_starts(const bool *resets, const scan_dims *d, int64_t b,
 }
 
 /* vstore, past the caches where stream and the vector is whole (p then on a VEC_BYTES boundary:
- * the caller checks the row's start): a streaming store writes a line without reading it. */
+ * the caller checks its row's start, scan_row_streams): a streaming store writes a line without
+ * reading it. */
 static inline void scan_put(scalar_t *p, vec v, int64_t n, int stream) {
 #if defined(__AVX512F__)
   if (stream && n == VEC_LANES) return _mm512_stream_si512((__m512i *)p, (__m512i)v);
@@ -60,6 +59,12 @@ static inline void scan_put(scalar_t *p, vec v, int64_t n, int stream) {
   if (stream && n == VEC_LANES) return _mm_stream_si128((__m128i *)p, (__m128i)v);
 #endif
   vstore(p, v, n);
+}
+
+/* Whether a row that starts at p streams its whole vectors: where stream, on a VEC_BYTES
+ * boundary. */
+static inline int scan_row_streams(const scalar_t *p, int stream) {
+  return stream && (uintptr_t)p % VEC_BYTES == 0;
 }
 
 /* Streamed lines are weakly ordered: each thread fences its own before the region's barrier. */
@@ -77,8 +82,7 @@ __attribute__((always_inline)) static inline void scan_apply(
     scalar_t *state, int64_t ld_state, scalar_t *out, int stream, const scalar_t *add,
     const scalar_t *A, const scalar_t *v, int64_t ld_v, int transposed, int64_t S, int64_t D,
     int64_t n) {
-  const int whole =
-      stream && (uintptr_t)out % VEC_BYTES == 0 && D * sizeof(scalar_t) % VEC_BYTES == 0;
+  const int whole = scan_row_streams(out, stream) && D * sizeof(scalar_t) % VEC_BYTES == 0;
   VEC_FOR(n, c, m, {
     vec old[FUSED_SCAN_MAX_STATES];
     for (int64_t j = 0; j < S; j++) old[j] = v ? vload(v + j * ld_v + c, m) : (vec){};
@@ -111,8 +115,8 @@ static void scan_my_pieces(const scan_dims *d, int64_t *first, int64_t *last) {
 #define SCAN_THREADS(d)                                                                    \
   _Pragma("omp parallel if ((d).T * (d).B * (d).row > PARALLEL_MIN_ELEMENTS)")
 
-/* The carry: every piece's state at the last step taken (a piece's S rows min(D, SCAN_CHUNK)
- * apart: at most 2/T of h's size). */
+/* The carry: every piece's state at the last step taken, a piece's S rows min(D, SCAN_CHUNK)
+ * apart rounded up to whole cache lines (one step of h, give or take that rounding). */
 typedef struct scan_carry {
   scalar_t *data;
   int64_t ld, width; /* a row's elements, a piece's */
@@ -229,7 +233,7 @@ static int linear_scan_backward(fused_tensor *d_A_t, fused_tensor *d_b_t, fused_
         for (int64_t i = 0; i < S; i++)
           for (int64_t j = 0; j < S; j++) {
             scalar_t *out = d_A + at_A + (i * S + j) * d.D;
-            const int whole = stream && (uintptr_t)out % VEC_BYTES == 0;
+            const int whole = scan_row_streams(out, stream);
             VEC_FOR(n, c, m, {
               const vec v = prev ? vload(prev + j * d.D + c, m) : (vec){};
               scan_put(out + c, vload(g + i * carry.ld + c, m) * v, m, whole);

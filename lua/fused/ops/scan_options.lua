@@ -15,10 +15,6 @@ local M = {}
 
 local function shape_text(t) return '[' .. table.concat(t:shape(), ', ') .. ']' end
 
--- The options as C takes them: lengths (int64_t[B] or nil), resets (a contiguous bool tensor or
--- nil), reverse (0 or 1), checked against T steps of B rows of ref (the argument ref_arg). A
--- reset past a row's length would be ignored: it is an error instead, since it says the two
--- disagree.
 -- Refuses a reset past a length (lengths int64_t[B]) in the contiguous T x B resets: the
 -- engine would ignore it, so the two disagree. row names a batch row in the error.
 function M.resets_within(resets, lengths, T, B, fn, row)
@@ -51,6 +47,10 @@ function M.expect_resets(resets, fn, want, layout, device)
                       or argcheck.type_name(resets)))
 end
 
+-- The options as C takes them: lengths (int64_t[B] or nil), resets (a contiguous bool tensor or
+-- nil), reverse (0 or 1), checked against T steps of B rows of ref (the argument ref_arg). A
+-- reset past a row's length would be ignored: it is an error instead, since it says the two
+-- disagree.
 function M.check(opts, fn, ref, ref_arg, T, B, rows_given)
   local o = options.check(opts, fn, OPTIONS)
   if (o.lengths ~= nil or o.resets ~= nil) and not rows_given then
