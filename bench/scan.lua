@@ -5,8 +5,8 @@
 -- (into a preallocated h) against a memcpy of the same bytes (a and b read, h written) in the
 -- same run; then 1 against 2 threads, the engine's backward (into preallocated d_a, d_b) too,
 -- with a + b into h (the same bytes through a threaded pointwise op) for what the memory gives
--- a second thread. fused runs before and after PyTorch and each figure is the min of both
--- rounds. Run: make bench-scan (REPEATS=n, default 3).
+-- a second thread, and the rate at which forward + backward moves its bytes against a + b's.
+-- fused runs before and after PyTorch and each figure is the min of both rounds. Run: make bench-scan (REPEATS=n, default 3).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'
@@ -127,3 +127,12 @@ print(string.format('# 2 threads against 1: engine %.2fx, its backward %.2fx, fu
                     .. 'gives a second thread) %.2fx', one.engine / two.engine,
                     one.engine_backward / two.engine_backward, one.forward / two.forward,
                     one.forward_backward / two.forward_backward, one.add / two.add))
+-- Forward and backward move 8 arrays through the engine (a, b read, h written; d_h, a, h read,
+-- d_a, d_b written) and 3 fresh results, h, d_a and d_b, that the kernel zeroes at their first
+-- touch: 11 arrays, against a + b's 3, the rate the memory gives two threads.
+local moved, add_rate = 11 * N * 4, 3 * N * 4 / two.add
+print(string.format('# memory: scan + backward moves %.0f MB (8 arrays through the engine, 3 fresh '
+                    .. 'results zeroed at their first touch): %.1f GB/s on one thread, %.1f on '
+                    .. 'two, %.0f%% of the %.1f GB/s of a + b on two', moved / 1e6,
+                    moved / one.forward_backward / 1e9, moved / two.forward_backward / 1e9,
+                    100 * moved / two.forward_backward / add_rate, add_rate / 1e9))

@@ -3,12 +3,13 @@
 -- T = 100, at (B, I, H) = (16, 32, 128) and (64, 256, 512); one thread pinned to CPU 0, then
 -- all threads unpinned. fused (under FUSED_GEMM, auto by default, and again on OpenBLAS alone
 -- where that differs) and PyTorch (bench/torch_rnn.py, in a python that FUSED_TORCH_PYTHON
--- names, driven over a pipe) run alternately, round after round; each figure is the min over
--- the rounds (the other vCPU's load moves one thread's speed within minutes: only ratios taken
--- side by side mean anything). The limit is the step's GEMM flops, 3 · 2·T·B·(I+H)·G·H, at the
--- faster provider's 1024³ sgemm rate, the best of its timings within the same rounds. Each
--- fused row says which providers ran its step's products (how many on each: the chooser's
--- picks under auto, the per-step products included). Run: make bench-torch (ROUNDS=n).
+-- names, driven over a pipe) run alternately, round after round, each round over every cell
+-- and size; each figure is the min over the rounds (the other vCPU's load moves one thread's
+-- speed within minutes: only ratios taken side by side mean anything). The limit is the step's
+-- GEMM flops, 3 · 2·T·B·(I+H)·G·H, at the faster provider's 1024³ sgemm rate, the best of its
+-- timings within the same rounds. Each fused row says which providers ran its step's products
+-- (how many on each: the chooser's picks under auto, the per-step products included). Run:
+-- make bench-torch (ROUNDS=n).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'
@@ -94,15 +95,23 @@ local function sgemm_round()
   fused.set_gemm(setting)
 end
 
--- The min ms of each contestant's step, alternating.
-local function race(list, iters)
-  local best = {}
-  for i, c in ipairs(list) do c[2](1); best[i] = math.huge end
+-- The min ms of each contestant of every race (a race: {list = contestants, iters}), round
+-- after round over all of them, so that the rounds of one race are spread over the whole
+-- phase: a moment when the other vCPU was busy (or far: cross-core latency moved the two-thread
+-- step 1.6x within minutes) then spoils one round of each race, not every round of one. Each
+-- timing follows an untimed step of its own, as a training loop's steps follow each other
+-- (the race before it has left the caches to others).
+local function run_races(races)
+  for _, r in ipairs(races) do
+    r.best = {}
+    for i, c in ipairs(r.list) do c[2](1); r.best[i] = math.huge end
+  end
   for _ = 1, ROUNDS do
-    for i, c in ipairs(list) do best[i] = math.min(best[i], c[2](iters)) end
+    for _, r in ipairs(races) do
+      for i, c in ipairs(r.list) do c[2](1); r.best[i] = math.min(r.best[i], c[2](r.iters)) end
+    end
     sgemm_round()
   end
-  return best
 end
 
 bench.header(string.format('float32 training step against PyTorch, T = %d, min of %d alternating '
@@ -116,16 +125,20 @@ for _, threads in ipairs({ 1, ALL }) do
   fused.set_num_threads(threads)
   if torch then torch.ask(string.format('threads %d %d', threads, pinned and 1 or 0)) end
   rates = {}
-  local rows = {}
+  local races, rows = {}, {}
   for _, cfg in ipairs(CONFIGS) do
-    local B, I, H = cfg[1], cfg[2], cfg[3]
     for _, cell in ipairs(CELLS) do
-      local list = contestants(cell[1], B, I, H)
-      local best = race(list, B * H < 10000 and 10 or 1)
-      for i, c in ipairs(list) do
-        ms[table.concat({ c[1], cell[1], B, threads }, '/')] = best[i]
-        rows[#rows + 1] = { cell, B, I, H, c[1], best[i], torch and best[#best], c[3] }
-      end
+      local B, I, H = cfg[1], cfg[2], cfg[3]
+      races[#races + 1] = { cell = cell, B = B, I = I, H = H, list = contestants(cell[1], B, I, H),
+                            iters = B * H < 10000 and 10 or 1 }
+    end
+  end
+  run_races(races)
+  for _, r in ipairs(races) do
+    local best = r.best
+    for i, c in ipairs(r.list) do
+      ms[table.concat({ c[1], r.cell[1], r.B, threads }, '/')] = best[i]
+      rows[#rows + 1] = { r.cell, r.B, r.I, r.H, c[1], best[i], torch and best[#best], c[3] }
     end
   end
   local fastest = math.max(rates.openblas, rates.onednn or 0)
