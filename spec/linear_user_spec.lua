@@ -50,7 +50,8 @@ end
 
 local function run_case(case, dtype, device)
   local c = ref.config(DATA, case)
-  local m = fused.nn.RNN(c.I, c.H, { cell = cell(c.cell), dtype = dtype, compute = c.compute ~= json.null and c.compute or nil,
+  local compute = c.compute ~= json.null and c.compute or nil
+  local m = fused.nn.RNN(c.I, c.H, { cell = cell(c.cell), dtype = dtype, compute = compute,
                                      num_layers = c.num_layers, bidirectional = c.bidirectional })
   for name, p in m:named_parameters() do p:copy(ref.load(DATA, case, name)) end
   if device then m:cuda() end
@@ -91,7 +92,8 @@ describe('user-defined linear cells', function()
      function()
     fused.manual_seed(31)
     local T, B, H = 5, 3, 3
-    local m = fused.nn.RNN(H, H, { cell = cell('coupled3'), bidirectional = true, dtype = 'float64' })
+    local m = fused.nn.RNN(H, H, { cell = cell('coupled3'), bidirectional = true,
+                                   dtype = 'float64' })
     local resets = fused.zeros({ T, B }, { dtype = 'bool' })
     resets[1][1], resets[3][1], resets[2][2], resets[4][3] = true, true, true, true
     local inputs = { fused.randn({ T, B, H }, o) }
@@ -146,7 +148,8 @@ describe('user-defined linear cells', function()
 
   -- Forms linear in the states that must be accepted, each against the recurrence written out
   -- over tensors: new(gx1, gx2, h, reset) for one state.
-  it('accepts linear forms: a constant factor, minus a state, a where, (1 - gate), reset', function()
+  it('accepts linear forms: a constant factor, minus a state, a where, (1 - gate), reset',
+     function()
     local FORMS = {
       { function(gx, s) return 0.5 * s.h + gx[1] - gx[2] end,
         function(g1, g2, h) return h * 0.5 + g1 - g2 end },

@@ -20,7 +20,9 @@ function GatedScan:forward(x)
   local D = self.D
   local a, b = x:narrow(3, 1, D):sigmoid(), x:narrow(3, D + 1, D)
   local o = self.opts
-  if self.scan then return self.scan:forward(a, b, nil, { lengths = o.lengths, resets = o.resets }) end
+  if self.scan then
+    return self.scan:forward(a, b, nil, { lengths = o.lengths, resets = o.resets })
+  end
   return fused.scan(a, b, nil, o)
 end
 
@@ -33,7 +35,8 @@ local function train(case, device, use_module)
   local o = { dtype = 'float64' }
   local model = fused.nn.Sequential(
     fused.nn.Linear(c.I, 2 * c.D, o),
-    GatedScan(c.D, { lengths = c.lengths, resets = get('resets'), reverse = c.reverse }, use_module),
+    GatedScan(c.D, { lengths = c.lengths, resets = get('resets'), reverse = c.reverse },
+              use_module),
     fused.nn.Linear(c.D, c.out, o))
   local state = {}
   for name in pairs(model:state_dict()) do state[name] = ref.load(DATA, case, 'init_' .. name) end
