@@ -182,7 +182,7 @@ local function zero_padding(self, xs, lengths, T, B)
   for b = 1, B do
     local n = tonumber(lengths[b - 1])
     if n < T then
-      x = x or self:buffer_shaped('xs_unpadded', xs:shape(), xs):copy_(xs)
+      x = x or self:buffer_shaped('xs_zero_padded', xs:shape(), xs):copy_(xs)
       x:narrow(1, n + 1, T - n):select(2, b):zero_()
     end
   end
