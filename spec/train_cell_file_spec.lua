@@ -94,6 +94,28 @@ describe('train.lua --cell FILE --heads', function()
                    .. 'into heads', text, 1, true)
   end)
 
+  it("a linear cell resumed from its checkpoint goes on with the uninterrupted run's losses", function()
+    -- RG-LRU: a per-unit parameter (a_param, and Adam's moments of it) and x read by the step
+    local RGLRU, ck = 'examples/cells/rglru.lua', path('rglru.safetensors')
+    local args = { '--cell', RGLRU, '--task', 'copy', '--embed', '8', '--layers', '2' }
+    local function with(more)
+      local t = { unpack(args) }
+      for _, a in ipairs(more) do t[#t + 1] = a end
+      return t
+    end
+    local status, whole, text = run(with({ '--steps', '6' }))
+    assert.are.equal(0, status, text)
+    status, _, text = run(with({ '--steps', '3', '--checkpoint', ck }))
+    assert.are.equal(0, status, text)
+    local resumed
+    status, resumed, text = run({ '--resume', ck, '--cell', RGLRU, '--steps', '6' })
+    assert.are.equal(0, status, text)
+    for k = 4, 6 do
+      assert.is_number(whole.losses[k])
+      assert.are.equal(whole.losses[k], resumed.losses[k], 'step ' .. k)
+    end
+  end)
+
   it('trains a cell whose step reads x where --embed equals --hidden', function()
     local status, _, text = run({ '--cell', 'examples/cells/highway_gru.lua', '--task', 'copy',
                                   '--embed', '8', '--layers', '2', '--steps', '3' })
