@@ -2,18 +2,21 @@
 -- sequences never read it: xs with NaN, inf or a huge value at the padded steps gives the same
 -- hs, final states, d_xs (zero there) and parameter gradients, to the bit, as xs with zeros
 -- there, for the dense engine (LSTM, GRU) and the linear cells (minGRU, RG-LRU, which reads x,
--- the LRU, the SRU's computed output), bidirectional and with resets, batch_first too, on the
--- CPU and the emulated CUDA device.
+-- the LRU, the SRU's computed output), bidirectional and with resets, batch_first too, and for
+-- nn.Recurrent unrolling a cell step by step, on the CPU and the emulated CUDA device.
 local helper = require 'spec.helper'
 local fused = helper.fused
 local ref = require 'spec.cell_reference'
 
 local cache = os.tmpname()
 local o = { dtype = 'float64' }
+local LINEAR = { mingru = true, rglru = true, lru = true, sru = true } -- these take resets
 
 local function model(name)
   if name == 'lstm' then return fused.nn.LSTM(3, 3, { bidirectional = true, dtype = 'float64' }) end
   if name == 'gru' then return fused.nn.GRU(3, 3, { batch_first = true, dtype = 'float64' }) end
+  if name == 'unrolled lstm' then return fused.nn.Recurrent(fused.nn.LSTMCell(3, 3, o)) end
+  if name == 'unrolled gru' then return fused.nn.Recurrent(fused.nn.GRUCell(3, 3, o)) end
   local cell = fused.cell.define(ref.example(name, cache .. '.d'))
   -- rglru reads x: one layer (its input size must equal hidden_size)
   return fused.nn.RNN(3, 3, { cell = cell, bidirectional = true, dtype = 'float64',
@@ -52,7 +55,8 @@ describe('values past a sequence\'s length are never read', function()
 
   for _, device in ipairs({ false, 'cuda' }) do
     local test = device and helper.gpu_it or it
-    for _, name in ipairs({ 'lstm', 'gru', 'mingru', 'rglru', 'lru', 'sru' }) do
+    for _, name in ipairs({ 'lstm', 'gru', 'unrolled lstm', 'unrolled gru', 'mingru', 'rglru',
+                            'lru', 'sru' }) do
       test(name .. ': NaN, inf and 1e300 padding give what zeros give, on ' .. (device or 'cpu'),
            function()
         fused.manual_seed(51)
@@ -62,7 +66,7 @@ describe('values past a sequence\'s length are never read', function()
         local xs = fused.randn(m.batch_first and { B, T, 3 } or { T, B, 3 }, o)
         local lengths = { 5, 2, 4 }
         local resets = nil
-        if name ~= 'lstm' and name ~= 'gru' then
+        if LINEAR[name] then
           resets = fused.zeros({ T, B }, { dtype = 'bool' })
           resets[3][1], resets[2][3] = true, true
         end

@@ -47,4 +47,21 @@ function M.list(a, B)
   return list
 end
 
+-- xs (time-major) with the steps past each sequence's length zeroed, in module's buffer
+-- 'xs_zero_padded' (xs itself where no sequence is short; a as check gives it): a padded row
+-- still goes through the products (or a cell's step), and must add exactly zero to the
+-- gradients whatever the caller left in it, NaN and inf included, as PyTorch's packed
+-- sequences never read it.
+function M.zero_padding(module, xs, a, T, B)
+  local x = nil
+  for b = 1, B do
+    local n = tonumber(a[b - 1])
+    if n < T then
+      x = x or module:buffer_shaped('xs_zero_padded', xs:shape(), xs):copy_(xs)
+      x:narrow(1, n + 1, T - n):select(2, b):zero_()
+    end
+  end
+  return x or xs
+end
+
 return M

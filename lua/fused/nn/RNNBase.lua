@@ -173,22 +173,6 @@ function RNNBase:swap_batch_time(name, t)
   return self:buffer_shaped(name, s, t):copy_(t:transpose(1, 2))
 end
 
--- xs (time-major) with the steps past each sequence's length zeroed, in a buffer (lengths as
--- lengths_.check gives them): the GEMMs run over every row, and a padded row must add exactly
--- zero to the weights' gradients (and give a linear cell finite coefficients there) whatever
--- the caller left in it, NaN and inf included, as PyTorch's packed sequences never read it.
-local function zero_padding(self, xs, lengths, T, B)
-  local x = nil
-  for b = 1, B do
-    local n = tonumber(lengths[b - 1])
-    if n < T then
-      x = x or self:buffer_shaped('xs_zero_padded', xs:shape(), xs):copy_(xs)
-      x:narrow(1, n + 1, T - n):select(2, b):zero_()
-    end
-  end
-  return x or xs
-end
-
 -- hs T×B×(D·H), then h_n (and c_n): (L·D)×B×H, or B×H when squeeze_state and L·D is 1; cs the
 -- initial states after h (c_n K·H wide for K of them).
 function RNNBase:run(xs, h0, cs, lengths, resets)
@@ -228,7 +212,7 @@ function RNNBase:run(xs, h0, cs, lengths, resets)
   local c_n = self.has_c and self:buffer_shaped('c_n', c_state, xs) or nil
   local saved = self.saved or { ctxs = {} } -- a free slot's: its contexts are reused
   saved.lengths = lengths
-  local x = ragged and zero_padding(self, xs, ragged, T, B) or xs
+  local x = ragged and lengths_.zero_padding(self, xs, ragged, T, B) or xs
   for l = 0, self.num_layers - 1 do
     local drop = dropout_before(self, l)
     if drop then

@@ -12,6 +12,7 @@
 -- A ragged batch ({lengths = ...}) runs every row through the cell at every step, then keeps
 -- the state of a sequence past its end (h_T, c_T: each sequence's state after its own last
 -- step) and zeroes its hs there, as the fused layers do; the kept states are T·B·H more each.
+-- The padded steps read zeros (a copy of xs), never what the caller left there.
 -- Step t runs on a clone of the cell that shares its parameters and gradients and keeps its own
 -- buffers and saved activations (Torch7's clones per time step), made on first use and kept:
 -- memory T times the cell's buffers. The cell's gradients accumulate the sum over steps;
@@ -27,7 +28,6 @@ local factory = require 'fused.factory'
 local lengths_ = require 'fused.functional.lengths'
 local recurrent_args = require 'fused.nn.recurrent_args'
 local inputs = require 'fused.nn.inputs'
-local blame = require 'fused.blame'
 
 local Recurrent = Module:extend('Recurrent')
 
@@ -96,6 +96,7 @@ function Recurrent:forward(xs, ...)
   local names = recurrent_args.names(self)
   local lengths = lengths_.check(opts.lengths, T, B, fn)
   local mask = lengths and self:step_mask(lengths, T, B, xs)
+  if lengths then xs = lengths_.zero_padding(self, xs, lengths, T, B) end
   local s = {}
   for k = 1, #names do
     s[k] = states[k] and self:unshared(states[k]) or self:buffer_shaped('zeros', { B, H }, xs, true)
