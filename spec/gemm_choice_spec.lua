@@ -244,6 +244,22 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       assert.is_truthy(auto_child(dir):find('choices: \n', 1, true))
       os.execute('rm -rf ' .. dir)
     end)
+
+    it('ignores a class on oneDNN, which this build lacks', function()
+      -- Its products would run on OpenBLAS while gemm_choices said oneDNN.
+      local dir, folder, path = fresh_cache()
+      local step = [[
+        fused.set_num_threads(1)
+        fused.nn.GRU(8, 128):forward(fused.randn({ 3, 16, 8 }))
+        print('wisdom: ' .. fused.config().gemm_wisdom)
+      ]]
+      local env = string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir)
+      helper.child(step, env)
+      write(path, header(path) .. 'float32 NP 4 8 7 1 onednn\n')
+      local out = helper.child(step, env)
+      assert.is_truthy(out:find('(1 classes; ignored: line 2 is not a shape class', 1, true), out)
+      os.execute('rm -rf ' .. dir)
+    end)
     return
   end
 
