@@ -49,7 +49,8 @@ end
 -- classes and of the packed kernel's tiles, every layout of a and b, under setting on 1 and
 -- 2 threads: within 1e-6 (float32) and 1e-12 (float64) of the reference's scale.
 function M.products(setting)
-  local sizes, layouts, scales = { 0, 1, 7, 8, 9, 16, 17, 65 }, { 'n', 't', 's', 'x' }, { { 0.5, 2 }, { 0, -1 } }
+  local sizes, layouts = { 0, 1, 7, 8, 9, 16, 17, 65 }, { 'n', 't', 's', 'x' }
+  local scales = { { 0.5, 2 }, { 0, -1 } } -- {beta, alpha}
   local wrong, n = {}, 0
   local threads = fused.get_num_threads()
   fused.set_gemm(setting)
@@ -118,7 +119,8 @@ M.layers = {
     o.num_layers, o.bidirectional = 2, true
     return fused.nn.LSTM(9, 17, o)
   end, 5, 17, 9, ragged(5, 17) },
-  { 'GRU 4 heads ragged', function(o) o.heads = 4; return fused.nn.GRU(10, 36, o) end, 5, 17, 10, ragged(5, 17) },
+  { 'GRU 4 heads ragged', function(o) o.heads = 4; return fused.nn.GRU(10, 36, o) end,
+    5, 17, 10, ragged(5, 17) },
   { 'defined LSTM 2 heads bidirectional', function(o)
     o.cell, o.heads, o.bidirectional = define('lstm'), 2, true
     return fused.nn.RNN(6, 16, o)

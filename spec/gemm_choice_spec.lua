@@ -477,8 +477,8 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     local dir, folder, path = fresh_cache()
     local target = dir .. '/target'
     write(target, 'not wisdom\n')
-    for _, replace in ipairs({ 'ln -s ' .. target .. ' ' .. path, 'mkfifo ' .. path,
-                               "printf 'fused-gemm-wisdom 2 0000000000000000\\nfloat32 NN 9 9 9 1 openblas\\n' > " .. path }) do
+    local foreign = "printf 'fused-gemm-wisdom 2 0000000000000000\\nfloat32 NN 9 9 9 1 openblas\\n' > "
+    for _, replace in ipairs({ 'ln -s ' .. target .. ' ' .. path, 'mkfifo ' .. path, foreign .. path }) do
       os.execute('rm -f ' .. path)
       local out = helper.child(string.format([[
         fused.set_num_threads(1)
@@ -487,10 +487,13 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
         os.execute(%q)
         fused.randn({ 128, 64 }):matmul(a)
         print('choices: ' .. fused.config().gemm_choices)
-      ]], 'rm ' .. path .. ' && ' .. replace), string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
-      assert.is_truthy(out:find('choices: float32 NN ~64x64x64 t1: %a+; float32 NN ~128x64x64 t1: %a+\n'), out)
+      ]], 'rm ' .. path .. ' && ' .. replace),
+        string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+      assert.is_truthy(out:find('choices: float32 NN ~64x64x64 t1: %a+; float32 NN ~128x64x64 t1: '
+                                .. '%a+\n'), out)
       assert.equal('regular file', shell('stat -c %F ' .. path), replace)
-      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 2 %x+\nfloat32 NN 6 6 6 1 %a+\nfloat32 NN 7 6 6 1 %a+\n$'), replace)
+      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 2 %x+\nfloat32 NN 6 6 6 1 %a+\n'
+                                              .. 'float32 NN 7 6 6 1 %a+\n$'), replace)
       assert.equal('not wisdom\n', helper.read(target))
     end
     os.execute('rm -rf ' .. dir)
