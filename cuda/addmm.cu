@@ -70,6 +70,7 @@ int cuda_addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor *
   if (m == 0 || n == 0) return 0; /* nothing to write; k == 0 leaves cuBLAS to write beta * y */
   T *y = (T *)out->data;
   double gemm_beta = 0;
+  if (beta == 0) bias = NULL; /* ignored, NaN and inf in it too, as PyTorch and Torch7 do */
   if (bias && bias->ndim == 2 && bias->data == out->data) {
     gemm_beta = beta; /* out already holds the bias: cuBLAS scales it */
   } else if (bias) {

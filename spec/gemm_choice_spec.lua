@@ -244,6 +244,22 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
       assert.is_truthy(auto_child(dir):find('choices: \n', 1, true))
       os.execute('rm -rf ' .. dir)
     end)
+
+    it('ignores a class on oneDNN, which this build lacks', function()
+      -- Its products would run on OpenBLAS while gemm_choices said oneDNN.
+      local dir, folder, path = fresh_cache()
+      local step = [[
+        fused.set_num_threads(1)
+        fused.nn.GRU(8, 128):forward(fused.randn({ 3, 16, 8 }))
+        print('wisdom: ' .. fused.config().gemm_wisdom)
+      ]]
+      local env = string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir)
+      helper.child(step, env)
+      write(path, header(path) .. 'float32 NP 4 8 7 1 onednn\n')
+      local out = helper.child(step, env)
+      assert.is_truthy(out:find('(1 classes; ignored: line 2 is not a shape class', 1, true), out)
+      os.execute('rm -rf ' .. dir)
+    end)
     return
   end
 
@@ -452,6 +468,34 @@ describe('the wisdom file of FUSED_GEMM=auto', function()
     assert.is_truthy(text:find('\nfloat32 NN 6 6 6 1 %a+\n'), text)
     assert.is_truthy(text:find('\nfloat32 NN 7 6 6 1 %a+\n'), text)
     assert.is_truthy(text:find('\nfloat32 NN 9 9 9 1 openblas\n', 1, true), text)
+    os.execute('rm -rf ' .. dir)
+  end)
+
+  it('saves over a file replaced since its read by a link, a FIFO or a foreign file', function()
+    -- The save renames its own file over the path: never written through the link, never
+    -- blocked on the FIFO, the foreign classes not taken in.
+    local dir, folder, path = fresh_cache()
+    local target = dir .. '/target'
+    write(target, 'not wisdom\n')
+    local foreign = "printf 'fused-gemm-wisdom 2 0000000000000000\\nfloat32 NN 9 9 9 1 openblas\\n' > "
+    for _, replace in ipairs({ 'ln -s ' .. target .. ' ' .. path, 'mkfifo ' .. path, foreign .. path }) do
+      os.execute('rm -f ' .. path)
+      local out = helper.child(string.format([[
+        fused.set_num_threads(1)
+        local a = fused.randn({ 64, 64 })
+        a:matmul(a)
+        os.execute(%q)
+        fused.randn({ 128, 64 }):matmul(a)
+        print('choices: ' .. fused.config().gemm_choices)
+      ]], 'rm ' .. path .. ' && ' .. replace),
+        string.format('FUSED_GEMM=auto XDG_CACHE_HOME=%s HOME=%s', dir, dir))
+      assert.is_truthy(out:find('choices: float32 NN ~64x64x64 t1: %a+; float32 NN ~128x64x64 t1: '
+                                .. '%a+\n'), out)
+      assert.equal('regular file', shell('stat -c %F ' .. path), replace)
+      assert.is_truthy(helper.read(path):find('^fused%-gemm%-wisdom 2 %x+\nfloat32 NN 6 6 6 1 %a+\n'
+                                              .. 'float32 NN 7 6 6 1 %a+\n$'), replace)
+      assert.equal('not wisdom\n', helper.read(target))
+    end
     os.execute('rm -rf ' .. dir)
   end)
 

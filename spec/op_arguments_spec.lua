@@ -117,6 +117,16 @@ describe('every op refuses an argument it does not take', function()
     err(function() fused.manual_seed(1, EXTRA) end, 'manual_seed: takes (seed), got an extra argument 2')
   end)
 
+  it('the process settings: threads, vector path and GEMM provider', function()
+    local threads = fused.get_num_threads()
+    err(function() fused.set_gemm('openblas', EXTRA) end, 'set_gemm: takes (name), got an extra argument 2')
+    err(function() fused.set_num_threads(1, EXTRA) end, 'set_num_threads: takes (n), got an extra argument 2')
+    err(function() fused.get_num_threads(EXTRA) end, 'get_num_threads: takes (), got an extra argument 1')
+    err(function() fused.set_cpu_capability('default', EXTRA) end,
+        'set_cpu_capability: takes (name), got an extra argument 2')
+    assert.are.equal(threads, fused.get_num_threads())
+  end)
+
   it('a trailing nil is an argument left out, as Lua has it', function()
     assert.are.equal(6, x:add(x, nil, nil):size(2) * 2)
   end)

@@ -54,7 +54,7 @@ static char fingerprint[17];
 
 const char *cpu_gemm_provider_name(cpu_gemm_provider p) { return setting_names[p]; }
 
-static bool have_onednn(void) {
+bool cpu_gemm_have_onednn(void) {
 #ifdef FUSED_HAVE_DNNL
   return true;
 #else
@@ -65,7 +65,7 @@ static bool have_onednn(void) {
 int fused_set_gemm(const char *name) {
   for (int s = 0; s <= SETTING_AUTO; s++)
     if (name && !strcmp(name, setting_names[s])) {
-      if (s == CPU_GEMM_ONEDNN && !have_onednn())
+      if (s == CPU_GEMM_ONEDNN && !cpu_gemm_have_onednn())
         return fused_error("set_gemm: this build has no oneDNN (built without "
                            "oneapi/dnnl/dnnl.h): 'onednn' cannot run");
       setting = s;
@@ -273,9 +273,10 @@ static cpu_gemm_provider measure(bool float64, bool ta, bool tb, int64_t m, int6
   const char *a = mem, *b = a + m * k * size;
   char *bp = (char *)b + k * n * size, *c = bp + packed_size * size;
   if (packed) packed->pack(bp, b, n, k, n);
-  const bool candidate[CPU_GEMM_PROVIDERS] = {[CPU_GEMM_OPENBLAS] = true,
-                                              [CPU_GEMM_ONEDNN] = !float64 && have_onednn(),
-                                              [CPU_GEMM_PACKED] = packed != NULL};
+  const bool candidate[CPU_GEMM_PROVIDERS] = {
+      [CPU_GEMM_OPENBLAS] = true,
+      [CPU_GEMM_ONEDNN] = !float64 && cpu_gemm_have_onednn(),
+      [CPU_GEMM_PACKED] = packed != NULL};
   const int64_t macs = m * n * k, reps = macs >= CHOICE_ROUND_MACS ? 1 : CHOICE_ROUND_MACS / macs;
   double best[CPU_GEMM_PROVIDERS];
   for (int p = 0; p < CPU_GEMM_PROVIDERS; p++) {
@@ -305,7 +306,7 @@ cpu_gemm_provider cpu_gemm_choose(bool float64, bool ta, bool tb, int64_t m, int
   if (setting == CPU_GEMM_ONEDNN && !float64) return CPU_GEMM_ONEDNN;
   if (setting == CPU_GEMM_PACKED && packed) return CPU_GEMM_PACKED;
   if (setting != SETTING_AUTO || (float64 && !packed)) return CPU_GEMM_OPENBLAS;
-  if (!packed && !have_onednn()) return CPU_GEMM_OPENBLAS;
+  if (!packed && !cpu_gemm_have_onednn()) return CPU_GEMM_OPENBLAS;
   const cpu_gemm_provider unmeasured = packed && !ta ? CPU_GEMM_PACKED : CPU_GEMM_OPENBLAS;
   if ((double)m * n * k < CHOICE_MIN_MACS) return unmeasured;
   const cpu_gemm_class key = {float64, ta ? 'T' : 'N', packed ? 'P' : tb ? 'T' : 'N',

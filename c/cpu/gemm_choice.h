@@ -65,6 +65,8 @@ typedef struct {
 #define CPU_GEMM_MAX_THREADS 1024
 
 const char *cpu_gemm_provider_name(cpu_gemm_provider p);
+/* Whether this build links oneDNN (built with oneapi/dnnl/dnnl.h). */
+bool cpu_gemm_have_onednn(void);
 /* Whether two classes are the same shape class (their providers aside). */
 bool cpu_gemm_same_class(const cpu_gemm_class *x, const cpu_gemm_class *y);
 

@@ -82,8 +82,11 @@ static int parse_line(const char *line, size_t len, cpu_gemm_class *c) {
   while (p < CPU_GEMM_PROVIDERS && strcmp(name, cpu_gemm_provider_name(p))) p++;
   if (p == CPU_GEMM_PROVIDERS) return -1;
   c->provider = (cpu_gemm_provider)p;
-  /* Only a shared b may be packed; oneDNN has no float64 GEMM. */
-  if ((p == CPU_GEMM_PACKED && c->tb != 'P') || (p == CPU_GEMM_ONEDNN && c->float64)) return -1;
+  /* Only a shared b may be packed; oneDNN has no float64 GEMM, and a build without oneDNN
+   * none at all (its products would run on OpenBLAS under oneDNN's name). */
+  if ((p == CPU_GEMM_PACKED && c->tb != 'P') ||
+      (p == CPU_GEMM_ONEDNN && (c->float64 || !cpu_gemm_have_onednn())))
+    return -1;
   /* No other spacing, sign, leading zero or trailing text. */
   return format_line(again, sizeof again, c) == (int)len && !memcmp(again, line, len) ? 0 : -1;
 }

@@ -62,6 +62,9 @@ function fused.set_gemm(name)
   end
   lib.check(lib.C.fused_set_gemm(name))
 end
+for _, name in ipairs({ 'set_num_threads', 'get_num_threads', 'set_cpu_capability', 'set_gemm' }) do
+  fused[name] = argcheck.no_extra(name, fused[name])
+end
 fused.config = require 'fused.config'
 
 -- Loaded on first use: fused.functional, fused.gradcheck(...), fused.sparse, fused.distributed,

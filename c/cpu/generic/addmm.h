@@ -18,6 +18,7 @@ static int addmm(fused_tensor *out, const fused_tensor *bias, const fused_tensor
   if (m == 0 || n == 0) return 0; /* nothing to write; k == 0 leaves BLAS to write beta * y */
   scalar_t *y = (scalar_t *)out->data;
   double gemm_beta = 0;
+  if (beta == 0) bias = NULL; /* ignored, NaN and inf in it too, as PyTorch and Torch7 do */
   if (bias && bias->ndim == 1) {
     const scalar_t *v = (const scalar_t *)bias->data;
     for (int64_t r = 0; r < m; r++)
