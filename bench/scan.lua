@@ -6,7 +6,8 @@
 -- same run; then 1 against 2 threads, the engine's backward (into preallocated d_a, d_b) too,
 -- with a + b into h (the same bytes through a threaded pointwise op) for what the memory gives
 -- a second thread, and the rate at which forward + backward moves its bytes against a + b's.
--- fused runs before and after PyTorch and each figure is the min of both rounds. Run: make bench-scan (REPEATS=n, default 3).
+-- fused runs before and after PyTorch and each figure is the min of both rounds. Run: make
+-- bench-scan (REPEATS=n, default 3).
 dofile(debug.getinfo(1, 'S').source:match('^@(.-)[^/]*$') .. 'checkout.lua')
 local ffi = require 'ffi'
 local fused = require 'fused'
