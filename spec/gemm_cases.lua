@@ -8,6 +8,16 @@ local F = fused.cell
 
 local M = {}
 
+-- f() under fused.set_gemm(name), the setting before restored whatever happens.
+function M.under_gemm(name, f)
+  local before = fused.config().gemm
+  fused.set_gemm(name)
+  local results = { pcall(f) }
+  fused.set_gemm(before)
+  assert(results[1], results[2])
+  return unpack(results, 2)
+end
+
 -- The settings this build runs.
 M.settings = { 'openblas', 'packed', 'auto' }
 if fused.config().gemm_providers:find('onednn', 1, true) then table.insert(M.settings, 2, 'onednn') end

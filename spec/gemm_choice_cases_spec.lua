@@ -6,22 +6,13 @@
 local helper = require 'spec.helper'
 local fused = helper.fused
 local cases = require 'spec.gemm_cases'
+local under_gemm = cases.under_gemm
 
 local function shell(cmd)
   local p = io.popen(cmd)
   local out = p:read('*a')
   p:close()
   return (out:gsub('%s+$', ''))
-end
-
--- f() under fused.set_gemm(name), the setting before restored whatever happens.
-local function under_gemm(name, f)
-  local before = fused.config().gemm
-  fused.set_gemm(name)
-  local results = { pcall(f) }
-  fused.set_gemm(before)
-  assert(results[1], results[2])
-  return unpack(results, 2)
 end
 
 -- Asserts that a run of cases compared results and found none wrong.

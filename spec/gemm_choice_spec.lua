@@ -10,19 +10,10 @@ local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error
+local under_gemm = require('spec.gemm_cases').under_gemm
 
 local has_onednn = fused.config().gemm_providers:find('onednn', 1, true) ~= nil
 local providers = has_onednn and { 'openblas', 'onednn', 'packed' } or { 'openblas', 'packed' }
-
--- f() under fused.set_gemm(name), the setting before restored whatever happens.
-local function under_gemm(name, f)
-  local before = fused.config().gemm
-  fused.set_gemm(name)
-  local results = { pcall(f) }
-  fused.set_gemm(before)
-  assert(results[1], results[2])
-  return unpack(results, 2)
-end
 
 local function shell(cmd)
   local p = io.popen(cmd)
