@@ -187,6 +187,10 @@ function helper.poke(t, field, value, index)
   ffi.cast(ctype, at)[index or 0] = value
 end
 
+-- Whether the specs run under valgrind (make test-valgrind), which puts its own libraries first
+-- in LD_PRELOAD.
+helper.valgrind = (os.getenv('LD_PRELOAD') or ''):find('vgpreload', 1, true) ~= nil
+
 -- The CPU vector paths (c/cpu/capability.c), best first, and those this CPU runs (the others
 -- are refused with a reason).
 helper.cpu_paths = { 'avx512', 'avx2', 'default' }
