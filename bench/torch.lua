@@ -104,7 +104,7 @@ end
 local function run_races(races)
   for _, r in ipairs(races) do
     r.best = {}
-    for i, c in ipairs(r.list) do c[2](1); r.best[i] = math.huge end
+    for i in ipairs(r.list) do r.best[i] = math.huge end
   end
   for _ = 1, ROUNDS do
     for _, r in ipairs(races) do

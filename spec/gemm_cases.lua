@@ -8,16 +8,6 @@ local F = fused.cell
 
 local M = {}
 
--- f() under fused.set_gemm(name), the setting before restored whatever happens.
-function M.under_gemm(name, f)
-  local before = fused.config().gemm
-  fused.set_gemm(name)
-  local results = { pcall(f) }
-  fused.set_gemm(before)
-  assert(results[1], results[2])
-  return unpack(results, 2)
-end
-
 -- The settings this build runs. Under valgrind OpenBLAS and the packed kernel only: oneDNN's
 -- JIT kernels read up to 32 bytes past the buffers oneDNN packs for itself at some of these
 -- shapes (valgrind: "0 bytes after a block alloc'd" in dnnl_sgemm), which memcheck reports as
@@ -25,7 +15,9 @@ end
 M.settings = { 'openblas', 'packed' }
 if not helper.valgrind then
   M.settings[3] = 'auto'
-  if fused.config().gemm_providers:find('onednn', 1, true) then table.insert(M.settings, 2, 'onednn') end
+  if fused.config().gemm_providers:find('onednn', 1, true) then
+    table.insert(M.settings, 2, 'onednn')
+  end
 end
 
 -- The float64 product alpha·a·b + beta·bias, summing |terms| instead with absolute: the scale of
@@ -231,27 +223,27 @@ end
 -- threads within 1e-4 of OpenBLAS on one thread, and within 5e-2 of float64.
 function M.bfloat16(setting)
   local wrong, n = {}, 0
-  local threads, path = fused.get_num_threads(), fused.config().cpu_capability
-  fused.set_cpu_capability('avx2')
-  for c = 7, 10 do
-    local case = M.layers[c]
-    fused.set_gemm('openblas')
-    fused.set_num_threads(1)
-    local want, exact = layer_results(case, 'float32', 'bfloat16'), layer_results(case, 'float64')
-    fused.set_gemm(setting)
-    for _, th in ipairs({ 1, 2 }) do
-      fused.set_num_threads(th)
-      for i, t in ipairs(layer_results(case, 'float32', 'bfloat16')) do
-        n = n + 1
-        local e, far = helper.rel_error(t, want[i]), helper.rel_error(t, exact[i])
-        if not (e <= 1e-4 and far <= 5e-2) then
-          wrong[#wrong + 1] = string.format('%s t%d bfloat16 %s result %d: %.3g (%.3g from float64)',
-                                            setting, th, case[1], i, e, far)
+  local threads = fused.get_num_threads()
+  helper.under_cpu_capability('avx2', function()
+    for c = 7, 10 do
+      local case = M.layers[c]
+      fused.set_gemm('openblas')
+      fused.set_num_threads(1)
+      local want, exact = layer_results(case, 'float32', 'bfloat16'), layer_results(case, 'float64')
+      fused.set_gemm(setting)
+      for _, th in ipairs({ 1, 2 }) do
+        fused.set_num_threads(th)
+        for i, t in ipairs(layer_results(case, 'float32', 'bfloat16')) do
+          n = n + 1
+          local e, far = helper.rel_error(t, want[i]), helper.rel_error(t, exact[i])
+          if not (e <= 1e-4 and far <= 5e-2) then
+            wrong[#wrong + 1] = string.format('%s t%d bfloat16 %s result %d: %.3g (%.3g from '
+                                              .. 'float64)', setting, th, case[1], i, e, far)
+          end
         end
       end
     end
-  end
-  fused.set_cpu_capability(path)
+  end)
   fused.set_num_threads(threads)
   return n, wrong
 end

@@ -6,7 +6,7 @@
 local helper = require 'spec.helper'
 local fused = helper.fused
 local cases = require 'spec.gemm_cases'
-local under_gemm = cases.under_gemm
+local under_gemm = helper.under_gemm
 
 local function shell(cmd)
   local p = io.popen(cmd)

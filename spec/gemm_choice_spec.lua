@@ -10,7 +10,7 @@ local ffi = require 'ffi'
 local helper = require 'spec.helper'
 local fused = helper.fused
 local err = helper.assert_error
-local under_gemm = require('spec.gemm_cases').under_gemm
+local under_gemm = helper.under_gemm
 
 local has_onednn = fused.config().gemm_providers:find('onednn', 1, true) ~= nil
 local providers = has_onednn and { 'openblas', 'onednn', 'packed' } or { 'openblas', 'packed' }

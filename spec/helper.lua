@@ -203,16 +203,22 @@ function helper.runnable_cpu_paths()
   return ok
 end
 
--- f() run under the vector path `path` (fused.set_cpu_capability), the path in force before
--- restored whatever happens; returns f's results.
-function helper.under_cpu_capability(path, f)
-  local before = fused.config().cpu_capability
-  fused.set_cpu_capability(path)
+-- f() run with the process setting `name` of fused.config() at value (through fused['set_' ..
+-- name]), the value in force before restored whatever happens; returns f's results.
+local function under(name, value, f)
+  local before = fused.config()[name]
+  fused['set_' .. name](value)
   local results = { pcall(f) }
-  fused.set_cpu_capability(before)
+  fused['set_' .. name](before)
   assert(results[1], results[2])
   return unpack(results, 2)
 end
+
+-- f() run under the vector path `path` (fused.set_cpu_capability).
+function helper.under_cpu_capability(path, f) return under('cpu_capability', path, f) end
+
+-- f() run under the GEMM setting `setting` (fused.set_gemm).
+function helper.under_gemm(setting, f) return under('gemm', setting, f) end
 
 -- forward and backward of m (a recurrent layer) on xs with states h0 and c0 (nil: zeros):
 -- every output, input gradient and parameter gradient, copied to the CPU.
