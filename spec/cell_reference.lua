@@ -28,6 +28,16 @@ function M.load(dir, case, name, dtype)
   return dtype and t:to(dtype) or t
 end
 
+-- get(name) for M.run: the case's tensor name in dtype (resets stay bool), on device (nil: the
+-- CPU).
+function M.getter(dir, case, dtype, device)
+  return function(name)
+    local t = M.load(dir, case, name)
+    if name ~= 'resets' then t = t:to(dtype) end
+    return device and t:cuda() or t
+  end
+end
+
 -- Every result in got that the case's reference has, against it in dtype: float64 within 1e-10,
 -- float32 by the golden rule (max(1e-5, 4 e), e PyTorch's own float32 error on the case and
 -- tensor, config c's pytorch_float32_error: ../shared/golden/README.md); a (1, B, H) state is

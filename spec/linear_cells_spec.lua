@@ -32,11 +32,7 @@ local function run_case(case, dtype, device)
                                      num_layers = c.num_layers, bidirectional = c.bidirectional })
   for name, p in m:named_parameters() do p:copy(load(case, name)) end
   if device then m:cuda() end
-  local function get(name)
-    local t = load(case, name)
-    if name ~= 'resets' then t = t:to(dtype) end
-    return device and t:cuda() or t
-  end
+  local get = ref.getter(DATA, case, dtype, device)
   return ref.run(m, c, get, function(s)
     return ref.exists(DATA, case, 'd_' .. s .. '0') and get(s .. '0') or nil
   end), c

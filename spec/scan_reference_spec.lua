@@ -22,10 +22,9 @@ end
 -- a, b and d_h given as strided views.
 local function run_case(case, dtype, device, noncontiguous)
   local c = ref.config(DATA, case)
+  local load = ref.getter(DATA, case, dtype, device)
   local function get(name)
-    local t = ref.load(DATA, case, name)
-    if name ~= 'resets' then t = t:to(dtype) end
-    if device then t = t:cuda() end
+    local t = load(name)
     return noncontiguous and name ~= 'resets' and name ~= 'h0' and strided(t) or t
   end
   local opts = { lengths = c.lengths, resets = c.resets and get('resets') or nil,
