@@ -8,12 +8,7 @@ local fused = helper.fused
 local cases = require 'spec.gemm_cases'
 local under_gemm = helper.under_gemm
 
-local function shell(cmd)
-  local p = io.popen(cmd)
-  local out = p:read('*a')
-  p:close()
-  return (out:gsub('%s+$', ''))
-end
+local shell = helper.shell
 
 -- Asserts that a run of cases compared results and found none wrong.
 local function none_wrong(what, n, wrong)

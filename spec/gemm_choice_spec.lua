@@ -15,12 +15,7 @@ local under_gemm = helper.under_gemm
 local has_onednn = fused.config().gemm_providers:find('onednn', 1, true) ~= nil
 local providers = has_onednn and { 'openblas', 'onednn', 'packed' } or { 'openblas', 'packed' }
 
-local function shell(cmd)
-  local p = io.popen(cmd)
-  local out = p:read('*a')
-  p:close()
-  return (out:gsub('%s+$', ''))
-end
+local shell = helper.shell
 
 -- A fresh cache folder (XDG_CACHE_HOME) for a child; the wisdom file is dir/fused/gemm-wisdom.
 local function fresh_cache()

@@ -187,6 +187,14 @@ function helper.poke(t, field, value, index)
   ffi.cast(ctype, at)[index or 0] = value
 end
 
+-- What the shell command cmd prints to stdout, trailing white space dropped.
+function helper.shell(cmd)
+  local p = io.popen(cmd)
+  local out = p:read('*a')
+  p:close()
+  return (out:gsub('%s+$', ''))
+end
+
 -- Whether the specs run under valgrind (make test-valgrind), which puts its own libraries first
 -- in LD_PRELOAD.
 helper.valgrind = (os.getenv('LD_PRELOAD') or ''):find('vgpreload', 1, true) ~= nil
